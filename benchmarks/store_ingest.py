@@ -1,0 +1,164 @@
+"""Store micro-benchmark: ingest N workload resources, one commit each.
+
+Each resource is the 200-triple graph of WORKLOAD.md in its own graph, plus one
+containment quad ``(<parent> ldp:contains <child>)`` in the parent's graph.
+
+    python benchmarks/store_ingest.py --count 10000 --json out.json [--no-sync]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+
+import lmdb
+
+from lakesuperior.store.quadstore import QuadStore
+from lakesuperior.store.terms import literal
+
+LDP_CONTAINS = "<http://www.w3.org/ns/ldp#contains>"
+BASE = "info:fcres"
+# Code points of the literals: printable ASCII, Latin-1, Latin Extended, Greek, Runic.
+ALPHABET = "".join(chr(c) for r in ((0x20, 0x7F), (0xA1, 0x100), (0x100, 0x250),
+                                    (0x370, 0x3FF), (0x16A0, 0x16F1)) for c in range(*r)
+                   if chr(c).isprintable())
+
+
+def workload_triples(subject: str, internal: list[str], rng: random.Random) -> list:
+    """The 200 triples of one WORKLOAD.md resource."""
+    out = []
+    for i in range(50):
+        out.append((subject, f"<http://ex.org/exturi_p#u{i}>",
+                    f"<http://example.edu/res/{rng.randrange(5)}>"))
+        out.append((subject, f"<http://ex.org/inturi_p#u{i}>", rng.choice(internal)))
+    for i in range(100):
+        text = "".join(rng.choice(ALPHABET) for _ in range(64))
+        out.append((subject, f"<http://ex.org/lit_p#l{i // 2}>", literal(text)))
+    return out
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def machine() -> dict:
+    cpu = platform.processor()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            cpu = next(line.split(":", 1)[1].strip() for line in fh
+                       if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "lmdb": lmdb.version(), "py-lmdb": lmdb.__version__}
+
+
+def run(count: int, path: str, sync: bool, seed: int) -> dict:
+    rng = random.Random(seed)
+    store = QuadStore(path, sync=sync)
+    parent = f"<{BASE}/parent>"
+    internal = [f"<{BASE}/ref{i}>" for i in range(5)]
+    with store.write() as txn:
+        for ref in internal:
+            txn.add_graph(ref, [(ref, "<http://purl.org/dc/terms/title>", '"ref"')])
+        txn.add_graph(parent, [(parent, "<http://purl.org/dc/terms/title>", '"parent"')])
+    write_ms = []
+    children = []
+    for n in range(count):
+        child = f"<{BASE}/parent/{uuid.uuid4()}>"
+        triples = workload_triples(child, internal, rng)
+        t0 = time.perf_counter()
+        with store.write() as txn:
+            txn.add_graph(child, triples)
+            txn.add([(parent, LDP_CONTAINS, child, parent)])
+        write_ms.append((time.perf_counter() - t0) * 1000)
+        children.append(child)
+        if n % 1000 == 999:
+            print(f"\r{n + 1}/{count} written", end="", file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+
+    read_ms = []
+    for child in rng.sample(children, min(1000, len(children))):
+        t0 = time.perf_counter()
+        with store.read() as txn:
+            got = txn.triples(child)
+        read_ms.append((time.perf_counter() - t0) * 1000)
+        assert len(got) == 200, len(got)
+
+    def timed(fn, repeat=5):
+        times = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            result = fn()
+            times.append((time.perf_counter() - t0) * 1000)
+        return statistics.median(times), result
+
+    def list_children():
+        with store.read() as txn:
+            return list(txn.match(parent, LDP_CONTAINS, None, parent))
+
+    def count_children():
+        with store.read() as txn:
+            return txn.count(parent, LDP_CONTAINS, None, parent)
+
+    list_ms, listed = timed(list_children)
+    count_ms, counted = timed(count_children, 50)
+    assert len(listed) == count and counted == count, (len(listed), counted)
+    t0 = time.perf_counter()
+    applied = store.index()
+    index_s = time.perf_counter() - t0
+    size = store.disk_size()
+    store.close()
+    quads = count * 201 + 6
+    return {
+        "count": count, "sync": sync, "graph_size": 200,
+        "write_ms": {"median": statistics.median(write_ms), "p95": pct(write_ms, 0.95),
+                     "p99": pct(write_ms, 0.99), "mean": statistics.fmean(write_ms),
+                     "first_1k_median": statistics.median(write_ms[:1000]),
+                     "last_1k_median": statistics.median(write_ms[-1000:])},
+        "read_graph_ms": {"median": statistics.median(read_ms), "p95": pct(read_ms, 0.95)},
+        "list_children_ms": list_ms, "count_children_ms": count_ms,
+        "index_catch_up_s": index_s, "index_entries_applied": applied,
+        "store_bytes": size, "bytes_per_quad": size / quads,
+        "machine": machine(),
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=10_000)
+    ap.add_argument("--json", help="write the results to this file")
+    ap.add_argument("--path", help="store directory (default: a temp dir, removed after)")
+    ap.add_argument("--no-sync", action="store_true", help="commit without fsync")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+    path = args.path or tempfile.mkdtemp(prefix="lsup-bench-", dir=os.getcwd())
+    try:
+        res = run(args.count, path, not args.no_sync, args.seed)
+    finally:
+        if not args.path:
+            shutil.rmtree(path, ignore_errors=True)
+    w = res["write_ms"]
+    print(f"N={res['count']} sync={res['sync']} write median {w['median']:.3f} ms "
+          f"p95 {w['p95']:.3f} last1k/first1k {w['last_1k_median'] / w['first_1k_median']:.2f} "
+          f"| read graph {res['read_graph_ms']['median']:.3f} ms | list children "
+          f"{res['list_children_ms']:.1f} ms | count {res['count_children_ms']:.3f} ms | "
+          f"index catch-up {res['index_catch_up_s']:.1f} s | {res['store_bytes'] / 1e6:.0f} MB "
+          f"({res['bytes_per_quad']:.0f} B/quad)")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(res, fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

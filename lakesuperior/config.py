@@ -1,0 +1,152 @@
+"""Configuration: defaults <- YAML file (``LSUP_CONFIG``) <- ``LSUP_*`` variables.
+
+Nothing is read at import time: call ``Config.load()``.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from lakesuperior.exceptions import ConfigError
+
+DIGEST_ALGORITHMS = ("sha512", "sha256", "sha1", "md5")
+REFINT_MODES = ("off", "lenient", "strict")
+
+
+@dataclass(frozen=True)
+class Config:
+    """All settings of a repository; see ``etc.defaults/application.yml``."""
+
+    data_dir: str = "data"
+    map_size: int = 1 << 30
+    sync: bool = True
+    index_batch: int = 2000
+    base_uri: str = "http://127.0.0.1:8000/rest"
+    digest_algorithm: str = "sha512"
+    referential_integrity: str = "lenient"
+    allow_foreign_subjects: bool = False
+    max_body_size: int = 1 << 30
+    query_timeout: float = 30.0
+    server_bind: str = "127.0.0.1:8000"
+    server_workers: int = 2
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    # -- building -----------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | os.PathLike | None = None,
+             environ: Mapping[str, str] | None = None, **overrides: Any) -> "Config":
+        """Defaults, then the YAML file ``path`` (or ``$LSUP_CONFIG``), then the
+        environment, then keyword ``overrides``."""
+        env = os.environ if environ is None else environ
+        values = _flatten(_read_yaml(_default_file()))
+        path = path or env.get("LSUP_CONFIG")
+        if path:
+            values.update(_flatten(_read_yaml(Path(path))))
+        for f in fields(cls):
+            var = "LSUP_" + f.name.upper()
+            if var in env:
+                values[f.name] = env[var]
+        values.update(overrides)
+        return cls.from_mapping(values)
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> "Config":
+        """Build from flat keys, converting and checking each value."""
+        known = {f.name: f for f in fields(cls)}
+        kwargs: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        for key, value in values.items():
+            f = known.get(key)
+            if f is None or key == "extra":
+                extra[key] = value
+                continue
+            kwargs[key] = _convert(key, value, cls.__dataclass_fields__[key].default)
+        cfg = cls(**kwargs, extra=extra)
+        cfg.check()
+        return cfg
+
+    def with_(self, **changes: Any) -> "Config":
+        """A copy with some values changed."""
+        cfg = replace(self, **changes)
+        cfg.check()
+        return cfg
+
+    def check(self) -> None:
+        if self.digest_algorithm not in DIGEST_ALGORITHMS:
+            raise ConfigError(f"digest_algorithm must be one of {DIGEST_ALGORITHMS}, "
+                              f"not {self.digest_algorithm!r}")
+        if self.referential_integrity not in REFINT_MODES:
+            raise ConfigError(f"referential_integrity must be one of {REFINT_MODES}, "
+                              f"not {self.referential_integrity!r}")
+        for name in ("map_size", "index_batch", "max_body_size", "server_workers"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be positive")
+        if self.query_timeout <= 0:
+            raise ConfigError("query_timeout must be positive")
+
+    # -- derived paths --------------------------------------------------------
+
+    @property
+    def store_dir(self) -> str:
+        return os.path.join(self.data_dir, "ldprs")
+
+    @property
+    def binary_dir(self) -> str:
+        return os.path.join(self.data_dir, "ldpnr")
+
+
+def _default_file() -> Path:
+    """``etc.defaults/application.yml``, shipped inside the package as well."""
+    ref = resources.files("lakesuperior").joinpath("etc.defaults/application.yml")
+    return Path(str(ref))
+
+
+def _read_yaml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh) or {}
+    except OSError as e:
+        raise ConfigError(f"Cannot read configuration file {path}: {e.strerror}") from e
+    except yaml.YAMLError as e:
+        raise ConfigError(f"Configuration file {path} is not valid YAML: {e}") from e
+    if not isinstance(data, dict):
+        raise ConfigError(f"Configuration file {path} must hold a mapping")
+    return data
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{'store': {'sync': x}}`` -> ``{'sync': x}``; ``server.bind`` -> ``server_bind``."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            sub_prefix = "" if key == "store" else f"{key}_"
+            out.update(_flatten(value, prefix + sub_prefix))
+        else:
+            out[prefix + key] = value
+    return out
+
+
+def _convert(key: str, value: Any, default: Any) -> Any:
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low in ("1", "true", "yes", "on"):
+                    return True
+                if low in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError(value)
+            return bool(value)
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+        return str(value)
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"Invalid value for {key}: {value!r}") from e

@@ -1,0 +1,1 @@
+../../etc.defaults/gunicorn.py

@@ -1,0 +1,136 @@
+"""Domain errors. No HTTP here: ``endpoints/errors.py`` maps them to statuses once."""
+from __future__ import annotations
+
+
+class LakesuperiorError(Exception):
+    """Base of every error the library raises on purpose."""
+
+
+# --- configuration and storage -------------------------------------------
+
+class ConfigError(LakesuperiorError):
+    """A configuration file or value is missing or invalid."""
+
+
+class StoreError(LakesuperiorError):
+    """The store cannot do what was asked (bad input or bad state)."""
+
+
+class StoreFormatError(StoreError):
+    """The data directory holds a store of an unknown or newer format."""
+
+
+class TermError(StoreError, ValueError):
+    """A string is not a valid RDF term."""
+
+
+# --- resources --------------------------------------------------------------
+
+class ResourceError(LakesuperiorError):
+    """Base for errors about one resource; carries its uid."""
+
+    def __init__(self, uid: str | None = None, msg: str | None = None):
+        self.uid = uid
+        super().__init__(msg or self.default_message())
+
+    def default_message(self) -> str:
+        return f"Error on resource {self.uid}"
+
+
+class ResourceNotExistsError(ResourceError):
+    def default_message(self) -> str:
+        return f"Resource {self.uid} does not exist"
+
+
+class ResourceExistsError(ResourceError):
+    def default_message(self) -> str:
+        return f"Resource {self.uid} already exists"
+
+
+class TombstoneError(ResourceError):
+    """The resource was deleted and left a tombstone."""
+
+    def __init__(self, uid: str | None = None, ts: str | None = None, msg: str | None = None):
+        self.ts = ts
+        super().__init__(uid, msg)
+
+    def default_message(self) -> str:
+        return f"Resource {self.uid} was deleted (tombstone)"
+
+
+class InvalidResourceError(ResourceError):
+    """The uid or the request is not valid for a resource (path tricks, reserved names)."""
+
+
+class IncompatibleLdpTypeError(ResourceError):
+    """The requested interaction model conflicts with the resource's."""
+
+
+class ServerManagedTermError(ResourceError):
+    """The input tries to set server-managed triples under strict handling."""
+
+
+class SingleSubjectError(ResourceError):
+    """The input has triples about subjects other than the resource."""
+
+
+class InvalidTripleError(ResourceError):
+    """A triple is not acceptable (e.g. a literal subject)."""
+
+
+class RefIntViolationError(ResourceError):
+    """Strict referential integrity: a link points to a missing repository resource."""
+
+
+class ChecksumValidationError(ResourceError):
+    """A client-supplied digest does not match the content."""
+
+
+class UnsupportedDigestError(LakesuperiorError):
+    """A digest algorithm we do not support."""
+
+
+# --- input formats ------------------------------------------------------------
+
+class UnsupportedMediaTypeError(LakesuperiorError):
+    """A media type we cannot read (or write)."""
+
+
+class RdfParseError(LakesuperiorError):
+    """Malformed RDF; ``line`` and ``column`` say where, when known."""
+
+    def __init__(self, msg: str, line: int | None = None, column: int | None = None):
+        self.line = line
+        self.column = column
+        where = f" (line {line}, column {column})" if line is not None else ""
+        super().__init__(f"{msg}{where}")
+
+
+class SparqlError(LakesuperiorError):
+    """A SPARQL query or update that cannot be parsed or run."""
+
+
+class QueryTimeoutError(SparqlError):
+    """A query ran over the configured time limit and was stopped."""
+
+
+# --- binaries and HTTP input ------------------------------------------------
+
+class InvalidDigestError(StoreError, ValueError):
+    """A digest string is malformed (wrong length, not hex or base64)."""
+
+
+class BinaryNotFoundError(LakesuperiorError):
+    """No stored binary has this digest."""
+
+
+class PayloadTooLargeError(LakesuperiorError):
+    """The content is larger than the allowed maximum."""
+
+
+class RangeNotSatisfiableError(LakesuperiorError):
+    """No range of a ``Range`` header fits the representation; ``size`` is its length."""
+
+    def __init__(self, size: int, msg: str | None = None):
+        self.size = size
+        super().__init__(msg or f"No requested range is satisfiable (length {size})")

@@ -1,0 +1,412 @@
+"""RDF I/O: parse and serialize RDF documents by media type.
+
+Terms are ``str`` in canonical N-Triples form, exactly as ``str(pyoxigraph_term)``
+prints them: ``<http://x/a>``, ``_:label``, ``"lex"``, ``"lex"@lang`` (tag in lower
+case), ``"lex"^^<datatype>`` (never ``xsd:string``). In the lexical form only ``"``,
+``\\``, the control characters (``\\b \\t \\n \\f \\r``, others as ``\\uXXXX``, upper-case
+hex), U+007F, U+FFFE and U+FFFF are escaped. A triple is a tuple of three terms.
+
+The hot formats go through pyoxigraph (Rust): parsing yields tuples of strings with
+no rdflib object on the way. rdflib is the term model of the Python API
+(``to_rdflib``, ``from_rdflib``, ``graph_to_triples``, ``triples_to_graph``) and the
+parser and serializer of the formats pyoxigraph lacks (``parse_rdflib``,
+``serialize_rdflib``).
+"""
+from __future__ import annotations
+
+import json
+import re
+import secrets
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+
+import pyoxigraph
+import rdflib
+from rdflib.plugins.parsers.jsonld import to_rdf as _jsonld_to_rdf
+from rdflib.term import BNode, Literal, Node, URIRef
+
+from lakesuperior.exceptions import RdfParseError, TermError, UnsupportedMediaTypeError
+
+__all__ = [
+    "PARSEABLE", "SERIALIZABLE", "Triple", "TURTLE", "N_TRIPLES", "JSON_LD", "RDF_XML", "N3",
+    "normalize_media_type", "parse", "parse_rdflib", "serialize", "serialize_rdflib",
+    "to_rdflib", "from_rdflib", "graph_to_triples", "triples_to_graph",
+]
+
+Triple = tuple[str, str, str]
+
+TURTLE = "text/turtle"
+N_TRIPLES = "application/n-triples"
+JSON_LD = "application/ld+json"
+RDF_XML = "application/rdf+xml"
+N3 = "text/n3"
+
+_XSD_STRING = URIRef("http://www.w3.org/2001/XMLSchema#string")  # rdflib: URIRef(x) != x
+
+_ALIASES = MappingProxyType({
+    "application/x-turtle": TURTLE,
+    "text/rdf+n3": N3,
+})
+
+# rdflib parser names; every format listed here can be read.
+_RDFLIB_PARSERS = MappingProxyType({
+    TURTLE: "turtle",
+    N_TRIPLES: "nt",
+    JSON_LD: "json-ld",
+    RDF_XML: "xml",
+    N3: "turtle",  # rdflib's Turtle parser with turtle=False reads N3 (see parse_rdflib)
+})
+_RDFLIB_SERIALIZERS = MappingProxyType({
+    TURTLE: "turtle", JSON_LD: "json-ld", N_TRIPLES: "nt", RDF_XML: "xml",
+})
+
+PARSEABLE: frozenset[str] = frozenset(_RDFLIB_PARSERS)
+SERIALIZABLE: tuple[str, ...] = (TURTLE, JSON_LD, N_TRIPLES, RDF_XML)
+
+# pyoxigraph < 0.5 has no JSON-LD: those versions use rdflib for it.
+_OX_JSON_LD = getattr(pyoxigraph.RdfFormat, "JSON_LD", None)
+_OX_FORMATS = MappingProxyType({
+    TURTLE: pyoxigraph.RdfFormat.TURTLE,
+    N_TRIPLES: pyoxigraph.RdfFormat.N_TRIPLES,
+    RDF_XML: pyoxigraph.RdfFormat.RDF_XML,
+    **({JSON_LD: _OX_JSON_LD} if _OX_JSON_LD is not None else {}),
+})
+_DIRECTIONS = ("--ltr", "--rtl")  # RDF 1.2 base direction, not in our term model
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+# "Parser error at line 2 column 8: msg" / "... line 3 between columns 3 and 10: msg"
+_OX_POSITION = re.compile(
+    r"Parser error at line (\d+) (?:column (\d+)|between columns (\d+) and \d+): (.*)", re.S)
+_LINE = re.compile(r"\bline:? (\d+)", re.I)
+
+# Term syntax (Unicode approximations of the grammar's character classes).
+_IRI = re.compile(r'[A-Za-z][A-Za-z0-9+.\-]*:[^\x00-\x20<>"{}|^`\\]*')
+_BNODE_LABEL = re.compile(r"\w(?:[\w.\-]*[\w\-])?")
+_LANG = re.compile(r"[A-Za-z]+(?:-[A-Za-z0-9]+)*")
+_PREFIX = re.compile(r"(?:[^\W\d_](?:[\w.\-]*[\w\-])?)?")
+_XML_LOCAL_NAME = re.compile(r"[^\W\d][\w.\-\u00b7]*\Z")
+
+_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\x7f\ufffe\uffff]')
+_ESCAPES = MappingProxyType({
+    **{c: f"\\u{c:04X}" for c in (*range(0x20), 0x7F, 0xFFFE, 0xFFFF)},
+    0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r",
+    0x22: '\\"', 0x5C: "\\\\",
+})
+_ECHAR = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|([tbnrf"\'\\]))')
+_UNESCAPES = MappingProxyType({
+    "t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\",
+})
+
+
+# --- media types -------------------------------------------------------------
+
+def normalize_media_type(value: str) -> str:
+    """Return the bare, lower-case media type of a Content-Type value, aliases mapped."""
+    bare = value.split(";", 1)[0].strip().lower()
+    return _ALIASES.get(bare, bare)
+
+
+def _unsupported(media_type: str, accepted: Iterable[str]) -> UnsupportedMediaTypeError:
+    return UnsupportedMediaTypeError(
+        f"Unsupported RDF media type {media_type!r}; accepted: {', '.join(sorted(accepted))}")
+
+
+# --- parsing -----------------------------------------------------------------
+
+def parse(data: bytes, media_type: str, base: str) -> list[Triple]:
+    """Parse an RDF document into triples of canonical term strings.
+
+    Relative IRIs resolve against ``base`` (an absolute IRI, else ``ValueError``).
+    Blank nodes get fresh labels on every call. Raises ``UnsupportedMediaTypeError``
+    for a type not in ``PARSEABLE`` and ``RdfParseError`` for malformed input, input
+    that is not UTF-8, named graphs and RDF 1.2 triple terms or directional literals.
+    """
+    mtype = normalize_media_type(media_type)
+    fmt = _OX_FORMATS.get(mtype)
+    if fmt is None:
+        if mtype in PARSEABLE:
+            return parse_rdflib(data, mtype, base)
+        raise _unsupported(media_type, PARSEABLE)
+    if data.startswith(_UTF8_BOM):
+        data = data[3:]
+    if not data or data.isspace():
+        return []
+    triples = []
+    try:
+        for quad in pyoxigraph.parse(data, fmt, base_iri=base, without_named_graphs=True,
+                                     rename_blank_nodes=True):
+            # A default-graph quad prints as "s p o"; s and p hold no space. One str()
+            # and a split beat three attribute reads and three str() calls.
+            s, p, o = str(quad).split(" ", 2)
+            if o.startswith("<<") or o.endswith(_DIRECTIONS):
+                raise RdfParseError(f"RDF 1.2 triple terms and directional literals "
+                                    f"are not supported: {o}")
+            triples.append((s, p, o))
+    except SyntaxError as e:
+        raise _ox_parse_error(e) from None
+    return triples
+
+
+def _ox_parse_error(e: SyntaxError) -> RdfParseError:
+    """Turn a pyoxigraph SyntaxError into an RdfParseError, position moved to fields."""
+    msg = e.msg or str(e)
+    if "LoadDocumentCallback" in msg:
+        msg = "Remote JSON-LD contexts are not loaded: embed the context in the document"
+    found = _OX_POSITION.match(msg)
+    if found is None:
+        return RdfParseError(msg)
+    line, column, first_column, text = found.groups()
+    return RdfParseError(text, int(line), int(column or first_column))
+
+
+def parse_rdflib(data: bytes, media_type: str, base: str) -> list[Triple]:
+    """Parse like ``parse``, with rdflib's parsers (slower; every type in PARSEABLE).
+
+    Differences from the pyoxigraph path: rdflib normalizes the lexical form of some
+    typed literals (``"01"^^xsd:integer`` becomes ``"1"``); JSON-LD remote contexts are
+    fetched from the network.
+    """
+    mtype = normalize_media_type(media_type)
+    parser = _RDFLIB_PARSERS.get(mtype)
+    if parser is None:
+        raise _unsupported(media_type, PARSEABLE)
+    pyoxigraph.NamedNode(base)  # same ValueError as the fast path for a bad base
+    if data.startswith(_UTF8_BOM):
+        data = data[3:]
+    if not data or data.isspace():
+        return []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - data.rfind(b"\n", 0, e.start)
+        raise RdfParseError(f"Invalid UTF-8: {e.reason}", line, column) from None
+    try:
+        if mtype == JSON_LD:
+            graph = _NoNamedGraphs()
+            _jsonld_to_rdf(json.loads(text), graph, base=base)
+        else:
+            graph = rdflib.Graph()
+            options = {"turtle": False} if mtype == N3 else {}
+            graph.parse(data=text, format=parser, publicID=base, **options)
+        return _graph_to_parsed_triples(graph)
+    except RdfParseError:
+        raise
+    except Exception as e:  # rdflib's parsers raise many unrelated types
+        raise _rdflib_parse_error(e) from None
+
+
+class _NoNamedGraphs(rdflib.Graph):
+    """A graph that rdflib's JSON-LD parser takes for a dataset, so named graphs fail.
+
+    Given a plain graph the parser would merge named graphs into it silently (or wrap
+    it in a deprecated ConjunctiveGraph).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.context_aware = True
+
+    @property
+    def default_context(self) -> rdflib.Graph:
+        return self
+
+    def get_context(self, identifier, quoted=False, base=None):
+        raise RdfParseError("Named graphs are not allowed")
+
+
+def _graph_to_parsed_triples(graph: rdflib.Graph) -> list[Triple]:
+    """``graph_to_triples`` with fresh blank node labels (rdflib's may repeat across parses)."""
+    prefix = secrets.token_hex(8)
+    labels: dict[BNode, str] = {}
+
+    def term(node: Node) -> str:
+        if isinstance(node, BNode):
+            label = labels.get(node)
+            if label is None:
+                label = labels[node] = f"_:{prefix}{len(labels)}"
+            return label
+        try:
+            return from_rdflib(node)
+        except TermError as e:
+            raise RdfParseError(str(e)) from None
+
+    return [(term(s), term(p), term(o)) for s, p, o in graph]
+
+
+def _rdflib_parse_error(e: Exception) -> RdfParseError:
+    if hasattr(e, "getLineNumber"):  # xml.sax.SAXParseException
+        return RdfParseError(e.getMessage(), e.getLineNumber(), e.getColumnNumber() + 1)
+    if isinstance(e, json.JSONDecodeError):
+        return RdfParseError(e.msg, e.lineno, e.colno)
+    msg = str(e) or type(e).__name__
+    found = _LINE.search(msg)
+    return RdfParseError(msg, int(found.group(1)) if found else None)
+
+
+# --- serializing -------------------------------------------------------------
+
+def serialize(triples: Iterable[Triple], media_type: str, *,
+              namespaces: Mapping[str, str] | None = None,
+              base: str | None = None) -> bytes:
+    """Serialize triples of canonical term strings to ``media_type`` (UTF-8 bytes).
+
+    ``namespaces`` (prefix -> IRI) and ``base`` shorten IRIs in Turtle and RDF/XML.
+    N-Triples output is the terms joined as given (they are trusted to be canonical).
+    Raises ``UnsupportedMediaTypeError`` for a type not in ``SERIALIZABLE`` or, for
+    RDF/XML, a predicate with no XML name form; ``TermError`` for an invalid term.
+    """
+    mtype = normalize_media_type(media_type)
+    if mtype == N_TRIPLES:
+        return "".join([f"{s} {p} {o} .\n" for s, p, o in triples]).encode()
+    fmt = _OX_FORMATS.get(mtype)
+    if fmt is None:
+        if mtype in SERIALIZABLE:
+            return serialize_rdflib(triples, mtype, namespaces=namespaces, base=base)
+        raise _unsupported(media_type, SERIALIZABLE)
+    if mtype == RDF_XML:
+        triples = list(triples)
+        _check_xml_predicates({p for _, p, _ in triples})
+    if mtype == JSON_LD:  # pyoxigraph's JSON-LD writer uses neither
+        namespaces = base = None
+    prefixes = _prefixes(namespaces)
+    # Re-parsing the terms as one N-Triples document is the cheapest way to hand them
+    # to pyoxigraph (faster than building NamedNode/Literal objects one by one). The
+    # terms are trusted to be canonical: lenient skips IRI validation.
+    document = "".join([f"{s} {p} {o} .\n" for s, p, o in triples])
+    try:
+        quads = pyoxigraph.parse(document, pyoxigraph.RdfFormat.N_TRIPLES, lenient=True)
+        return pyoxigraph.serialize(quads, format=fmt, prefixes=prefixes, base_iri=base)
+    except SyntaxError as e:
+        raise TermError(f"Invalid term in triples to serialize: {_ox_parse_error(e)}") from None
+
+
+def serialize_rdflib(triples: Iterable[Triple], media_type: str, *,
+                     namespaces: Mapping[str, str] | None = None,
+                     base: str | None = None) -> bytes:
+    """Serialize like ``serialize``, with rdflib's serializers (slower)."""
+    mtype = normalize_media_type(media_type)
+    serializer = _RDFLIB_SERIALIZERS.get(mtype)
+    if serializer is None:
+        raise _unsupported(media_type, SERIALIZABLE)
+    graph = triples_to_graph(triples)
+    if mtype == RDF_XML:
+        _check_xml_predicates({f"<{p}>" for p in graph.predicates(unique=True)})
+    for prefix, iri in _prefixes(namespaces).items():
+        graph.bind(prefix, iri, override=True, replace=True)
+    # rdflib's JSON-LD writer relativizes IRIs without saying @base; N-Triples has none.
+    base = base if mtype in (TURTLE, RDF_XML) else None
+    return graph.serialize(format=serializer, base=base, encoding="utf-8")
+
+
+def _prefixes(namespaces: Mapping[str, str] | None) -> dict[str, str]:
+    """Check prefix names (pyoxigraph writes invalid ones as given)."""
+    prefixes = dict(namespaces or {})
+    for prefix in prefixes:
+        if not _PREFIX.fullmatch(prefix):
+            raise ValueError(f"Invalid namespace prefix {prefix!r}")
+    return prefixes
+
+
+def _check_xml_predicates(predicates: Iterable[str]) -> None:
+    """RDF/XML writes a predicate as an XML element name: it must end in an NCName."""
+    for predicate in predicates:
+        if not _XML_LOCAL_NAME.search(predicate[1:-1]):
+            raise UnsupportedMediaTypeError(
+                f"Cannot write RDF/XML: predicate {predicate} does not end in an XML name")
+
+
+# --- rdflib terms ------------------------------------------------------------
+
+def to_rdflib(term: str) -> Node:
+    """Return the rdflib URIRef, BNode or Literal of a canonical term string.
+
+    Typed literals keep their lexical form (``normalize=False``), except that rdflib
+    itself collapses whitespace in ``xsd:token`` and ``xsd:normalizedString`` ones.
+    """
+    first = term[:1]
+    if first == "<" and term.endswith(">"):
+        return URIRef(term[1:-1])
+    if first == "_" and term.startswith("_:"):
+        return BNode(term[2:])
+    if first == '"':
+        end = term.rfind('"')
+        if end > 0:
+            lex = term[1:end]
+            if "\\" in lex:
+                lex = _ECHAR.sub(_unescape, lex)
+            suffix = term[end + 1:]
+            if not suffix:
+                return Literal(lex)
+            if suffix[0] == "@" and _LANG.fullmatch(suffix, 1):
+                return Literal(lex, lang=suffix[1:])
+            if suffix.startswith("^^<") and suffix.endswith(">"):
+                return Literal(lex, datatype=URIRef(suffix[3:-1]), normalize=False)
+    raise TermError(f"Not a canonical RDF term: {term!r}")
+
+
+def _unescape(found: re.Match) -> str:
+    code = found.group(1) or found.group(2)
+    return chr(int(code, 16)) if code else _UNESCAPES[found.group(3)]
+
+
+def from_rdflib(term: Node) -> str:
+    """Return the canonical string of an rdflib URIRef, BNode or Literal."""
+    if isinstance(term, URIRef):
+        if _IRI.fullmatch(term):
+            return f"<{term}>"
+        raise TermError(f"Not an absolute IRI: {str(term)!r}")
+    if isinstance(term, Literal):
+        lex = str(term)
+        if _NEEDS_ESCAPE.search(lex):
+            lex = lex.translate(_ESCAPES)
+        lang = term.language
+        if lang:
+            return f'"{lex}"@{lang.lower()}'
+        datatype = term.datatype
+        if datatype is None or datatype == _XSD_STRING:
+            return f'"{lex}"'
+        return f'"{lex}"^^{from_rdflib(datatype)}'
+    if isinstance(term, BNode):
+        if _BNODE_LABEL.fullmatch(term):
+            return f"_:{term}"
+        raise TermError(f"Not a valid blank node label: {str(term)!r}")
+    raise TermError(f"Not an RDF term: {term!r}")
+
+
+def graph_to_triples(graph: rdflib.Graph) -> list[Triple]:
+    """Return the triples of an rdflib graph as canonical term strings."""
+    # Subjects, predicates and IRI objects repeat: convert each once. Literals rarely
+    # repeat and hash slowly (in Python): convert them directly.
+    memo: dict[Node, str] = {}
+    triples = []
+    for s, p, o in graph:
+        s_text = memo.get(s)
+        if s_text is None:
+            s_text = memo[s] = from_rdflib(s)
+        p_text = memo.get(p)
+        if p_text is None:
+            p_text = memo[p] = from_rdflib(p)
+        if type(o) is Literal:
+            o_text = from_rdflib(o)
+        else:
+            o_text = memo.get(o)
+            if o_text is None:
+                o_text = memo[o] = from_rdflib(o)
+        triples.append((s_text, p_text, o_text))
+    return triples
+
+
+def triples_to_graph(triples: Iterable[Triple], graph: rdflib.Graph | None = None) -> rdflib.Graph:
+    """Add triples of canonical term strings to ``graph`` (a new Graph if None); return it."""
+    graph = rdflib.Graph() if graph is None else graph
+    memo: dict[str, Node] = {}
+
+    def term(text: str) -> Node:
+        node = memo.get(text)
+        if node is None:
+            node = memo[text] = to_rdflib(text)
+        return node
+
+    graph.addN((term(s), term(p), term(o), graph) for s, p, o in triples)
+    return graph

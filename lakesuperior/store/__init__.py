@@ -1,0 +1,1 @@
+"""The storage engine: quads and bytes; knows nothing of LDP."""

@@ -1,0 +1,17 @@
+"""The graph record: one LMDB value with a graph's triples and local terms.
+
+``Record`` is a read-only view; records are encoded by the quad store.
+"""
+
+class Record:
+    data: bytes
+    n_terms: int
+    n_triples: int
+    def __init__(self, data: bytes) -> None: ...
+    def term_at(self, i: int) -> str:
+        """The canonical string of local term ``i``."""
+    def local_terms(self) -> dict[int, bytes]:
+        """``{id: utf8 bytes}`` of the local terms."""
+    def triple_ids(self) -> list[tuple[int, int, int]]:
+        """All (s, p, o) id triples."""
+    def __len__(self) -> int: ...

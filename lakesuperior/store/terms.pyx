@@ -1,0 +1,287 @@
+"""RDF terms as canonical N-Triples strings, and their content-derived ids.
+
+See ``terms.pyi`` for the term syntax. An id is ``kind << 62 | hash62``: the
+kind in the two top bits, then 62 bits of a 64-bit FNV-1a hash of the
+canonical UTF-8 bytes, finished with the splitmix64 mixer.
+"""
+import re
+
+from libc.stdint cimport uint64_t
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+
+from lakesuperior.exceptions import TermError
+
+KIND_IRI = 0
+KIND_BNODE = 1
+KIND_LITERAL = 2
+
+cdef uint64_t KIND_MASK = (<uint64_t>3) << KIND_SHIFT
+cdef uint64_t HASH_MASK = ~KIND_MASK
+
+XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+RDF_LANGSTRING = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
+
+# Characters an IRI may not hold (N-Triples IRIREF), and the escapes of literals.
+_IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+_LANG = re.compile(r"[a-zA-Z]+(-[a-zA-Z0-9]+)*\Z")
+_BNODE = re.compile(r"[A-Za-z0-9_\u00C0-\uFFFF]([A-Za-z0-9_\-.\u00B7\u00C0-\uFFFF]*"
+                    r"[A-Za-z0-9_\-\u00B7\u00C0-\uFFFF])?\Z")
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f]')
+_UCHAR = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.S)
+_ECHARS = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f",
+           '"': '"', "'": "'", "\\": "\\"}
+
+
+def _escape_table():
+    table = {i: "\\u%04X" % i for i in range(0x20)}
+    table[0x7F] = "\\u007F"
+    table.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n",
+                  ord("\r"): "\\r", ord("\t"): "\\t", ord("\b"): "\\b",
+                  ord("\f"): "\\f"})
+    return table
+
+
+_ESCAPES = _escape_table()
+
+
+cdef uint64_t hash_bytes(const unsigned char *data, size_t size) noexcept nogil:
+    """FNV-1a 64 with a splitmix64 finish (good avalanche for short keys)."""
+    cdef uint64_t h = 0xcbf29ce484222325ULL
+    cdef size_t i
+    for i in range(size):
+        h ^= data[i]
+        h *= 0x100000001b3ULL
+    h ^= h >> 30
+    h *= 0xbf58476d1ce4e5b9ULL
+    h ^= h >> 27
+    h *= 0x94d049bb133111ebULL
+    h ^= h >> 31
+    return h
+
+
+cpdef int kind_of(str term) except -1:
+    """The kind of a canonical term (``KIND_*``)."""
+    if not term:
+        raise TermError("An empty string is not an RDF term")
+    cdef Py_UCS4 c = term[0]
+    if c == u"<":
+        return KIND_IRI
+    if c == u'"':
+        return KIND_LITERAL
+    if c == u"_":
+        return KIND_BNODE
+    raise TermError(f"Not an RDF term: {term[:80]!r}")
+
+
+cpdef uint64_t term_id(str term) except? 0:
+    """The content-derived id of a canonical term (no database access)."""
+    cdef int kind = kind_of(term)
+    return id_of_utf8(kind, _utf8(term))
+
+
+cdef uint64_t id_of_utf8(int kind, bytes data) noexcept:
+    """The id of a canonical term given as UTF-8 bytes."""
+    cdef uint64_t h = hash_bytes(<const unsigned char *>PyBytes_AS_STRING(data),
+                                 PyBytes_GET_SIZE(data))
+    return ((<uint64_t>kind) << KIND_SHIFT) | (h & HASH_MASK)
+
+
+cdef bytes _utf8(str term):
+    try:
+        return term.encode("utf-8")
+    except UnicodeEncodeError:
+        raise TermError(f"Not valid Unicode (lone surrogate): {term[:80]!r}") from None
+
+
+cdef bytes canonical_utf8(str term, int *kind):
+    """UTF-8 bytes of the canonical form of ``term``; sets ``kind``.
+
+    The fast path checks the encoded bytes of a literal in one C loop; any
+    term needing more work goes through ``canonical()``.
+    """
+    cdef bytes data
+    cdef const unsigned char *buf
+    cdef Py_ssize_t i, n
+    cdef unsigned char c
+    if term and term[0] == u'"':
+        data = _utf8(term)
+        buf = <const unsigned char *>PyBytes_AS_STRING(data)
+        n = PyBytes_GET_SIZE(data)
+        for i in range(1, n):
+            c = buf[i]
+            if c == 34:   # the closing quote
+                if i == n - 1:
+                    kind[0] = KIND_LITERAL
+                    return data
+                break
+            if c < 0x20 or c == 92 or c == 0x7F:
+                break
+    cdef str canon = canonical(term)
+    kind[0] = kind_of(canon)
+    return _utf8(canon) if canon is not term else (data if term[0] == u'"' else _utf8(canon))
+
+
+def id_kind(uint64_t tid):
+    """The kind encoded in an id."""
+    return <int>(tid >> KIND_SHIFT)
+
+
+def _unescape(str text, str what):
+    def repl(m):
+        if m.group(1) or m.group(2):
+            cp = int(m.group(1) or m.group(2), 16)
+            if cp > 0x10FFFF or 0xD800 <= cp <= 0xDFFF:
+                raise TermError(f"Invalid code point escape in {what}")
+            return chr(cp)
+        ch = m.group(3)
+        if what == "IRI" or ch not in _ECHARS:
+            raise TermError(f"Invalid escape \\{ch} in {what}")
+        return _ECHARS[ch]
+    return _UCHAR.sub(repl, text)
+
+
+cdef str _check_iri(str value):
+    if "\\" in value:
+        value = _unescape(value, "IRI")
+    m = _IRI_BAD.search(value)
+    if m is not None:
+        raise TermError(f"Character {m.group()!r} is not allowed in an IRI: {value[:80]!r}")
+    if ":" not in value:
+        raise TermError(f"IRI is not absolute (no scheme): {value[:80]!r}")
+    return value
+
+
+def iri(str value):
+    """Build a canonical IRI term from a bare IRI (validated)."""
+    return "<" + _check_iri(value) + ">"
+
+
+def literal(lex, lang=None, datatype=None):
+    """Build a canonical literal term from its parts (``datatype`` is a bare IRI)."""
+    if not isinstance(lex, str):
+        raise TermError(f"A literal's lexical form must be a str, not {type(lex).__name__}")
+    quoted = '"' + (lex.translate(_ESCAPES) if _NEEDS_ESCAPE.search(lex) else lex) + '"'
+    if lang is not None:
+        if datatype not in (None, RDF_LANGSTRING):
+            raise TermError("A literal cannot have both a language and a datatype")
+        if not _LANG.match(lang):
+            raise TermError(f"Invalid language tag: {lang!r}")
+        return quoted + "@" + lang.lower()
+    if datatype is None or datatype == XSD_STRING:
+        return quoted
+    if datatype == RDF_LANGSTRING:
+        raise TermError("rdf:langString needs a language tag")
+    return quoted + "^^<" + _check_iri(datatype) + ">"
+
+
+def literal_parts(str term):
+    """``(lexical, lang, datatype)`` of a canonical literal."""
+    if not term.startswith('"'):
+        raise TermError(f"Not a literal: {term[:80]!r}")
+    cdef Py_ssize_t end = _closing_quote(term)
+    lex = term[1:end]
+    if "\\" in lex:
+        lex = _unescape(lex, "literal")
+    rest = term[end + 1:]
+    if not rest:
+        return lex, None, None
+    if rest[0] == "@":
+        return lex, rest[1:], None
+    return lex, None, rest[3:-1]
+
+
+def lexical(str term):
+    """The unescaped lexical form of a literal, or the IRI / blank node label."""
+    cdef int kind = kind_of(term)
+    if kind == KIND_IRI:
+        return term[1:-1]
+    if kind == KIND_BNODE:
+        return term[2:]
+    return literal_parts(term)[0]
+
+
+cdef Py_ssize_t _closing_quote(str term) except -1:
+    """Index of the quote that closes a literal's lexical form."""
+    cdef Py_ssize_t i = 1, n = len(term)
+    cdef Py_UCS4 c
+    while i < n:
+        c = term[i]
+        if c == u"\\":
+            i += 2
+            continue
+        if c == u'"':
+            return i
+        i += 1
+    raise TermError(f"Unterminated literal: {term[:80]!r}")
+
+
+cdef bint _plain_iri(str t):
+    """True if ``<...>`` holds no character that needs checking or unescaping."""
+    cdef Py_ssize_t i, n = len(t)
+    cdef Py_UCS4 c
+    cdef bint colon = False
+    if n < 3 or t[n - 1] != u">":
+        return False
+    for i in range(1, n - 1):
+        c = t[i]
+        if c <= 0x20 or c == u"<" or c == u">" or c == u'"' or c == u"{" or c == u"}" \
+                or c == u"|" or c == u"^" or c == u"`" or c == u"\\":
+            return False
+        if c == u":":
+            colon = True
+    return colon
+
+
+cdef Py_ssize_t _plain_literal_end(str t):
+    """Index of the closing quote if the lexical form needs no escaping, else -1."""
+    cdef Py_ssize_t i, n = len(t)
+    cdef Py_UCS4 c
+    for i in range(1, n):
+        c = t[i]
+        if c == u'"':
+            return i
+        if c < 0x20 or c == u"\\" or c == 0x7F:
+            return -1
+    return -1
+
+
+def canonical(term):
+    """Validate an N-Triples term and return its canonical form."""
+    if not isinstance(term, str):
+        raise TermError(f"An RDF term must be a str, not {type(term).__name__}")
+    cdef str t = term
+    cdef Py_ssize_t q
+    if t:
+        if t[0] == u"<" and _plain_iri(t):
+            return t
+        if t[0] == u'"':
+            q = _plain_literal_end(t)
+            if q > 0 and q == len(t) - 1:
+                return t
+    cdef int kind = kind_of(t)
+    cdef Py_ssize_t end
+    if kind == KIND_IRI:
+        if len(t) < 3 or t[len(t) - 1] != u">":
+            raise TermError(f"Unterminated IRI: {t[:80]!r}")
+        return "<" + _check_iri(t[1:len(t) - 1]) + ">"
+    if kind == KIND_BNODE:
+        if not t.startswith("_:") or not _BNODE.match(t, 2):
+            raise TermError(f"Invalid blank node label: {t[:80]!r}")
+        return t
+    end = _closing_quote(t)
+    lex = t[1:end]
+    has_escape = "\\" in lex
+    if has_escape:
+        lex = _unescape(lex, "literal")
+    elif "\n" in lex or "\r" in lex:
+        raise TermError("Raw line breaks are not allowed in an N-Triples literal")
+    rest = t[end + 1:]
+    if not rest:
+        if not has_escape and not _NEEDS_ESCAPE.search(lex):
+            return t
+        return literal(lex)
+    if rest[0] == "@":
+        return literal(lex, lang=rest[1:])
+    if rest.startswith("^^<") and rest.endswith(">") and len(rest) > 4:
+        return literal(lex, datatype=rest[3:len(rest) - 1])
+    raise TermError(f"Invalid literal suffix {rest[:40]!r} in {t[:80]!r}")

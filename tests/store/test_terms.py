@@ -1,0 +1,107 @@
+"""Term canonicalisation and content-derived ids."""
+import pytest
+
+from lakesuperior.exceptions import TermError
+from lakesuperior.store import terms
+from lakesuperior.store.terms import (KIND_BNODE, KIND_IRI, KIND_LITERAL, canonical, id_kind,
+                                      iri, kind_of, lexical, literal, literal_parts, term_id)
+
+XSD = "http://www.w3.org/2001/XMLSchema#"
+
+
+@pytest.mark.parametrize("term", [
+    "<http://example.org/a>",
+    "<urn:isbn:123>",
+    "<http://example.org/é/ᚠ>",
+    "_:b0",
+    "_:node-1.x",
+    '"plain"',
+    '""',
+    '"with \\"quotes\\" and \\\\ backslash"',
+    '"line\\nbreak\\r\\ttab"',
+    '"ctrl \\u0001 \\u007F \\b \\f"',
+    '"émoji 😀 Ελληνικά ᚠᚢᚦ"@el',
+    '"1"^^<http://www.w3.org/2001/XMLSchema#integer>',
+])
+def test_canonical_terms_are_unchanged(term):
+    assert canonical(term) == term
+
+
+@pytest.mark.parametrize("given,expected", [
+    ('"x"^^<http://www.w3.org/2001/XMLSchema#string>', '"x"'),
+    ('"x"@EN-us', '"x"@en-us'),
+    ('"\\u00e9t\\u00C9"', '"étÉ"'),
+    ('"\\U0001F600"', '"😀"'),
+    ("<http://a/\\u00e9>", "<http://a/é>"),
+    ('"it\\\'s"', "\"it's\""),
+    ('"tab\\u0009"', '"tab\\t"'),
+])
+def test_canonical_normalises(given, expected):
+    assert canonical(given) == expected
+
+
+@pytest.mark.parametrize("bad", [
+    "", "plain", "<no-scheme>", "<http://a b>", "<http://a>x", "<http://a",
+    '"unterminated', '"x"@', '"x"@1bad', '"x"^^<bad iri>', '"x"junk',
+    '"raw\nline"', "_:", "_:bad label", '"bad \\q escape"', "<http://a/\\n>",
+    '"x"^^<http://www.w3.org/1999/02/22-rdf-syntax-ns#langString>',
+])
+def test_invalid_terms_raise(bad):
+    with pytest.raises(TermError):
+        canonical(bad)
+
+
+@pytest.mark.parametrize("bad", [None, 1, b"<http://a>", ("<http://a>",)])
+def test_non_strings_raise(bad):
+    with pytest.raises(TermError, match="must be a str"):
+        canonical(bad)
+
+
+def test_kinds_and_ids():
+    assert kind_of("<http://a>") == KIND_IRI
+    assert kind_of("_:b") == KIND_BNODE
+    assert kind_of('"x"') == KIND_LITERAL
+    for term, kind in (("<http://a>", KIND_IRI), ("_:b", KIND_BNODE), ('"x"', KIND_LITERAL)):
+        tid = term_id(term)
+        assert id_kind(tid) == kind
+        assert tid == term_id(term)          # content-derived: same term, same id
+    assert term_id('"x"') != term_id('"x"@en') != term_id("<x:x>")
+    assert len({term_id(f'"{i}"') for i in range(10000)}) == 10000
+
+
+def test_builders_and_parts():
+    assert literal('a "b"\n') == '"a \\"b\\"\\n"'
+    assert literal("x", lang="EN") == '"x"@en'
+    assert literal("1", datatype=XSD + "integer") == f'"1"^^<{XSD}integer>'
+    assert literal("x", datatype=XSD + "string") == '"x"'
+    assert iri("http://a/b") == "<http://a/b>"
+    with pytest.raises(TermError):
+        iri("not an iri")
+    with pytest.raises(TermError):
+        literal("x", lang="en", datatype=XSD + "integer")
+    with pytest.raises(TermError):
+        literal(3)
+    assert literal_parts('"a\\nb"@en') == ("a\nb", "en", None)
+    assert literal_parts(f'"1"^^<{XSD}integer>') == ("1", None, XSD + "integer")
+    assert literal_parts('"x"') == ("x", None, None)
+    with pytest.raises(TermError):
+        literal_parts("<http://a>")
+    assert lexical("<http://a>") == "http://a"
+    assert lexical("_:b1") == "b1"
+    assert lexical('"q\\""') == 'q"'
+
+
+def test_long_and_unicode_literals_round_trip():
+    text = "".join(chr(c) for c in range(0x20, 0x3000) if not 0xD800 <= c < 0xE000) * 5
+    term = literal(text + "\n\"\\")
+    assert literal_parts(canonical(term))[0] == text + "\n\"\\"
+
+
+def test_lone_surrogate_is_refused():
+    with pytest.raises(TermError):
+        term_id('"\ud800"')
+
+
+def test_constants():
+    assert terms.XSD_STRING == XSD + "string"
+    assert terms.RDF_LANGSTRING.endswith("#langString")
