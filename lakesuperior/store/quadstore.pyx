@@ -31,7 +31,7 @@ import struct
 import lmdb
 
 from libc.stdint cimport uint64_t, uint32_t
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, free, qsort
 from libc.string cimport memcpy, memcmp
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 
@@ -252,15 +252,20 @@ cdef class QuadStore:
         self.hash_mask = (HASH_MASK >> (62 - bits))
         if self.readonly:
             return
+        with self.env.begin() as txn:
+            has_data = bool(txn.stat(self.db_rec)["entries"] or txn.stat(self.db_gx)["entries"])
+            last = _last_seq(txn, self.db_log)
         with self.ienv.begin(write=True) as itxn:
             ifmt = itxn.get(b"format", db=self.idb_state)
             if ifmt != str(INDEX_FORMAT_VERSION).encode():
-                # Derived data of another format: drop it; index() rebuilds.
+                # Derived data missing or of another format: drop it; index()
+                # rebuilds it from the graphs (nothing to do for an empty store).
                 for db in (self.idb_pos, self.idb_osp, self.idb_sg, self.idb_state):
                     itxn.drop(db, delete=False)
                 itxn.put(b"format", str(INDEX_FORMAT_VERSION).encode(), db=self.idb_state)
-                itxn.put(b"seq", be(0), db=self.idb_state)
-                itxn.put(b"rebuild", b"1", db=self.idb_state)
+                itxn.put(b"seq", be(last if not has_data else 0), db=self.idb_state)
+                if has_data:
+                    itxn.put(b"rebuild", be_n(last, 0, 0, 2), db=self.idb_state)
 
     # -- transactions -------------------------------------------------------------
 
@@ -1183,50 +1188,118 @@ cdef list _unpack_triples(bytes data, Py_ssize_t start, Py_ssize_t n):
             for i in range(n)]
 
 
+cdef list _graphs_after(ReadTxn rt, uint64_t after, Py_ssize_t limit):
+    """Up to about ``limit`` graph ids greater than ``after``, ascending."""
+    cdef set out = set()
+    cdef uint64_t upper = 0xFFFFFFFFFFFFFFFF, gid
+    if after == upper:
+        return []
+    cur = rt.txn.cursor(db=rt.store.db_rec)
+    ok = cur.set_range(be(after + 1))
+    while ok and len(out) < limit:
+        out.add(id_of(cur.key(), 0))
+        ok = cur.next()
+    if ok:
+        upper = id_of(cur.key(), 0)    # stopped at the limit: gx up to here only
+    cur = rt.txn.cursor(db=rt.store.db_gx)
+    ok = cur.set_range(be(after + 1))
+    while ok:
+        gid = id_of(cur.key(), 0)
+        if gid >= upper or (upper == 0xFFFFFFFFFFFFFFFF and len(out) >= 2 * limit):
+            break
+        out.add(gid)
+        ok = gid < 0xFFFFFFFFFFFFFFFF and cur.set_range(be(gid + 1))
+    return sorted(out)
+
+
+cdef int _cmp32(const void *a, const void *b) noexcept nogil:
+    return memcmp(a, b, 32)
+
+
+cdef int _cmp16(const void *a, const void *b) noexcept nogil:
+    return memcmp(a, b, 16)
+
+
 # --- the union-graph indexer --------------------------------------------------------
 
 cdef class Indexer:
-    """Applies logged changes to the ``index`` environment, in batches."""
+    """Applies logged changes to the ``index`` environment, in batches.
+
+    Additions are buffered and written sorted with ``putmulti`` (far fewer
+    page visits than one put at a time); the buffer is flushed before any
+    removal, so the log's order is kept where it matters.
+    """
 
     cdef QuadStore store
+    cdef bytearray pos_add, osp_add, sg_add   # packed key + value records
 
     def __cinit__(self, QuadStore store):
         self.store = store
+        self.pos_add = bytearray()
+        self.osp_add = bytearray()
+        self.sg_add = bytearray()
 
     def run(self, uint64_t until=0):
         """Apply log entries (all, or up to ``until``); returns how many."""
         cdef QuadStore st = self.store
         cdef Py_ssize_t total = 0, n
+        cdef bint rebuilding
         while True:
-            with st.ienv.begin(write=True) as itxn:
-                if itxn.get(b"rebuild", db=st.idb_state) is not None:
-                    total += self._rebuild(itxn)
-                    continue
-                n = self._batch(itxn, until)
+            self._make_room()
+            try:
+                with st.ienv.begin(write=True) as itxn:
+                    state = itxn.get(b"rebuild", db=st.idb_state)
+                    rebuilding = state is not None
+                    if rebuilding:
+                        n = self._rebuild_chunk(itxn, state)
+                    else:
+                        n = self._batch(itxn, until)
+            except lmdb.MapFullError:
+                self._clear()
+                st._grow(st.ienv)
+                continue
             total += n
-            if n < st.index_batch:
+            if not rebuilding and n < st.index_batch:
                 return total
 
-    cdef Py_ssize_t _rebuild(self, itxn) except -1:
-        """Index every graph from scratch (new or lost index)."""
+    cdef _make_room(self):
         cdef QuadStore st = self.store
+        info = st.ienv.info()
+        if (info["last_pgno"] + 1) * st.ienv.stat()["psize"] * 2 > info["map_size"]:
+            st._grow(st.ienv)
+
+    cdef _clear(self):
+        del self.pos_add[:]
+        del self.osp_add[:]
+        del self.sg_add[:]
+
+    cdef Py_ssize_t _rebuild_chunk(self, itxn, bytes state) except -1:
+        """Index the next ``index_batch`` graphs of a rebuild (new or lost index).
+
+        Each chunk reads its own main snapshot; log entries after the rebuild
+        started are kept and replayed afterwards, which makes the result exact.
+        """
+        cdef QuadStore st = self.store
+        cdef uint64_t upto = id_of(state, 0), after = id_of(state, 8), gid = 0
         rt = ReadTxn.__new__(ReadTxn, st, False)
         try:
-            upto = _last_seq((<ReadTxn>rt).txn, st.db_log)
-            gids = (<ReadTxn>rt).graph_id_set()
+            gids = _graphs_after(<ReadTxn>rt, after, st.index_batch)
             for gid in gids:
-                self._add_graph(itxn, <ReadTxn>rt, gid)
+                self._add(gid, (<ReadTxn>rt).graph_ids(gid))
+            self._flush(itxn)
         finally:
             rt.abort()
-        itxn.put(b"seq", be(upto), db=st.idb_state)
-        itxn.delete(b"rebuild", db=st.idb_state)
+        if gids:
+            itxn.put(b"rebuild", be_n(upto, gids[len(gids) - 1], 0, 2), db=st.idb_state)
+        else:
+            itxn.put(b"seq", be(upto), db=st.idb_state)
+            itxn.delete(b"rebuild", db=st.idb_state)
         return len(gids)
 
     cdef Py_ssize_t _batch(self, itxn, uint64_t until) except -1:
         cdef QuadStore st = self.store
         cdef uint64_t applied = _applied_seq(itxn, st.idb_state), seq = applied
         cdef Py_ssize_t n = 0
-        cdef set replaced = set()
         rt = ReadTxn.__new__(ReadTxn, st, False)
         try:
             cur = (<ReadTxn>rt).txn.cursor(db=st.db_log)
@@ -1238,43 +1311,64 @@ cdef class Indexer:
                     seq -= 1
                     break
                 kind_, gid, nrem, nadd = _LOG_HEAD.unpack_from(entry)
-                removed = _unpack_triples(entry, _LOG_HEAD.size, nrem)
-                added = _unpack_triples(entry, _LOG_HEAD.size + 24 * nrem, nadd)
-                self._remove(itxn, <ReadTxn>rt, gid, removed)
+                if nrem:
+                    self._flush(itxn)
+                    self._remove(itxn, <ReadTxn>rt, gid,
+                                 _unpack_triples(entry, _LOG_HEAD.size, nrem))
                 if kind_ == LOG_REPLACE:
-                    self._add_graph(itxn, <ReadTxn>rt, gid)
+                    self._add(gid, (<ReadTxn>rt).graph_ids(gid))
                 else:
-                    self._add(itxn, gid, added)
+                    self._add(gid, _unpack_triples(entry, _LOG_HEAD.size + 24 * nrem, nadd))
                 n += 1
+            self._flush(itxn)
         finally:
             rt.abort()
         if n:
             itxn.put(b"seq", be(seq), db=st.idb_state)
         return n
 
-    cdef _add_graph(self, itxn, ReadTxn rt, uint64_t gid):
-        self._add(itxn, gid, rt.graph_ids(gid))
-
-    cdef _add(self, itxn, uint64_t gid, list triples):
-        cdef QuadStore st = self.store
-        if not triples:
-            return
-        pos = itxn.cursor(db=st.idb_pos)
-        osp = itxn.cursor(db=st.idb_osp)
-        sg = itxn.cursor(db=st.idb_sg)
-        cdef uint64_t s, p, o
-        cdef set subjects = set()
+    cdef _add(self, uint64_t gid, list triples):
+        """Buffer index entries for triples of graph ``gid``."""
+        cdef Py_ssize_t n = len(triples), i = 0
+        cdef Py_ssize_t p0 = len(self.pos_add), o0 = len(self.osp_add)
+        self.pos_add.extend(bytes(32 * n))
+        self.osp_add.extend(bytes(32 * n))
+        cdef unsigned char *pb = <unsigned char *>self.pos_add + p0
+        cdef unsigned char *ob = <unsigned char *>self.osp_add + o0
+        cdef uint64_t s, p, o, last_s = 0
         for s, p, o in triples:
-            pos.put(be(p), be_n(o, s, gid, 3), dupdata=False)
-            osp.put(be(o), be_n(s, p, gid, 3), dupdata=False)
-            subjects.add(s)
-        for s in subjects:
-            sg.put(be(s), be(gid), dupdata=False)
+            put_be(pb + 32 * i, p)
+            put_be(pb + 32 * i + 8, o)
+            put_be(pb + 32 * i + 16, s)
+            put_be(pb + 32 * i + 24, gid)
+            put_be(ob + 32 * i, o)
+            put_be(ob + 32 * i + 8, s)
+            put_be(ob + 32 * i + 16, p)
+            put_be(ob + 32 * i + 24, gid)
+            if s != last_s:
+                self.sg_add.extend(be_n(s, gid, 0, 2))
+                last_s = s
+            i += 1
+
+    cdef _flush(self, itxn):
+        """Write the buffered additions, sorted (duplicates are skipped)."""
+        cdef QuadStore st = self.store
+        cdef bytes packed
+        cdef Py_ssize_t size, n, i
+        for db, buf, size in ((st.idb_pos, self.pos_add, 32), (st.idb_osp, self.osp_add, 32),
+                              (st.idb_sg, self.sg_add, 16)):
+            if not buf:
+                continue
+            n = len(buf) // size
+            qsort(<unsigned char *>(<bytearray>buf), n, size, _cmp32 if size == 32 else _cmp16)
+            packed = bytes(buf)
+            itxn.cursor(db=db).putmulti(
+                [(packed[i:i + 8], packed[i + 8:i + size]) for i in range(0, n * size, size)],
+                dupdata=False)
+            del buf[:]
 
     cdef _remove(self, itxn, ReadTxn rt, uint64_t gid, list triples):
         cdef QuadStore st = self.store
-        if not triples:
-            return
         pos = itxn.cursor(db=st.idb_pos)
         osp = itxn.cursor(db=st.idb_osp)
         sg = itxn.cursor(db=st.idb_sg)
@@ -1287,7 +1381,7 @@ cdef class Indexer:
                 osp.delete()
             subjects.add(s)
         # A subject leaves sg only when the graph has no triple about it now.
-        current = {t[0] for t in rt.graph_ids(gid)} if subjects else set()
+        current = {t[0] for t in rt.graph_ids(gid)}
         for s in subjects:
             if s not in current and sg.set_key_dup(be(s), be(gid)):
                 sg.delete()

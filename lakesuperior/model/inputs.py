@@ -1,0 +1,169 @@
+"""What a client sends to create or replace a resource, read before the write.
+
+``read_input`` turns the API's ``graph`` / ``data`` / ``stream`` /
+``media_type`` / ``interaction_model`` arguments into an ``RdfInput`` (triples
+of canonical strings, public URIs, relative IRIs resolved against the
+resource) or a ``BinaryInput`` (content already in the binary store). Parsing
+and file writes happen here, outside the store's write transaction.
+"""
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin
+
+from lakesuperior import rdfio
+from lakesuperior.exceptions import (
+    ChecksumValidationError,
+    IncompatibleLdpTypeError,
+    InvalidResourceError,
+    TermError,
+    UnsupportedMediaTypeError,
+)
+from lakesuperior.model.ldp import NON_RDF_SOURCE, normalize_interaction_model
+
+Triple = tuple[str, str, str]
+
+DEFAULT_MIMETYPE = "application/octet-stream"
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+@dataclass
+class RdfInput:
+    """RDF for an RDF source: public-URI triples, relative IRIs resolved."""
+
+    triples: list[Triple] = field(default_factory=list)
+    model: str | None = None
+
+    is_binary = False
+
+    def rebased(self, old_iri: str, new_iri: str) -> "RdfInput":
+        """The same triples with the resource's public IRI ``old_iri`` (and its
+        hash and child URIs) moved to ``new_iri``."""
+        old_t, new_t = "<" + old_iri, "<" + new_iri
+        n = len(old_t)
+
+        def move(term: str) -> str:
+            if term.startswith(old_t) and term[n:n + 1] in (">", "#", "/"):
+                return new_t + term[n:]
+            return term
+
+        return RdfInput([(move(s), p, move(o)) for s, p, o in self.triples], self.model)
+
+
+@dataclass
+class BinaryInput:
+    """Content for a NonRDFSource, already stored under its digest."""
+
+    info: Any                      # store.binaries.BinaryInfo
+    mimetype: str = DEFAULT_MIMETYPE
+    filename: str | None = None
+    model: str = NON_RDF_SOURCE
+
+    is_binary = True
+
+    def rebased(self, old_iri: str, new_iri: str) -> "BinaryInput":
+        return self
+
+
+def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
+               media_type: str | None = None, stream: Any = None,
+               interaction_model: Any = None, binaries: Any = None,
+               digests: Mapping[str, str] | None = None, filename: str | None = None,
+               uid: str | None = None) -> RdfInput | BinaryInput:
+    """Turn the API's input arguments into an ``RdfInput`` or ``BinaryInput``.
+
+    * ``interaction_model=ldp:NonRDFSource`` makes ``data`` / ``stream`` a binary
+      whatever its media type;
+    * ``graph`` (an rdflib Graph) is RDF;
+    * ``data`` / ``stream`` with an RDF media type (``rdfio.PARSEABLE``) are parsed;
+      with any other media type (or none) they are a binary's content;
+    * nothing at all is an empty RDF source.
+
+    ``digests`` (algorithm -> hex or base64) are checked against a binary's
+    content; a mismatch raises ``ChecksumValidationError`` and nothing is kept.
+    """
+    model = normalize_interaction_model(interaction_model)
+    given = [name for name, v in (("graph", graph), ("data", data), ("stream", stream))
+             if v is not None]
+    if len(given) > 1:
+        raise InvalidResourceError(uid, f"Give one of graph, data or stream, not "
+                                        f"{' and '.join(given)}")
+    body = data if data is not None else stream
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    mtype = rdfio.normalize_media_type(media_type) if media_type else None
+    if model == NON_RDF_SOURCE or (
+            graph is None and body is not None and (mtype is None or mtype not in rdfio.PARSEABLE)
+            and model is None):
+        if graph is not None:
+            raise IncompatibleLdpTypeError(uid, "An RDF graph cannot be stored as a "
+                                                "NonRDFSource; send bytes or a stream")
+        if binaries is None:
+            raise RuntimeError("No binary store")
+        try:
+            info = binaries.put(body if body is not None else b"", expected=digests or None)
+        except ChecksumValidationError as e:
+            e.uid = uid
+            raise
+        return BinaryInput(info, media_type.strip() if media_type else DEFAULT_MIMETYPE,
+                           filename, NON_RDF_SOURCE)
+    if graph is not None:
+        return RdfInput(graph_triples(graph, base_iri), model)
+    if body is not None:
+        if mtype is None or mtype not in rdfio.PARSEABLE:
+            raise UnsupportedMediaTypeError(
+                f"Cannot read {media_type or 'content without a media type'} as RDF for a "
+                f"{interaction_model}; RDF media types: {', '.join(sorted(rdfio.PARSEABLE))}")
+        raw = body if isinstance(body, (bytes, bytearray, memoryview)) else body.read()
+        if isinstance(raw, str):          # a text-mode stream
+            raw = raw.encode("utf-8")
+        return RdfInput(rdfio.parse(bytes(raw), mtype, base_iri), model)
+    return RdfInput([], model)
+
+
+def graph_triples(graph: Any, base_iri: str) -> list[Triple]:
+    """Triples of an rdflib Graph: relative IRIs resolved against ``base_iri`` and
+    blank nodes relabelled (fresh labels, so they never meet another resource's)."""
+    try:
+        triples = rdfio.graph_to_triples(graph)
+    except TermError:
+        triples = _graph_triples_resolving(graph, base_iri)
+    prefix = "_:b" + secrets.token_hex(6)
+    labels: dict[str, str] = {}
+
+    def bnode(term: str) -> str:
+        label = labels.get(term)
+        if label is None:
+            label = labels[term] = f"{prefix}x{len(labels)}"
+        return label
+
+    out = []
+    for s, p, o in triples:
+        if s[0] == "_":
+            s = bnode(s)
+        if o[0] == "_":
+            o = bnode(o)
+        out.append((s, p, o))
+    return out
+
+
+def _graph_triples_resolving(graph: Any, base_iri: str) -> list[Triple]:
+    from rdflib import URIRef
+
+    def fix(node):
+        if isinstance(node, URIRef) and not _ABSOLUTE.match(node):
+            return URIRef(urljoin(base_iri, str(node)))
+        return node
+
+    out = []
+    for s, p, o in graph:
+        try:
+            out.append((rdfio.from_rdflib(fix(s)), rdfio.from_rdflib(fix(p)),
+                        rdfio.from_rdflib(fix(o))))
+        except TermError as e:
+            raise TermError(f"Invalid term in the graph: {e}") from None
+    return out

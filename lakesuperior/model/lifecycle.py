@@ -1,0 +1,315 @@
+"""Creating, replacing and updating resources inside one write transaction.
+
+Every function takes the ``Context`` of the call, validates everything it can
+before writing, and raises on refused input; the repository aborts the
+transaction on any exception, so a failed call writes nothing.
+
+Write pattern of a new resource (the hot path): one ``add_graph`` for its
+graph, one ``add`` for the containment triple in the parent (an append), one
+update of the parent's ``fcrepo:lastModified``, and for a child of a
+Direct/Indirect container one ``add`` of its membership triples.
+"""
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from lakesuperior.exceptions import (
+    IncompatibleLdpTypeError,
+    InvalidTripleError,
+    ResourceNotExistsError,
+    ServerManagedTermError,
+)
+from lakesuperior.model import ldp, membership, nonrdf
+from lakesuperior.model.context import Context
+from lakesuperior.model.inputs import BinaryInput, RdfInput
+from lakesuperior.model.ldp import (
+    CONTAINERS,
+    MEMBERSHIP_CONTAINERS,
+    NON_RDF_SOURCE,
+    BASIC_CONTAINER,
+    InputChecker,
+    is_server_managed,
+    model_name,
+)
+from lakesuperior.model.namespaces import (
+    FCREPO_CREATED,
+    FCREPO_CREATED_BY,
+    LDP_CONTAINS,
+    RDF_TYPE,
+)
+from lakesuperior.model.resource import RdfSource, binary_values, view
+from lakesuperior.model.uids import (
+    RES_PREFIX,
+    child_uid,
+    parent_uid,
+    res_uri,
+)
+
+Triple = tuple[str, str, str]
+_CUT = len(RES_PREFIX)
+
+
+# --- create / replace ---------------------------------------------------------------------
+
+def create_or_replace(ctx: Context, uid: str, inp: RdfInput | BinaryInput,
+                      handling: str = "strict") -> tuple[str, RdfSource]:
+    """PUT semantics: ``('create' | 'replace', view)``. Missing intermediate
+    path segments are created as basic containers."""
+    txn = ctx.txn
+    model = ldp.model_of(ldp.types_of(txn, uid))
+    if model is not None:
+        return "replace", replace(ctx, uid, model, inp, handling)
+    if ldp.is_tombstone(txn, uid):
+        raise ldp.tombstone_error(txn, uid)
+    parent_model = ensure_parent(ctx, uid, create_missing=True)
+    return "create", create_at(ctx, uid, inp, handling, parent_model)
+
+
+def create_child(ctx: Context, parent: str, candidate: str, inp: RdfInput | BinaryInput,
+                 handling: str = "strict") -> RdfSource:
+    """POST semantics: create under ``parent`` at ``candidate`` (the slug or a
+    minted uuid) or, if that is taken, at a fresh uuid."""
+    txn = ctx.txn
+    parent_model = ldp.require_model(txn, parent)
+    check_can_contain(parent, parent_model, candidate)
+    uid = candidate
+    if txn.has_graph(res_uri(uid)) or ldp.is_tombstone(txn, uid):
+        uid = child_uid(parent, str(uuid.uuid4()))
+        inp = inp.rebased(ctx.urimap.public_iri(candidate), ctx.urimap.public_iri(uid))
+    return create_at(ctx, uid, inp, handling, parent_model)
+
+
+def check_can_contain(parent: str, parent_model: str, uid: str) -> None:
+    if parent_model not in CONTAINERS:
+        raise IncompatibleLdpTypeError(
+            uid, f"Cannot create {uid}: {parent} is a {model_name(parent_model)}, "
+                 f"which cannot contain other resources")
+
+
+def ensure_parent(ctx: Context, uid: str, *, create_missing: bool) -> str:
+    """Check (and with ``create_missing``, make) the ancestors of a new resource;
+    return the parent's interaction model."""
+    txn = ctx.txn
+    missing = []
+    cur = parent_uid(uid)
+    while True:
+        model = ldp.model_of(ldp.types_of(txn, cur))
+        if model is not None:
+            break
+        if ldp.is_tombstone(txn, cur):
+            raise ldp.tombstone_error(txn, cur)
+        if not create_missing:
+            raise ResourceNotExistsError(cur, f"Cannot create {uid}: its parent {cur} "
+                                              "does not exist")
+        missing.append(cur)
+        cur = parent_uid(cur)
+    check_can_contain(cur, model, uid)
+    for mid in reversed(missing):
+        triples = ldp.server_triples(ctx, mid, BASIC_CONTAINER)
+        ldp.write_graph(ctx, mid, triples)
+        attach(ctx, mid, triples, model)
+        model = BASIC_CONTAINER
+    return model
+
+
+def attach(ctx: Context, uid: str, triples: list[Triple], parent_model: str) -> None:
+    """Containment (and membership) of a new resource in its parent."""
+    parent = parent_uid(uid)
+    ldp.add_child(ctx, parent, uid)
+    if parent_model in MEMBERSHIP_CONTAINERS:
+        cfg = membership.read_config(ctx.txn, parent, parent_model)
+        membership.on_child_added(ctx, cfg, uid, triples)
+
+
+def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str,
+              parent_model: str) -> RdfSource:
+    """Create a resource whose parent exists and can contain it."""
+    if inp.is_binary:
+        model = NON_RDF_SOURCE
+        user = nonrdf.user_triples(ctx, uid, inp)
+        sm = ldp.server_triples(ctx, uid, model) + nonrdf.content_triples(uid, inp)
+    else:
+        model = inp.model or BASIC_CONTAINER
+        if model == NON_RDF_SOURCE:
+            raise IncompatibleLdpTypeError(uid, "RDF input cannot make a NonRDFSource")
+        user = list(dict.fromkeys(InputChecker(ctx, uid, handling).check(inp.triples)))
+        user = ldp.complete_membership_config(uid, model, user)
+        sm = ldp.server_triples(ctx, uid, model)
+    triples = sm + user
+    ldp.write_graph(ctx, uid, triples)
+    attach(ctx, uid, triples, parent_model)
+    return view(ctx, uid, triples, model=model,
+                extra=membership.triples_about(ctx.txn, uid))
+
+
+def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
+            handling: str = "strict") -> RdfSource:
+    """Replace the state of an existing resource (its interaction model stays)."""
+    txn = ctx.txn
+    if model == NON_RDF_SOURCE and not inp.is_binary:
+        raise IncompatibleLdpTypeError(uid, f"{uid} is a binary (ldp:NonRDFSource): it "
+                                            "cannot be replaced with RDF; update its "
+                                            "description instead")
+    if model != NON_RDF_SOURCE and inp.is_binary:
+        raise IncompatibleLdpTypeError(uid, f"{uid} is a {model_name(model)}: it cannot be "
+                                            "replaced with a binary")
+    if inp.model is not None and inp.model != model:
+        raise IncompatibleLdpTypeError(uid, f"{uid} is a {model_name(model)}; its "
+                                            f"interaction model cannot change to "
+                                            f"{model_name(inp.model)}")
+    res = res_uri(uid)
+    old = txn.triples(res)
+    children = [o[_CUT:-1] for s, p, o in old if p == LDP_CONTAINS]
+    if inp.is_binary:
+        old_user = [t for t in old if not is_server_managed(t[1], t[2])]
+        user = nonrdf.user_triples(ctx, uid, inp, old_user)
+        extra_sm = nonrdf.content_triples(uid, inp)
+    else:
+        user = list(dict.fromkeys(InputChecker(ctx, uid, handling).check(inp.triples)))
+        user = ldp.complete_membership_config(uid, model, user)
+        extra_sm = []
+    new = _server_triples_kept(ctx, uid, model, old) + extra_sm + user
+    ldp.write_graph(ctx, uid, new, children)
+    after_change(ctx, uid, model, old, new)
+    return _view_after_write(ctx, uid, model, new, children)
+
+
+def _server_triples_kept(ctx: Context, uid: str, model: str, old: list[Triple]) -> list[Triple]:
+    """Fresh server-managed triples keeping the creation date and agent."""
+    res = res_uri(uid)
+    return ldp.server_triples(ctx, uid, model,
+                              created=ldp.first_value(old, res, FCREPO_CREATED),
+                              created_by=ldp.first_value(old, res, FCREPO_CREATED_BY))
+
+
+def _view_after_write(ctx: Context, uid: str, model: str, own: list[Triple],
+                      children: list[str]) -> RdfSource:
+    from lakesuperior.model.versions import list_versions
+    res = res_uri(uid)
+    full = own + [(res, LDP_CONTAINS, res_uri(c)) for c in children] if children else own
+    return view(ctx, uid, full, model=model, extra=membership.triples_about(ctx.txn, uid),
+                versions=list_versions(ctx, uid))
+
+
+def after_change(ctx: Context, uid: str, model: str, old: list[Triple],
+                 new: list[Triple]) -> None:
+    """Keep membership right after a resource's own triples changed."""
+    txn = ctx.txn
+    if model in MEMBERSHIP_CONTAINERS:
+        old_cfg = membership.config_from_triples(uid, model, old)
+        new_cfg = membership.config_from_triples(uid, model, new)
+        if old_cfg != new_cfg:
+            membership.rebuild(ctx, uid, new_cfg)
+    parent = parent_uid(uid)
+    if parent is not None:
+        parent_model = ldp.model_of(ldp.types_of(txn, parent))
+        if parent_model == ldp.INDIRECT_CONTAINER:
+            cfg = membership.read_config(txn, parent, parent_model)
+            membership.on_child_changed(ctx, cfg, uid, old, new)
+
+
+# --- updates ------------------------------------------------------------------------------
+
+def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterable[Triple],
+                handling: str = "strict", *, old: list[Triple] | None = None,
+                model: str | None = None) -> RdfSource:
+    """Remove and add triples (public or internal URIs, no wildcards).
+
+    Removing a server-managed triple is refused under strict handling and
+    ignored under lenient; added triples go through the same checks as a PUT.
+    """
+    txn = ctx.txn
+    if model is None:
+        model = ldp.require_model(txn, uid)
+    res = res_uri(uid)
+    if old is None:
+        old = txn.triples(res)
+    to_internal = ctx.urimap.to_internal
+    removed_int = {(to_internal(s), p, to_internal(o)) for s, p, o in removed}
+    sm_removed = [t for t in removed_int if is_server_managed(t[1], t[2])]
+    if sm_removed and handling == "strict":
+        shown = "; ".join(f"{t[1]} {t[2][:100]}" for t in sm_removed[:5])
+        raise ServerManagedTermError(uid, f"Server-managed triples cannot be removed from "
+                                          f"{uid}: {shown}")
+    added_checked = InputChecker(ctx, uid, handling).check(added)
+    children = [o[_CUT:-1] for s, p, o in old if p == LDP_CONTAINS]
+    old_user = [t for t in old if not is_server_managed(t[1], t[2])]
+    kept = [t for t in old_user if t not in removed_int]
+    present = set(kept)
+    user = kept + [t for t in dict.fromkeys(added_checked) if t not in present]
+    user = ldp.complete_membership_config(uid, model, user)
+    sm = _server_triples_kept(ctx, uid, model, old)
+    if model == NON_RDF_SOURCE:
+        sm += binary_values(old, uid)
+    new = sm + user
+    ldp.write_graph(ctx, uid, new, children)
+    after_change(ctx, uid, model, old, new)
+    return _view_after_write(ctx, uid, model, new, children)
+
+
+def update_delta(ctx: Context, uid: str, remove: Iterable[Any] | None,
+                 add: Iterable[Any] | None, handling: str = "strict") -> RdfSource:
+    """Remove triples matching patterns (``None`` is a wildcard) and add triples.
+
+    Terms are canonical N-Triples strings (public or internal URIs) or rdflib
+    terms; ``<>`` and ``<#frag>`` mean the resource and its hash URIs. A
+    wildcard pattern never removes server-managed triples; a pattern that names
+    a server-managed predicate (or rdf:type with an LDP/Fedora class) is refused
+    under strict handling.
+    """
+    txn = ctx.txn
+    model = ldp.require_model(txn, uid)
+    res = res_uri(uid)
+    old = txn.triples(res)
+    pub = ctx.urimap.public_iri(uid)
+    to_internal = ctx.urimap.to_internal
+
+    def term(value: Any, wildcard: bool) -> str | None:
+        if value is None:
+            if not wildcard:
+                raise InvalidTripleError(uid, "None is only allowed in remove patterns")
+            return None
+        t = value if isinstance(value, str) and not hasattr(value, "n3") else _from_node(value)
+        if t == "<>":
+            t = "<" + pub + ">"
+        elif t.startswith("<#"):
+            t = "<" + pub + t[1:]
+        return to_internal(t)
+
+    removed: list[Triple] = []
+    for pattern in _triples_of(remove):
+        s, p, o = (term(x, True) for x in pattern)
+        if (p is not None and is_server_managed(p, o or "")
+                and (p != RDF_TYPE or o is not None)):
+            if handling == "strict":
+                raise ServerManagedTermError(uid, f"Server-managed triples cannot be "
+                                                  f"removed from {uid}: {p} {o or '*'}")
+            continue
+        for t in old:
+            if t[1] == LDP_CONTAINS or is_server_managed(t[1], t[2]):
+                continue
+            if (s is None or t[0] == s) and (p is None or t[1] == p) and (o is None or t[2] == o):
+                removed.append(t)
+    added = [tuple(term(x, False) for x in t) for t in _triples_of(add)]
+    return apply_delta(ctx, uid, removed, added, handling, old=old, model=model)
+
+
+def _from_node(node: Any) -> str:
+    from lakesuperior.rdfio import from_rdflib
+    return from_rdflib(node)
+
+
+def _triples_of(value: Any) -> list:
+    if value is None:
+        return []
+    if hasattr(value, "triples") and hasattr(value, "serialize"):  # an rdflib Graph
+        return list(value)
+    out = []
+    for t in value:
+        t = tuple(t)
+        if len(t) != 3:
+            raise InvalidTripleError(None, f"Not a triple: {t!r:.200}")
+        out.append(t)
+    return out

@@ -1,0 +1,106 @@
+"""SPARQL Update on one resource (LDP PATCH).
+
+The resource's triples (user and server-managed, containment excepted) are
+loaded into an rdflib Graph under their public URIs, rdflib's update engine
+runs the request with the resource's URI as base (so ``<>`` is the resource),
+and the difference between before and after is applied like any other change:
+server-managed triples added or removed are refused (strict) or ignored
+(lenient), added triples pass the single-subject and referential-integrity
+checks.
+
+Only ``INSERT DATA``, ``DELETE DATA``, ``DELETE WHERE`` and
+``DELETE/INSERT ... WHERE`` are accepted: graph management (LOAD, CLEAR, DROP,
+CREATE, ADD, MOVE, COPY), named graphs (``GRAPH``, ``WITH``, ``USING``) and
+``SERVICE`` are refused, so an update never reaches the network or another
+resource.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from lakesuperior.exceptions import SparqlError
+from lakesuperior.model import ldp
+from lakesuperior.model.context import Context
+from lakesuperior.model.lifecycle import apply_delta
+from lakesuperior.model.namespaces import LDP_CONTAINS
+from lakesuperior.model.resource import RdfSource
+from lakesuperior.model.uids import res_uri
+
+_ALLOWED = ("InsertData", "DeleteData", "DeleteWhere", "Modify")
+
+
+def parse(text: str, base: str) -> Any:
+    """Parse and translate a SPARQL Update; ``SparqlError`` with rdflib's message."""
+    from rdflib.plugins.sparql.algebra import translateUpdate
+    from rdflib.plugins.sparql.parser import parseUpdate
+
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise SparqlError(f"The update is not valid UTF-8: {e.reason}") from None
+    if not isinstance(text, str):
+        raise SparqlError(f"A SPARQL update must be a string, not {type(text).__name__}")
+    try:
+        parsed = parseUpdate(text)
+    except Exception as e:  # pyparsing.ParseException and friends
+        raise SparqlError(f"SPARQL Update syntax error: {e}") from None
+    if not parsed.request:
+        raise SparqlError("The SPARQL update is empty")
+    for op in parsed.request:
+        _check_operation(op)
+    try:
+        return translateUpdate(parsed, base=base)
+    except Exception as e:
+        raise SparqlError(f"Invalid SPARQL update: {e}") from None
+
+
+def _check_operation(op: Any) -> None:
+    name = getattr(op, "name", None)
+    if name not in _ALLOWED:
+        raise SparqlError(f"SPARQL Update operation {name} is not supported on a resource; "
+                          "use INSERT DATA, DELETE DATA, DELETE WHERE or DELETE/INSERT WHERE")
+    if name == "Modify" and ("withClause" in op or "using" in op):
+        raise SparqlError("WITH and USING (named graphs) are not supported in a resource update")
+    _refuse(op, ("GraphGraphPattern", "ServiceGraphPattern", "QuadsNotTriples"))
+
+
+def _refuse(node: Any, names: tuple[str, ...]) -> None:
+    """Walk a parse tree; refuse named graphs and SERVICE."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        name = getattr(cur, "name", None)
+        if name in names:
+            what = "SERVICE" if name == "ServiceGraphPattern" else "Named graphs (GRAPH)"
+            raise SparqlError(f"{what} not supported in a resource update")
+        if isinstance(cur, dict):
+            stack.extend(cur.values())
+        elif isinstance(cur, (list, tuple)):
+            stack.extend(cur)
+
+
+def update(ctx: Context, uid: str, text: str, handling: str = "strict") -> RdfSource:
+    """Apply a SPARQL Update to resource ``uid`` (a binary's description for a binary)."""
+    from rdflib.plugins.sparql.update import evalUpdate
+    from lakesuperior.rdfio import graph_to_triples, triples_to_graph
+
+    txn = ctx.txn
+    model = ldp.require_model(txn, uid)
+    base = ctx.urimap.public_iri(uid)
+    request = parse(text, base)
+    old = txn.triples(res_uri(uid))
+    before = ctx.urimap.triples_to_public([t for t in old if t[1] != LDP_CONTAINS])
+    graph = triples_to_graph(before)
+    try:
+        evalUpdate(graph, request)
+    except SparqlError:
+        raise
+    except Exception as e:
+        raise SparqlError(f"The SPARQL update failed: {e}") from None
+    after = graph_to_triples(graph)
+    before_set = set(before)
+    after_set = set(after)
+    removed = [t for t in before if t not in after_set]
+    added = [t for t in after if t not in before_set]
+    return apply_delta(ctx, uid, removed, added, handling, old=old, model=model)

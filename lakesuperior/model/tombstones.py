@@ -1,0 +1,168 @@
+"""Deletion: tombstones (soft delete), resurrection, and purge.
+
+Soft delete of ``uid`` moves the graph of ``uid`` and of every descendant to
+``<info:fcbury{u}>`` (so that union-graph queries no longer see them), and
+writes a small tombstone graph ``<info:fctomb{u}>`` for each: for ``uid``
+itself ``rdf:type fcsystem:Tombstone`` and ``fcsystem:deleted``, for a
+descendant ``fcsystem:buriedIn <uid>``. The parent loses the containment
+triple and gains ``fcsystem:hasTombstone <uid>`` in ``<info:fcgrave{parent}>``,
+so that purging the parent later finds the tombstones under it. Membership
+triples the buried resources gave are removed (and rebuilt on resurrection).
+
+Purge (hard delete, or ``forget`` of a tombstone) removes the graphs of the
+whole subtree, tombstones and versions included. Binary content files are
+left to ``Repository.cleanup()``: content is shared by digest, and a file must
+outlive the last transaction that can still refer to it.
+"""
+from __future__ import annotations
+
+from lakesuperior.exceptions import (
+    InvalidResourceError,
+    ResourceExistsError,
+    ResourceNotExistsError,
+)
+from lakesuperior.model import ldp, membership, versions
+from lakesuperior.model.context import Context
+from lakesuperior.model.ldp import MEMBERSHIP_CONTAINERS
+from lakesuperior.model.namespaces import (
+    FCSYSTEM_BURIED_IN,
+    FCSYSTEM_DELETED,
+    FCSYSTEM_HAS_TOMBSTONE,
+    FCSYSTEM_TOMBSTONE,
+    LDP_CONTAINS,
+    RDF_TYPE,
+)
+from lakesuperior.model.uids import ROOT_UID, graph, parent_uid, res_uri, uid_of
+
+Triple = tuple[str, str, str]
+
+
+def subtree(txn, uid: str, kind: str = "res") -> list[str]:
+    """``uid`` and its descendants, parents before children (containment walk in
+    the live graphs, or in the buried ones for ``kind='bury'``)."""
+    out = [uid]
+    i = 0
+    while i < len(out):
+        u = out[i]
+        g = graph(kind, u)
+        out.extend(uid_of(q[2]) for q in txn.match(res_uri(u), LDP_CONTAINS, None, g))
+        i += 1
+    return out
+
+
+def _model(triples: list[Triple], uid: str) -> str | None:
+    res = res_uri(uid)
+    return ldp.model_of(o for s, p, o in triples if p == RDF_TYPE and s == res)
+
+
+def _detach(ctx: Context, uid: str, own: list[Triple]) -> None:
+    """Remove a resource's containment and membership in its parent."""
+    txn = ctx.txn
+    parent = parent_uid(uid)
+    parent_model = ldp.model_of(ldp.types_of(txn, parent))
+    if parent_model in MEMBERSHIP_CONTAINERS:
+        cfg = membership.read_config(txn, parent, parent_model)
+        membership.on_child_removed(ctx, cfg, uid, own)
+    ldp.remove_child(ctx, parent, uid)
+
+
+def bury(ctx: Context, uid: str) -> None:
+    """Soft delete: tombstone ``uid`` and bury its descendants."""
+    txn = ctx.txn
+    ldp.require_model(txn, uid)
+    if uid == ROOT_UID:
+        raise InvalidResourceError(uid, "The root cannot be deleted")
+    own = txn.triples(res_uri(uid))
+    _detach(ctx, uid, own)
+    top = res_uri(uid)
+    for u in subtree(txn, uid):
+        res = res_uri(u)
+        triples = own if u == uid else txn.triples(res)
+        txn.add_graph(graph("bury", u), triples)
+        txn.remove_graph(res)
+        if _model(triples, u) in MEMBERSHIP_CONTAINERS:
+            membership.drop(ctx, u)
+        if u == uid:
+            marker = [(res, RDF_TYPE, FCSYSTEM_TOMBSTONE), (res, FCSYSTEM_DELETED, ctx.now_term)]
+        else:
+            marker = [(res, FCSYSTEM_BURIED_IN, top)]
+        txn.add_graph(graph("tomb", u), marker)
+    parent = parent_uid(uid)
+    txn.add(((res_uri(parent), FCSYSTEM_HAS_TOMBSTONE, top, graph("grave", parent)),))
+
+
+def _top_tombstone(ctx: Context, uid: str) -> None:
+    """Check that ``uid`` is the top of a tombstone."""
+    txn = ctx.txn
+    if txn.has_graph(res_uri(uid)):
+        raise ResourceExistsError(uid, f"Resource {uid} is not deleted")
+    marker = txn.triples(graph("tomb", uid))
+    if not marker:
+        raise ResourceNotExistsError(uid, f"There is no tombstone at {uid}")
+    for s, p, o in marker:
+        if p == FCSYSTEM_BURIED_IN:
+            top = uid_of(o)
+            raise InvalidResourceError(uid, f"Resource {uid} was deleted with {top}: "
+                                            f"use {top} instead")
+
+
+def resurrect(ctx: Context, uid: str) -> None:
+    """Undo a soft delete: restore ``uid`` and its descendants."""
+    txn = ctx.txn
+    _top_tombstone(ctx, uid)
+    parent = parent_uid(uid)
+    parent_model = ldp.require_model(txn, parent)
+    nodes = subtree(txn, uid, "bury")
+    own = None
+    for u in nodes:
+        triples = txn.triples(graph("bury", u))
+        children = [uid_of(o) for s, p, o in triples if p == LDP_CONTAINS]
+        mine = [t for t in triples if t[1] != LDP_CONTAINS]
+        ldp.write_graph(ctx, u, mine, children)
+        txn.remove_graph(graph("bury", u))
+        txn.remove_graph(graph("tomb", u))
+        if u == uid:
+            own = mine
+    for u in nodes:
+        model = ldp.model_of(ldp.types_of(txn, u))
+        if model in MEMBERSHIP_CONTAINERS:
+            membership.rebuild(ctx, u, membership.read_config(txn, u, model))
+    ldp.add_child(ctx, parent, uid)
+    if parent_model in MEMBERSHIP_CONTAINERS:
+        membership.on_child_added(ctx, membership.read_config(txn, parent, parent_model),
+                                  uid, own or [])
+    txn.remove(res_uri(parent), FCSYSTEM_HAS_TOMBSTONE, res_uri(uid), graph("grave", parent))
+
+
+def purge(ctx: Context, uid: str) -> None:
+    """Hard delete a live resource and everything under it."""
+    txn = ctx.txn
+    ldp.require_model(txn, uid)
+    if uid == ROOT_UID:
+        raise InvalidResourceError(uid, "The root cannot be deleted")
+    _detach(ctx, uid, txn.triples(res_uri(uid)))
+    _purge_tree(ctx, uid, "res")
+
+
+def forget(ctx: Context, uid: str) -> None:
+    """Purge a tombstone and everything buried under it, versions included."""
+    _top_tombstone(ctx, uid)
+    _purge_tree(ctx, uid, "bury")
+    parent = parent_uid(uid)
+    ctx.txn.remove(res_uri(parent), FCSYSTEM_HAS_TOMBSTONE, res_uri(uid), graph("grave", parent))
+
+
+def _purge_tree(ctx: Context, uid: str, kind: str) -> None:
+    txn = ctx.txn
+    for u in subtree(txn, uid, kind):
+        g = graph(kind, u)
+        if kind == "res" and ldp.model_of(ldp.types_of(txn, u)) in MEMBERSHIP_CONTAINERS:
+            membership.drop(ctx, u)
+        txn.remove_graph(g)
+        txn.remove_graph(graph("tomb", u))
+        versions.purge(ctx, u)
+        grave = graph("grave", u)
+        for s, p, o in txn.triples(grave):
+            if p == FCSYSTEM_HAS_TOMBSTONE:
+                _purge_tree(ctx, uid_of(o), "bury")
+        txn.remove_graph(grave)

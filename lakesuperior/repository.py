@@ -1,0 +1,386 @@
+"""The Python API: a ``Repository`` on a data directory.
+
+Usage::
+
+    from lakesuperior import Repository
+
+    repo = Repository("/var/lib/lsup")          # created and bootstrapped if new
+    repo.create_or_replace("/photos", data=b"<> a <http://ex.org/Album> .",
+                           media_type="text/turtle")
+    child = repo.create("/photos", stream=open("a.jpg", "rb"), media_type="image/jpeg")
+    res = repo.get("/photos")
+    res.children, res.triples, res.imr           # imr: an rdflib Graph, built on demand
+    with repo.transaction():                     # several calls, one atomic write
+        repo.delete("/photos/x")
+        repo.create_or_replace("/photos/y")
+    repo.close()
+
+Every call runs in one store transaction (a read snapshot or the write
+transaction); a call that raises has written nothing. Inside
+``transaction()`` the calls share one write transaction, committed at the end
+of the block; if any call inside it fails, the whole block is rolled back even
+if the caller caught the error.
+
+Terms are canonical N-Triples strings (``<http://...>``, ``_:b``, ``"lit"@en``)
+with public URIs (``base_uri + uid``). rdflib is used only when asked (an
+input Graph, ``resource.imr``) and by SPARQL Update.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from lakesuperior.config import Config
+from lakesuperior.model import admin, ldp, lifecycle, tombstones
+from lakesuperior.model import sparql_update as sparql_mod
+from lakesuperior.model import versions as versions_mod
+from lakesuperior.model.context import Context, Settings
+from lakesuperior.model.inputs import read_input
+from lakesuperior.model.resource import RdfSource, VersionInfo, load, view
+from lakesuperior.model.uids import (
+    ROOT_UID,
+    UriMap,
+    check_slug,
+    child_uid,
+    normalize_uid,
+    res_uri,
+)
+
+__all__ = ["Repository"]
+
+
+class Repository:
+    """An LDP repository on a data directory (LMDB quad store + binary files).
+
+    ``Repository(path)`` uses the default configuration with ``data_dir=path``;
+    ``Repository.from_config(Config.load())`` reads the YAML file and the
+    ``LSUP_*`` environment. Keyword arguments override configuration fields
+    (``Repository(path, base_uri="https://example.org/rest")``).
+    """
+
+    def __init__(self, path: str | os.PathLike | None = None, *, config: Config | None = None,
+                 agent: str = "admin", **overrides: Any):
+        cfg = config or Config()
+        if path is not None:
+            overrides["data_dir"] = os.fspath(path)
+        if overrides:
+            cfg = cfg.with_(**overrides)
+        self.config = cfg
+        self.settings = Settings(
+            base_uri=cfg.base_uri,
+            referential_integrity=cfg.referential_integrity,
+            allow_foreign_subjects=cfg.allow_foreign_subjects,
+            agent=agent,
+            digest_algorithm=cfg.digest_algorithm,
+        )
+        self.urimap = UriMap(cfg.base_uri)
+        from lakesuperior.store.binaries import BinaryStore
+        from lakesuperior.store.quadstore import QuadStore
+        os.makedirs(cfg.store_dir, exist_ok=True)
+        os.makedirs(cfg.binary_dir, exist_ok=True)
+        self.store = QuadStore(cfg.store_dir, map_size=cfg.map_size, sync=cfg.sync,
+                               index_batch=cfg.index_batch)
+        self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
+        self._lock = threading.RLock()
+        self._txn: Any = None            # the write transaction of transaction(), if open
+        self._txn_owner: int | None = None
+        self._txn_error: BaseException | None = None
+        self._bootstrap()
+
+    @classmethod
+    def from_config(cls, config: Config, **kw: Any) -> "Repository":
+        return cls(config=config, **kw)
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Repository":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Repository({self.config.data_dir!r})"
+
+    @property
+    def base_uri(self) -> str:
+        return self.urimap.base
+
+    def _bootstrap(self) -> None:
+        """Create the root container of a new repository."""
+        with self.store.read() as txn:
+            if txn.has_graph(res_uri(ROOT_UID)):
+                return
+        with self._write() as ctx:
+            if not ctx.txn.has_graph(res_uri(ROOT_UID)):
+                ldp.write_graph(ctx, ROOT_UID,
+                                ldp.server_triples(ctx, ROOT_UID, ldp.BASIC_CONTAINER))
+
+    # -- transactions --------------------------------------------------------------------
+
+    def _in_own_txn(self) -> bool:
+        return self._txn is not None and self._txn_owner == threading.get_ident()
+
+    @contextmanager
+    def _write(self, base_uri: str | None = None) -> Iterator[Context]:
+        """The write transaction of one call (or the open ``transaction()``'s)."""
+        if self._in_own_txn():
+            ctx = Context(self._txn, self.settings, self.binaries, self._urimap(base_uri))
+            try:
+                yield ctx
+            except BaseException as e:
+                if self._txn_error is None:
+                    self._txn_error = e
+                raise
+            return
+        with self._lock:
+            with self.store.write() as txn:
+                yield Context(txn, self.settings, self.binaries, self._urimap(base_uri))
+
+    @contextmanager
+    def _read(self, base_uri: str | None = None) -> Iterator[Context]:
+        """A read snapshot (or, inside ``transaction()``, the open write
+        transaction, so that reads see the block's own writes)."""
+        if self._in_own_txn():
+            yield Context(self._txn, self.settings, self.binaries, self._urimap(base_uri))
+            return
+        with self.store.read() as txn:
+            yield Context(txn, self.settings, self.binaries, self._urimap(base_uri))
+
+    def _urimap(self, base_uri: str | None) -> UriMap:
+        if base_uri is None or base_uri.rstrip("/") == self.urimap.base:
+            return self.urimap
+        return UriMap(base_uri)
+
+    @contextmanager
+    def transaction(self) -> Iterator["Repository"]:
+        """Run several calls in one atomic write transaction.
+
+        Nested ``transaction()`` blocks join the outer one. The block commits when
+        it ends normally; it is rolled back when it raises, and also when any
+        call inside it raised (even if the caller caught that error), in which
+        case leaving the block raises that error again.
+        """
+        if self._in_own_txn():
+            yield self
+            return
+        with self._lock:
+            with self.store.write() as txn:
+                self._txn = txn
+                self._txn_owner = threading.get_ident()
+                self._txn_error = None
+                try:
+                    yield self
+                    if self._txn_error is not None:
+                        raise self._txn_error
+                finally:
+                    self._txn = None
+                    self._txn_owner = None
+                    self._txn_error = None
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def exists(self, uid: str) -> bool:
+        """Whether a live resource is at ``uid``; ``TombstoneError`` if it was
+        deleted and left a tombstone."""
+        uid = normalize_uid(uid)
+        with self._read() as ctx:
+            if ctx.txn.has_graph(res_uri(uid)):
+                return True
+            if ldp.is_tombstone(ctx.txn, uid):
+                raise ldp.tombstone_error(ctx.txn, uid)
+            return False
+
+    def get(self, uid: str, *, incl_children: bool = True, incl_inbound: bool = False,
+            incl_srv_mgd: bool = True, embed_children: bool = False,
+            incl_membership: bool = True, base_uri: str | None = None) -> RdfSource:
+        """The resource at ``uid`` (an ``RdfSource``, ``Container`` or ``Binary``).
+
+        ``incl_children``: containment triples; ``incl_inbound``: triples of
+        other resources that point here; ``incl_srv_mgd``: server-managed
+        triples; ``embed_children``: the children's own triples;
+        ``incl_membership``: membership triples about the resource;
+        ``base_uri``: public base for this call's output (default: configured).
+        """
+        uid = normalize_uid(uid)
+        with self._read(base_uri) as ctx:
+            return load(ctx, uid, incl_children=incl_children, incl_inbound=incl_inbound,
+                        incl_srv_mgd=incl_srv_mgd, embed_children=embed_children,
+                        incl_membership=incl_membership)
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def _input(self, uid: str, base: UriMap, *, graph: Any, data: Any, media_type: Any,
+               stream: Any, interaction_model: Any, digests: Any, filename: Any):
+        return read_input(base.public_iri(uid), graph=graph, data=data,
+                          media_type=media_type, stream=stream,
+                          interaction_model=interaction_model, binaries=self.binaries,
+                          digests=digests, filename=filename, uid=uid)
+
+    def create(self, parent_uid: str, *, slug: str | None = None, graph: Any = None,
+               data: bytes | None = None, media_type: str | None = None, stream: Any = None,
+               interaction_model: Any = None, handling: str = "strict",
+               digests: Mapping[str, str] | None = None, filename: str | None = None,
+               base_uri: str | None = None) -> RdfSource:
+        """POST: create a new resource under ``parent_uid`` with a server-minted
+        uid (the ``slug`` if it is free, else a uuid4 segment); return it.
+
+        Input: an rdflib ``graph``; or ``data`` / ``stream`` with a
+        ``media_type`` (RDF types are parsed; any other type makes a binary
+        with that mimetype); ``interaction_model`` (``ldp:BasicContainer`` by
+        default for RDF; ``ldp:NonRDFSource`` forces a binary). For a binary:
+        ``digests`` (algorithm -> hex/base64) are verified, ``filename`` is
+        recorded. ``handling``: ``'strict'`` refuses server-managed triples,
+        ``'lenient'`` drops them.
+        """
+        parent = normalize_uid(parent_uid)
+        segment = check_slug(slug) if slug is not None else str(uuid.uuid4())
+        candidate = child_uid(parent, segment)
+        umap = self._urimap(base_uri)
+        inp = self._input(candidate, umap, graph=graph, data=data, media_type=media_type,
+                          stream=stream, interaction_model=interaction_model,
+                          digests=digests, filename=filename)
+        with self._write(base_uri) as ctx:
+            return lifecycle.create_child(ctx, parent, candidate, inp, handling)
+
+    def create_or_replace(self, uid: str, *, graph: Any = None, data: bytes | None = None,
+                          media_type: str | None = None, stream: Any = None,
+                          interaction_model: Any = None, handling: str = "strict",
+                          digests: Mapping[str, str] | None = None,
+                          filename: str | None = None,
+                          base_uri: str | None = None) -> tuple[str, RdfSource]:
+        """PUT: create the resource at ``uid`` or replace its state; return
+        ``('create' | 'replace', resource)``. Missing intermediate path segments
+        become basic containers. Inputs as for ``create``. The interaction model
+        of an existing resource cannot change; a binary cannot be replaced with
+        RDF (update its description instead) nor an RDF source with a binary.
+        """
+        uid = normalize_uid(uid)
+        umap = self._urimap(base_uri)
+        inp = self._input(uid, umap, graph=graph, data=data, media_type=media_type,
+                          stream=stream, interaction_model=interaction_model,
+                          digests=digests, filename=filename)
+        with self._write(base_uri) as ctx:
+            return lifecycle.create_or_replace(ctx, uid, inp, handling)
+
+    def update(self, uid: str, sparql_update: str | bytes, *, handling: str = "strict",
+               base_uri: str | None = None) -> RdfSource:
+        """PATCH with SPARQL Update (INSERT DATA, DELETE DATA, DELETE WHERE,
+        DELETE/INSERT WHERE); ``<>`` is the resource. On a binary it updates the
+        description."""
+        uid = normalize_uid(uid)
+        with self._write(base_uri) as ctx:
+            return sparql_mod.update(ctx, uid, sparql_update, handling)
+
+    def update_delta(self, uid: str, remove: Iterable[Any] | None, add: Iterable[Any] | None,
+                     *, handling: str = "strict", base_uri: str | None = None) -> RdfSource:
+        """Remove the triples matching ``remove`` (patterns; ``None`` is a
+        wildcard) and add the triples ``add``. Terms: canonical N-Triples strings
+        or rdflib terms; either may be an rdflib Graph."""
+        uid = normalize_uid(uid)
+        with self._write(base_uri) as ctx:
+            return lifecycle.update_delta(ctx, uid, remove, add, handling)
+
+    def delete(self, uid: str, *, soft: bool = True) -> None:
+        """Delete a resource and its descendants: ``soft`` leaves a tombstone
+        (``resurrect`` undoes it), hard delete purges everything."""
+        uid = normalize_uid(uid)
+        with self._write() as ctx:
+            if soft:
+                tombstones.bury(ctx, uid)
+            else:
+                tombstones.purge(ctx, uid)
+
+    def resurrect(self, uid: str) -> RdfSource:
+        """Undo a soft delete of ``uid`` (the top of a tombstone); return it."""
+        uid = normalize_uid(uid)
+        with self._write() as ctx:
+            tombstones.resurrect(ctx, uid)
+            return load(ctx, uid)
+
+    def forget(self, uid: str) -> None:
+        """Purge the tombstone at ``uid`` and everything under it, versions included."""
+        uid = normalize_uid(uid)
+        with self._write() as ctx:
+            tombstones.forget(ctx, uid)
+
+    # -- versions ----------------------------------------------------------------------------
+
+    def create_version(self, uid: str, *, label: str | None = None) -> str:
+        """Snapshot the resource; return the version id (Memento datetime
+        ``yyyyMMddHHmmss``, UTC). A second snapshot in the same second replaces
+        the first."""
+        uid = normalize_uid(uid)
+        with self._write() as ctx:
+            ldp.require_model(ctx.txn, uid)
+            return versions_mod.snapshot(ctx, uid, ctx.txn.triples(res_uri(uid)), label)
+
+    def versions(self, uid: str) -> list[VersionInfo]:
+        """The versions of a resource, oldest first."""
+        uid = normalize_uid(uid)
+        with self._read() as ctx:
+            ldp.require_model(ctx.txn, uid)
+            return versions_mod.list_versions(ctx, uid)
+
+    def get_version(self, uid: str, version_id: str, *,
+                    base_uri: str | None = None) -> RdfSource:
+        """A version of a resource, as a read-only view of its snapshot."""
+        uid = normalize_uid(uid)
+        with self._read(base_uri) as ctx:
+            ldp.require_model(ctx.txn, uid)
+            triples = versions_mod.read_snapshot(ctx, uid, version_id)
+            return view(ctx, uid, triples, version_of=version_id)
+
+    def revert_to_version(self, uid: str, version_id: str) -> RdfSource:
+        """Restore a version's state (user triples, and for a binary its content);
+        the current state is snapshotted first."""
+        uid = normalize_uid(uid)
+        with self._write() as ctx:
+            txn = ctx.txn
+            model = ldp.require_model(txn, uid)
+            snap = versions_mod.read_snapshot(ctx, uid, version_id)
+            current = txn.triples(res_uri(uid))
+            versions_mod.snapshot(ctx, uid, current)
+            old_user = [t for t in current if not ldp.is_server_managed(t[1], t[2])]
+            new_user = [t for t in snap if not ldp.is_server_managed(t[1], t[2])]
+            if model == ldp.NON_RDF_SOURCE:
+                from lakesuperior.model.resource import binary_values
+                keep = [t for t in current if t[1] not in ldp.BINARY_PREDICATES]
+                current = keep + binary_values(snap, uid)
+            return lifecycle.apply_delta(ctx, uid, old_user, new_user, "lenient",
+                                         old=current, model=model)
+
+    # -- admin ----------------------------------------------------------------------------
+
+    def fixity_check(self, uid: str) -> admin.FixityResult:
+        """Re-hash a binary's content against its recorded digest."""
+        uid = normalize_uid(uid)
+        with self._read() as ctx:
+            return admin.fixity_check(ctx, uid)
+
+    def integrity_check(self) -> admin.IntegrityReport:
+        """Check containment, parents, binary content and links of every resource."""
+        with self._read() as ctx:
+            return admin.integrity_check(ctx)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts (resources, tombstones, versions, binaries) and store sizes."""
+        with self._read() as ctx:
+            return admin.stats(ctx, self.store)
+
+    def cleanup(self, *, min_age: float = 3600.0) -> dict[str, int]:
+        """Remove binary content no description refers to (left by purges and by
+        aborted writes, which store the file before the transaction) and
+        leftover temporary files, when older than ``min_age`` seconds."""
+        with self._read() as ctx:
+            referenced = admin.referenced_digests(ctx)
+        return {"orphans": admin.remove_orphans(self.binaries, referenced, min_age),
+                "temp_files": self.binaries.remove_temp_files(min_age)}
+

@@ -1,0 +1,162 @@
+"""SPARQL Update and update_delta."""
+from __future__ import annotations
+
+import pytest
+from rdflib import Literal, URIRef
+
+from lakesuperior.exceptions import (
+    RefIntViolationError,
+    ResourceNotExistsError,
+    ServerManagedTermError,
+    SingleSubjectError,
+    SparqlError,
+)
+from lakesuperior.model.namespaces import FCREPO, LDP, RDF_TYPE
+
+BASE = "http://test.example/rest"
+TTL = "text/turtle"
+EX = "http://ex.org/"
+
+
+def pub(uid):
+    return f"<{BASE}{uid}>"
+
+
+@pytest.fixture
+def doc(repo):
+    repo.create_or_replace(
+        "/d", media_type=TTL,
+        data=b'@prefix ex: <http://ex.org/> . <> ex:title "Old" ; ex:tag "a", "b" ; '
+             b'ex:part <#p> ; ex:author [ ex:name "Ann" ] . <#p> ex:n 1 .')
+    return repo
+
+
+def user(repo, uid="/d"):
+    return sorted(repo.get(uid).user_data)
+
+
+def test_insert_delete_data(doc):
+    res = doc.update("/d", 'PREFIX ex: <http://ex.org/> '
+                           'DELETE DATA { <> ex:title "Old" } ; '
+                           'INSERT DATA { <> ex:title "New" . <#p> ex:n 2 }')
+    triples = set(res.user_data)
+    assert (pub("/d"), f"<{EX}title>", '"New"') in triples
+    assert (pub("/d"), f"<{EX}title>", '"Old"') not in triples
+    assert (pub("/d#p"), f"<{EX}n>", '"2"^^<http://www.w3.org/2001/XMLSchema#integer>') in triples
+    assert sorted(res.user_data) == user(doc)
+
+
+def test_delete_insert_where(doc):
+    doc.update("/d", 'PREFIX ex: <http://ex.org/> '
+                     'DELETE { <> ex:tag ?t } INSERT { <> ex:label ?t } WHERE { <> ex:tag ?t }')
+    triples = set(doc.get("/d").user_data)
+    assert not any(t[1] == f"<{EX}tag>" for t in triples)
+    assert {t[2] for t in triples if t[1] == f"<{EX}label>"} == {'"a"', '"b"'}
+
+
+def test_delete_where_with_blank_nodes(doc):
+    doc.update("/d", 'PREFIX ex: <http://ex.org/> DELETE WHERE { <> ex:author ?a . ?a ex:name ?n }')
+    assert not any(t[0].startswith("_:") or t[2].startswith("_:") for t in user(doc))
+    doc.update("/d", 'PREFIX ex: <http://ex.org/> INSERT DATA { <> ex:author [ ex:name "Bo" ] }')
+    bnodes = [t for t in user(doc) if t[0].startswith("_:")]
+    assert [t[1:] for t in bnodes] == [(f"<{EX}name>", '"Bo"')]
+
+
+def test_untouched_blank_nodes_survive(doc):
+    before = [t for t in user(doc) if t[2].startswith("_:") or t[0].startswith("_:")]
+    doc.update("/d", 'INSERT DATA { <> <http://ex.org/x> "y" }')
+    after = [t for t in user(doc) if t[2].startswith("_:") or t[0].startswith("_:")]
+    assert before == after and len(before) == 2
+
+
+def test_update_refuses_server_managed(doc, state):
+    before = state(doc)
+    for text in ['INSERT DATA { <> <http://fedora.info/definitions/v4/repository#created> "x" }',
+                 'INSERT DATA { <> a <http://www.w3.org/ns/ldp#DirectContainer> }',
+                 'DELETE WHERE { <> a <http://www.w3.org/ns/ldp#BasicContainer> }',
+                 'DELETE WHERE { <> ?p ?o }']:
+        with pytest.raises(ServerManagedTermError):
+            doc.update("/d", text)
+    assert state(doc) == before
+    # lenient: the server-managed part is ignored, the rest applies
+    res = doc.update("/d", 'INSERT DATA { <> a <http://www.w3.org/ns/ldp#DirectContainer> ; '
+                           '<http://ex.org/ok> "yes" }', handling="lenient")
+    assert LDP.DirectContainer not in res.ldp_types
+    assert (pub("/d"), f"<{EX}ok>", '"yes"') in res.user_data
+    res = doc.update("/d", 'DELETE WHERE { <> ?p ?o }', handling="lenient")
+    assert res.user_data == [t for t in res.user_data if not t[0] == pub("/d")]
+    assert (pub("/d"), RDF_TYPE, LDP.BasicContainer) in res.metadata
+
+
+@pytest.mark.parametrize("text, message", [
+    ("INSERT DATA { <> <http://ex.org/p> ", "syntax"),
+    ("SELECT * WHERE { ?s ?p ?o }", "syntax"),
+    ("", "empty"),
+    ("LOAD <http://example.org/data.ttl>", "not supported"),
+    ("CLEAR ALL", "not supported"),
+    ("DROP GRAPH <http://g>", "not supported"),
+    ("INSERT DATA { GRAPH <http://g> { <> <http://ex.org/p> 1 } }", "graph"),
+    ("WITH <http://g> DELETE { <> <http://ex.org/p> ?o } WHERE { <> <http://ex.org/p> ?o }",
+     "WITH"),
+    ("DELETE { <> <http://ex.org/p> ?o } WHERE { SERVICE <http://remote/sparql> "
+     "{ <> <http://ex.org/p> ?o } }", "SERVICE"),
+    ("INSERT DATA { <> undeclared:p 1 }", ""),
+])
+def test_update_errors(doc, state, text, message):
+    before = state(doc)
+    with pytest.raises(SparqlError) as e:
+        doc.update("/d", text)
+    assert message.lower() in str(e.value).lower()
+    assert state(doc) == before
+
+
+def test_update_single_subject_and_refint(repo_factory, state):
+    repo = repo_factory(referential_integrity="strict")
+    repo.create_or_replace("/d")
+    before = state(repo)
+    with pytest.raises(SingleSubjectError):
+        repo.update("/d", 'INSERT DATA { <http://other.org/x> <http://ex.org/p> 1 }')
+    with pytest.raises(RefIntViolationError):
+        repo.update("/d", 'INSERT DATA { <> <http://ex.org/p> </rest/missing> }')
+    assert state(repo) == before
+    repo.update("/d", 'INSERT DATA { <> <http://ex.org/p> </rest/> }')
+    assert (pub("/d"), f"<{EX}p>", pub("/")) in repo.get("/d").user_data
+
+
+def test_update_missing(repo):
+    with pytest.raises(ResourceNotExistsError):
+        repo.update("/missing", 'INSERT DATA { <> <http://ex.org/p> 1 }')
+
+
+# --- update_delta -----------------------------------------------------------------------------
+
+def test_update_delta(doc):
+    res = doc.update_delta(
+        "/d",
+        remove=[(None, f"<{EX}tag>", None), (pub("/d"), f"<{EX}title>", '"Old"')],
+        add=[(pub("/d"), f"<{EX}title>", '"Fresh"'), ("<>", f"<{EX}self>", "<#p>")])
+    triples = set(res.user_data)
+    assert not any(t[1] == f"<{EX}tag>" for t in triples)
+    assert (pub("/d"), f"<{EX}title>", '"Fresh"') in triples
+    assert (pub("/d"), f"<{EX}self>", pub("/d#p")) in triples
+    assert sorted(res.user_data) == user(doc)
+
+
+def test_update_delta_rdflib_terms(doc):
+    me = URIRef(BASE + "/d")
+    doc.update_delta("/d", remove=[(me, URIRef(EX + "title"), None)],
+                     add=[(me, URIRef(EX + "title"), Literal("Rdflib", lang="en"))])
+    assert (pub("/d"), f"<{EX}title>", '"Rdflib"@en') in doc.get("/d").user_data
+
+
+def test_update_delta_wildcards_skip_server_managed(doc, state):
+    res = doc.update_delta("/d", remove=[(None, None, None)], add=None)
+    assert res.user_data == []
+    assert (pub("/d"), RDF_TYPE, LDP.BasicContainer) in res.metadata
+    assert res.created
+    before = state(doc)
+    with pytest.raises(ServerManagedTermError):
+        doc.update_delta("/d", remove=[(None, FCREPO.created, None)], add=None)
+    with pytest.raises(ServerManagedTermError):
+        doc.update_delta("/d", remove=None, add=[("<>", FCREPO.created, '"x"')])
+    assert state(doc) == before

@@ -1,0 +1,116 @@
+"""Versions: create, list, read, revert."""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from lakesuperior.exceptions import (
+    InvalidResourceError,
+    ResourceNotExistsError,
+    TombstoneError,
+)
+
+BASE = "http://test.example/rest"
+TTL = "text/turtle"
+P = "<http://ex.org/p>"
+
+
+def pub(uid):
+    return f"<{BASE}{uid}>"
+
+
+def values(res):
+    return sorted(t[2] for t in res.user_data if t[1] == P)
+
+
+def next_second():
+    """Version ids have a one-second resolution: wait for the next second."""
+    now = time.time()
+    time.sleep(1.02 - (now % 1))
+
+
+def test_create_list_get_version(repo):
+    repo.create_or_replace("/r", data=b'<> <http://ex.org/p> "one" .', media_type=TTL)
+    assert repo.versions("/r") == []
+    vid = repo.create_version("/r", label="first")
+    assert re.fullmatch(r"\d{14}", vid)
+    next_second()
+    repo.create_or_replace("/r", data=b'<> <http://ex.org/p> "two" .', media_type=TTL)
+    vid2 = repo.create_version("/r")
+    assert vid2 > vid
+    infos = repo.versions("/r")
+    assert [v.id for v in infos] == [vid, vid2]
+    assert infos[0].label == "first" and infos[1].label is None
+    assert infos[0].uri == f"{BASE}/r/fcr:versions/{vid}"
+    assert infos[0].created.endswith("dateTime>")
+    assert [v.id for v in repo.get("/r").version_info] == [vid, vid2]
+    old = repo.get_version("/r", vid)
+    assert values(old) == ['"one"']
+    assert old.uri == f"{BASE}/r/fcr:versions/{vid}"
+    assert old.version_of == vid
+    assert values(repo.get("/r")) == ['"two"']
+    with pytest.raises(ResourceNotExistsError):
+        repo.get_version("/r", "19990101000000")
+    with pytest.raises(InvalidResourceError):
+        repo.get_version("/r", "../../etc")
+
+
+def test_same_second_snapshot_replaces(repo):
+    for attempt in range(5):       # retry if the two calls straddle a second boundary
+        uid = f"/r{attempt}"
+        repo.create_or_replace(uid, data=b'<> <http://ex.org/p> "one" .', media_type=TTL)
+        with repo.transaction():
+            vid = repo.create_version(uid, label="a")
+            repo.create_or_replace(uid, data=b'<> <http://ex.org/p> "two" .', media_type=TTL)
+            vid2 = repo.create_version(uid, label="b")
+        if vid == vid2:
+            break
+    assert vid == vid2
+    infos = repo.versions(uid)
+    assert len(infos) == 1 and infos[0].label == "b"
+    assert values(repo.get_version(uid, vid)) == ['"two"']
+
+
+def test_revert_to_version(repo):
+    repo.create_or_replace("/r", data=b'<> <http://ex.org/p> "one" .', media_type=TTL)
+    repo.create_or_replace("/r/child")
+    vid = repo.create_version("/r")
+    next_second()
+    repo.create_or_replace("/r", data=b'<> <http://ex.org/p> "two", "three" .', media_type=TTL)
+    res = repo.revert_to_version("/r", vid)
+    assert values(res) == ['"one"']
+    assert values(repo.get("/r")) == ['"one"']
+    assert repo.get("/r").children == ["/r/child"]       # containment is not versioned
+    infos = repo.versions("/r")
+    assert len(infos) == 2                                 # the state before reverting
+    assert values(repo.get_version("/r", infos[-1].id)) == ['"three"', '"two"']
+
+
+def test_binary_versions_keep_content(repo):
+    repo.create_or_replace("/f", data=b"first", media_type="text/plain")
+    vid = repo.create_version("/f")
+    next_second()
+    repo.create_or_replace("/f", data=b"second version", media_type="text/x-other")
+    old = repo.get_version("/f", vid)
+    with old.content as fh:
+        assert fh.read() == b"first"
+    res = repo.revert_to_version("/f", vid)
+    assert res.size == 5 and res.mimetype == "text/plain"
+    with repo.get("/f").content as fh:
+        assert fh.read() == b"first"
+
+
+def test_versions_of_missing_or_deleted(repo):
+    with pytest.raises(ResourceNotExistsError):
+        repo.create_version("/nope")
+    with pytest.raises(ResourceNotExistsError):
+        repo.versions("/nope")
+    repo.create_or_replace("/r")
+    repo.create_version("/r")
+    repo.delete("/r")
+    with pytest.raises(TombstoneError):
+        repo.versions("/r")
+    repo.resurrect("/r")
+    assert len(repo.versions("/r")) == 1
