@@ -31,8 +31,10 @@ class ReadTxn:
               o: Term | None = None, g: Term | None = None) -> Iterator[Quad]:
         """Quads matching a pattern; any of the 16 bound/unbound combinations."""
     def count(self, s: Term | None = None, p: Term | None = None,
-              o: Term | None = None, g: Term | None = None) -> int:
-        """How many quads match the pattern."""
+              o: Term | None = None, g: Term | None = None, *,
+              distinct: bool = False) -> int:
+        """How many quads match; with ``distinct``, how many distinct triples
+        (a triple in several graphs counts once, as in SPARQL's union graph)."""
     def has_graph(self, g: Term) -> bool: ...
     def graphs(self) -> Iterator[Term]:
         """Every graph that holds at least one quad."""

@@ -105,6 +105,10 @@ cdef inline uint64_t next_probe(uint64_t tid, uint64_t mask) noexcept nogil:
 
 def _check_term(term, str role):
     """Canonical form of a term given by a caller; clear errors on bad input."""
+    if type(term) is not str and isinstance(term, str):
+        raise TermError(f"The {role} must be a plain str in N-Triples form, not "
+                        f"{type(term).__name__} (convert rdflib terms with "
+                        "lakesuperior.rdfio.from_rdflib)")
     if not isinstance(term, str):
         raise TermError(f"The {role} must be a str in N-Triples form, "
                         f"not {type(term).__name__}")
@@ -556,10 +560,18 @@ cdef class ReadTxn:
 
     cdef str decode_opt(self, uint64_t tid, Record rec):
         """Like ``decode``, but None for an IRI this snapshot does not hold."""
-        if kind(tid) == KIND_IRI and tid not in self.store.iri_strs:
-            if self.txn.get(be(tid), db=self.store.db_terms) is None:
-                return None
-        return self.decode(tid, rec)
+        if kind(tid) != KIND_IRI:
+            return self.decode(tid, rec)
+        s = self.store.iri_strs.get(tid)
+        if s is not None:
+            return s
+        data = self.txn.get(be(tid), db=self.store.db_terms)
+        if data is None:
+            return None
+        s = data.decode("utf-8")
+        if not self.write:
+            self.store._remember({s: tid})
+        return s
 
     # -- graphs ----------------------------------------------------------------
 
@@ -686,8 +698,9 @@ cdef class ReadTxn:
         s, p, o, g = _check_pattern(s, p, o, g)
         return iter(self._match(s, p, o, g))
 
-    def count(self, s=None, p=None, o=None, g=None):
-        """How many quads match the pattern."""
+    def count(self, s=None, p=None, o=None, g=None, *, bint distinct=False):
+        """How many quads match the pattern; with ``distinct``, how many distinct
+        triples (a triple in several graphs counts once, as in SPARQL's union)."""
         self._check()
         s, p, o, g = _check_pattern(s, p, o, g)
         cdef uint64_t gid, sid, pid
@@ -708,7 +721,57 @@ cdef class ReadTxn:
                 if rec is not None:
                     n += sum(1 for t in rec.triple_ids() if t[0] == sid and t[1] == pid)
             return n
+        if g is None and not self.touched and (o is not None or p is not None) and (
+                s is None or kind_of(s) == KIND_IRI) and (o is None or kind_of(o) == KIND_IRI):
+            return self._count_index(s, p, o, distinct)
+        if distinct and g is None:
+            return len({q[:3] for q in self._match(s, p, o, g)})
         return len(self._match(s, p, o, g))
+
+    cdef Py_ssize_t _count_index(self, s, p, o, bint distinct) except -1:
+        """Count a union pattern of IRIs on the index, decoding nothing."""
+        self._ensure_index()
+        cdef uint64_t sid = 0, pid = 0, oid = 0, key
+        cdef Py_ssize_t n = 0, i, rows
+        cdef bytes raw
+        cdef const unsigned char *buf
+        for term, slot in ((s, 0), (p, 1), (o, 2)):
+            if term is not None:
+                key = self.iri_id(term, False)
+                if not key:
+                    return 0
+                if slot == 0:
+                    sid = key
+                elif slot == 1:
+                    pid = key
+                else:
+                    oid = key
+        # osp: o -> (s, p, g); pos: p -> (o, s, g). Which fields must match:
+        db = self.store.idb_osp if oid else self.store.idb_pos
+        key = oid if oid else pid
+        cur = self.itxn.cursor(db=db)
+        if not cur.set_key(be(key)):
+            return 0
+        if not distinct and ((oid and not sid and not pid) or (not oid and not sid)):
+            return cur.count()
+        raw = bytes(cur.getmulti([be(key)], dupdata=True, dupfixed_bytes=24, keyfixed=True))
+        buf = <const unsigned char *>PyBytes_AS_STRING(raw)
+        rows = len(raw) // 32
+        # Values are sorted with the graph last: copies of one triple are adjacent.
+        cdef const unsigned char *prev = NULL
+        cdef const unsigned char *row
+        for i in range(rows):
+            row = buf + 32 * i
+            if oid:
+                if (sid and get_be(row + 8) != sid) or (pid and get_be(row + 16) != pid):
+                    continue
+            elif sid and get_be(row + 16) != sid:
+                continue
+            if distinct and prev != NULL and memcmp(prev + 8, row + 8, 16) == 0:
+                continue
+            prev = row
+            n += 1
+        return n
 
     cdef list _match(self, s, p, o, g):
         cdef list out = []
@@ -730,12 +793,19 @@ cdef class ReadTxn:
                 oc is not None and not oc):
             return
         cdef list ids
-        if sc is not None and len(sc) == 1 and (pc is None or len(pc) == 1):
+        cdef bint one_s = sc is not None and len(sc) == 1 and (pc is None or len(pc) == 1)
+        if one_s and oc is None and kind(sc[0]) == KIND_IRI and pc is not None:
+            # (s, p, ?, g): the containment listing; stream decoded quads.
+            self._emit_gx(gid, sc[0], pc[0], s, p, g, out)
+            ids = rec.triple_ids_for(sc[0], pc[0]) if rec is not None else []
+        elif one_s:
             ids = self.gx_ids(gid, sc[0], pc[0] if pc is not None else 0)
+            if rec is not None:
+                ids = rec.triple_ids_for(sc[0], pc[0] if pc is not None else 0) + ids
         else:
             ids = self.gx_ids(gid, 0, 0)
-        if rec is not None:
-            ids = rec.triple_ids() + ids
+            if rec is not None:
+                ids = rec.triple_ids() + ids
         cdef set ss = set(sc) if sc is not None else None
         cdef set ps = set(pc) if pc is not None else None
         cdef set os_ = set(oc) if oc is not None else None
@@ -746,6 +816,26 @@ cdef class ReadTxn:
             # Literal / blank node ids are hashes: confirm on the string.
             if (s is None or ts == s) and (o is None or to == o):
                 out.append((ts, tp, to, g))
+
+    cdef _emit_gx(self, uint64_t gid, uint64_t sid, uint64_t pid, str s, str p, str g,
+                  list out):
+        """Append the decoded quads (s, p, ?o, g) of graph ``gid``'s gx entries."""
+        cur = self.txn.cursor(db=self.store.db_gx)
+        cdef bytes key = be_n(gid, sid, pid, 3)
+        if not cur.set_key(key):
+            return
+        cdef bytes raw = bytes(cur.getmulti([key], dupdata=True, dupfixed_bytes=8,
+                                            keyfixed=True))
+        cdef const unsigned char *buf = <const unsigned char *>PyBytes_AS_STRING(raw)
+        cdef Py_ssize_t i, n = len(raw) // 32
+        cdef dict cache = self.store.iri_strs
+        cdef uint64_t oid
+        for i in range(n):
+            oid = get_be(buf + 32 * i + 24)
+            to = cache.get(oid)
+            if to is None:
+                to = self.decode_iri(oid)
+            out.append((s, p, to, g))
 
     cdef list _match_union(self, s, p, o):
         """Match over the union of graphs through the indices."""
@@ -772,7 +862,7 @@ cdef class ReadTxn:
         for rs, rp, ro, rg in rows:
             if rg in skip:
                 continue
-            rec = self.record(rg)
+            rec = self.record(rg) if (kind(rs) != KIND_IRI or kind(ro) != KIND_IRI) else None
             ts = self.decode_opt(rs, rec)
             tp = self.decode_opt(rp, rec)
             to = self.decode_opt(ro, rec)
@@ -863,11 +953,11 @@ cdef class ReadTxn:
         """prefix -> namespace IRI."""
         self._check()
         cur = self.txn.cursor(db=self.store.db_ns)
-        return {k.decode(): v.decode() for k, v in cur.iternext()}
+        return {k[1:].decode(): v.decode() for k, v in cur.iternext()}
 
     def namespace(self, str prefix):
         self._check()
-        v = self.txn.get(prefix.encode(), db=self.store.db_ns)
+        v = self.txn.get(_ns_key(prefix), db=self.store.db_ns)
         return v.decode() if v is not None else None
 
     def prefix(self, str namespace):
@@ -975,9 +1065,8 @@ cdef class WriteTxn(ReadTxn):
             if pos == 0 and kind(tid) == KIND_LITERAL:
                 raise TermError("A literal cannot be a subject")
             return tid
-        if not isinstance(term, str):
-            raise TermError(f"The {('subject', 'predicate', 'object')[pos]} must be a "
-                            f"str in N-Triples form, not {type(term).__name__}")
+        if type(term) is not str:
+            _check_term(term, ("subject", "predicate", "object")[pos])
         cdef int k = 0
         cdef bytes data = canonical_utf8(term, &k)
         cdef uint64_t v
@@ -1149,23 +1238,30 @@ cdef class WriteTxn(ReadTxn):
         """Bind a namespace prefix."""
         self._check()
         namespace = _check_term("<" + namespace + ">", "namespace")[1:-1]
-        old_ns = self.txn.get(prefix.encode(), db=self.store.db_ns)
+        old_ns = self.txn.get(_ns_key(prefix), db=self.store.db_ns)
         old_prefix = self.txn.get(namespace.encode(), db=self.store.db_nsr)
         if not override and (old_ns is not None or old_prefix is not None):
             return
         if old_ns is not None:
             self.txn.delete(old_ns, db=self.store.db_nsr)
         if old_prefix is not None:
-            self.txn.delete(old_prefix, db=self.store.db_ns)
-        self.txn.put(prefix.encode(), namespace.encode(), db=self.store.db_ns)
+            self.txn.delete(b":" + old_prefix, db=self.store.db_ns)
+        self.txn.put(_ns_key(prefix), namespace.encode(), db=self.store.db_ns)
         self.txn.put(namespace.encode(), prefix.encode(), db=self.store.db_nsr)
 
     def unbind(self, str prefix):
         self._check()
-        old_ns = self.txn.get(prefix.encode(), db=self.store.db_ns)
+        old_ns = self.txn.get(_ns_key(prefix), db=self.store.db_ns)
         if old_ns is not None:
-            self.txn.delete(prefix.encode(), db=self.store.db_ns)
+            self.txn.delete(_ns_key(prefix), db=self.store.db_ns)
             self.txn.delete(old_ns, db=self.store.db_nsr)
+
+
+def _ns_key(prefix):
+    """Key of a prefix in ``ns`` (a marker byte: the empty prefix is valid)."""
+    if not isinstance(prefix, str):
+        raise TermError(f"A prefix must be a str, not {type(prefix).__name__}")
+    return b":" + prefix.encode("utf-8")
 
 
 cdef bytes _pack_triples(list triples):

@@ -16,6 +16,7 @@ cdef class Record:
     cdef uint64_t triple_at(self, Py_ssize_t i, int pos) noexcept nogil
     cdef Py_ssize_t find_triple(self, uint64_t s, uint64_t p, uint64_t o) noexcept nogil
     cpdef str term_at(self, Py_ssize_t i)
+    cdef Py_ssize_t lower(self, uint64_t s, uint64_t p) noexcept nogil
 
 cdef bytes encode_record(dict local_terms, uint64_t *triples, Py_ssize_t n)
 cdef Py_ssize_t sort_unique(uint64_t *triples, Py_ssize_t n) noexcept nogil

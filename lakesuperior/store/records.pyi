@@ -14,4 +14,6 @@ class Record:
         """``{id: utf8 bytes}`` of the local terms."""
     def triple_ids(self) -> list[tuple[int, int, int]]:
         """All (s, p, o) id triples."""
+    def triple_ids_for(self, s: int, p: int = 0) -> list[tuple[int, int, int]]:
+        """The id triples with subject ``s`` (and predicate ``p`` unless 0)."""
     def __len__(self) -> int: ...

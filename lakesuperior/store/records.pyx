@@ -174,6 +174,29 @@ cdef class Record:
             self._decoded[i] = s
         return s
 
+    cdef Py_ssize_t lower(self, uint64_t s, uint64_t p) noexcept nogil:
+        """First triple index >= (s, p, 0)."""
+        cdef Py_ssize_t lo = 0, hi = self.n_triples, mid
+        cdef uint64_t ms, mp
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            ms = self.triple_at(mid, 0)
+            mp = self.triple_at(mid, 1)
+            if ms < s or (ms == s and mp < p):
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    def triple_ids_for(self, uint64_t s, uint64_t p=0):
+        """The (s, p, o) id triples with subject ``s`` (and predicate ``p`` if not 0)."""
+        cdef Py_ssize_t i = self.lower(s, p), n = self.n_triples
+        cdef list out = []
+        while i < n and self.triple_at(i, 0) == s and (p == 0 or self.triple_at(i, 1) == p):
+            out.append((s, self.triple_at(i, 1), self.triple_at(i, 2)))
+            i += 1
+        return out
+
     def local_terms(self):
         """``{id: utf8 bytes}`` of the local terms (to re-encode after a change)."""
         cdef Py_ssize_t i

@@ -430,3 +430,49 @@ def test_no_reader_slots_leak(store):
             list(txn.match(None, P, None, None))
     with store.read() as txn:
         assert txn.triples(G1)
+
+
+def test_distinct_count_over_the_union(store):
+    a_type = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+    container = "<http://www.w3.org/ns/ldp#Container>"
+    with store.write() as txn:
+        for g in (G1, G2):   # the same triple in two graphs
+            txn.add_graph(g, [(G1, a_type, container), (g, P, literal("x"))])
+        txn.add_graph(G3, [(G3, a_type, container)])
+    with store.read() as txn:
+        assert txn.count(None, a_type, container) == 3
+        assert txn.count(None, a_type, container, distinct=True) == 2
+        assert txn.count(None, a_type, None, distinct=True) == 2
+        assert txn.count(G1, a_type, None, distinct=True) == 1
+        assert txn.count(None, P, literal("x"), distinct=True) == 2
+        assert txn.count(None, None, literal("x"), distinct=True) == 2
+        assert txn.count(None, a_type, container, G1, distinct=True) == 1
+
+
+def test_empty_prefix_and_rdflib_terms(store):
+    with store.write() as txn:
+        txn.bind("", "http://ex.org/default#")
+    with store.read() as txn:
+        assert txn.namespace("") == "http://ex.org/default#"
+        assert txn.prefix("http://ex.org/default#") == ""
+        assert txn.namespaces() == {"": "http://ex.org/default#"}
+    from rdflib import URIRef
+    with store.read() as txn:
+        with pytest.raises(TermError, match="from_rdflib"):
+            list(txn.match(s=URIRef("http://ex.org/a")))
+    with pytest.raises(TermError, match="from_rdflib"):
+        with store.write() as txn:
+            txn.add([(URIRef("http://ex.org/a"), P, G1, G1)])
+
+
+def test_subject_patterns_inside_large_graphs(store):
+    triples = [(f"<http://ex.org/s{i % 50}>", f"<http://ex.org/p{i % 7}>", literal(str(i)))
+               for i in range(2000)]
+    with store.write() as txn:
+        txn.add_graph(G1, triples)
+    with store.read() as txn:
+        got = set(txn.match("<http://ex.org/s3>", None, None, G1))
+        assert got == {(*t, G1) for t in triples if t[0] == "<http://ex.org/s3>"}
+        got = set(txn.match("<http://ex.org/s3>", "<http://ex.org/p3>", None, None))
+        assert got == {(*t, G1) for t in triples
+                       if t[0] == "<http://ex.org/s3>" and t[1] == "<http://ex.org/p3>"}

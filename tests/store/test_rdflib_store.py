@@ -1,0 +1,798 @@
+"""The rdflib Store adapter: the Store contract, transactions, namespaces, rdflib's own
+dataset tests, and SPARQL over it compared with rdflib's in-memory Dataset."""
+from __future__ import annotations
+
+import os
+import random
+from collections import Counter
+from decimal import Decimal
+
+import pytest
+import rdflib
+from rdflib import RDF, XSD, BNode, Dataset, Graph, Literal, Namespace, URIRef
+from rdflib.graph import DATASET_DEFAULT_GRAPH_ID, QuotedGraph
+from rdflib.store import NO_STORE, VALID_STORE, Store, TripleAddedEvent
+
+from lakesuperior.exceptions import StoreError, TermError
+from lakesuperior.store.quadstore import QuadStore
+from lakesuperior.store.rdflib_store import (
+    BNODE_GRAPH_PREFIX, DEFAULT_GRAPH, LmdbStore, disable_sparql_fast_path,
+    enable_sparql_fast_path,
+)
+
+# rdflib 7.6 warns about its own use of these inside Dataset and the SPARQL engine.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Dataset.default_context is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:Dataset.contexts is deprecated:DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore:ConjunctiveGraph is deprecated:DeprecationWarning"),
+]
+
+EX = Namespace("http://ex.org/")
+G1, G2 = EX.g1, EX.g2
+TAREK, LIKES, PIZZA = URIRef("urn:example:tarek"), URIRef("urn:example:likes"), \
+    URIRef("urn:example:pizza")
+CONTEXT1 = URIRef("urn:example:context-1")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _plugin():
+    rdflib.plugin.register("Lakesuperior", Store, "lakesuperior.store.rdflib_store",
+                           "LmdbStore")
+
+
+@pytest.fixture(params=[False, True], ids=["rdflib-eval", "fast-path"])
+def fast(request):
+    """Run the test with rdflib's evaluator alone, then with the native fast path."""
+    if request.param:
+        enable_sparql_fast_path()
+    try:
+        yield request.param
+    finally:
+        disable_sparql_fast_path()
+
+
+@pytest.fixture
+def path(tmp_path):
+    return str(tmp_path / "store")
+
+
+@pytest.fixture
+def store(path):
+    st = LmdbStore(path)
+    yield st
+    st.close()
+
+
+@pytest.fixture
+def ds(path):
+    d = Dataset(store="Lakesuperior")
+    assert d.open(path, create=True) == VALID_STORE
+    yield d
+    d.close()
+
+
+def triples_of(store, pattern=(None, None, None), context=None):
+    return {t for t, _ in store.triples(pattern, context)}
+
+
+# --- lifecycle ----------------------------------------------------------------------------
+
+def test_open_close_owned_store(path):
+    st = LmdbStore()
+    assert st.open(path, create=True) == VALID_STORE
+    assert st.open(path) == VALID_STORE            # the same path again: fine
+    with pytest.raises(StoreError, match="open on"):
+        st.open(path + "-other")
+    qs = st.quadstore
+    st.close()
+    with pytest.raises(StoreError, match="closed"):
+        qs.read()                                  # the adapter closed what it opened
+    with pytest.raises(StoreError, match="not open"):
+        len(st)
+
+
+def test_open_without_create(tmp_path):
+    st = LmdbStore()
+    assert st.open(str(tmp_path / "nothing"), create=False) == NO_STORE
+    assert not os.path.exists(tmp_path / "nothing")
+
+
+def test_passed_in_store_stays_open(path):
+    qs = QuadStore(path)
+    try:
+        st = LmdbStore(quadstore=qs)
+        st.add((EX.a, EX.p, EX.b), Graph(identifier=G1))
+        st.commit()
+        st.close()
+        with qs.read() as txn:
+            assert list(txn.match()) == [("<http://ex.org/a>", "<http://ex.org/p>",
+                                          "<http://ex.org/b>", "<http://ex.org/g1>")]
+        with pytest.raises(StoreError, match="passed in"):
+            st.destroy(path)
+        with pytest.raises(StoreError, match="not both"):
+            LmdbStore(path, quadstore=qs)
+    finally:
+        qs.close()
+
+
+def test_destroy(path):
+    st = LmdbStore(path)
+    with pytest.raises(StoreError, match="opened"):
+        st.destroy(path + "-other")
+    st.close()
+    st.destroy(path)
+    assert not os.path.exists(path)
+
+
+def test_gc_indexes(store):
+    store.add((EX.a, EX.p, EX.b), G1)
+    store.commit()
+    assert store.quadstore.pending() > 0
+    store.gc()
+    assert store.quadstore.pending() == 0
+
+
+# --- the Store contract ---------------------------------------------------------------------
+
+TERMS = [
+    EX.a, BNode("b1"), Literal("plain"), Literal("hello", lang="en"),
+    Literal("42", datatype=XSD.integer), Literal(Decimal("1.50")), Literal(2.5),
+    Literal('quote " backslash \\ newline\n tab\t'), Literal("Ελληνικά ᚠᚢᚦ 😀"),
+    Literal(""), Literal("x", datatype=EX.custom), URIRef("http://ex.org/é?q=1#f"),
+]
+
+
+def test_terms_round_trip(store):
+    for i, o in enumerate(TERMS):
+        store.add((EX.s, EX[f"p{i}"], o), G1)
+    store.add((BNode("b1"), EX.p, EX.o), G1)
+    got = triples_of(store, context=G1)
+    assert got == {(EX.s, EX[f"p{i}"], o) for i, o in enumerate(TERMS)} | {
+        (BNode("b1"), EX.p, EX.o)}
+    assert type(next(iter(triples_of(store, (None, None, BNode("b1")))))[2]) is BNode
+    lit = next(t for t in got if t[1] == EX.p3)[2]
+    assert lit.language == "en" and lit == Literal("hello", lang="en")
+
+
+def test_add_and_triples_every_pattern(store):
+    data = {(EX[f"s{i % 3}"], EX[f"p{i % 2}"], Literal(i)) for i in range(12)}
+    for t in data:
+        store.add(t, G1)
+    for s in (None, EX.s0):
+        for p in (None, EX.p1):
+            for o in (None, Literal(3), Literal(4)):
+                want = {t for t in data if s in (None, t[0]) and p in (None, t[1])
+                        and o in (None, t[2])}
+                assert triples_of(store, (s, p, o), G1) == want
+                assert triples_of(store, (s, p, o), G2) == set()
+
+
+def test_triples_yield_contexts(store):
+    g1, g2 = Graph(identifier=G1), Graph(identifier=G2)
+    store.add((EX.a, EX.p, EX.b), g1)
+    store.add((EX.a, EX.p, EX.b), g2)
+    store.add((EX.a, EX.p, EX.c), g2)
+    union = {t: {c.identifier for c in cs} for t, cs in store.triples((None, None, None))}
+    assert union == {(EX.a, EX.p, EX.b): {G1, G2}, (EX.a, EX.p, EX.c): {G2}}
+    [(t, cs)] = list(store.triples((None, None, EX.c), g2))
+    assert list(cs) == [g2]                       # the context given, as given
+
+
+def test_patterns_no_quad_can_match(store):
+    store.add((EX.a, EX.p, Literal("x")), G1)
+    assert triples_of(store, (Literal("x"), None, None)) == set()     # literal subject
+    assert triples_of(store, (None, Literal("x"), None)) == set()     # literal predicate
+    assert triples_of(store, (URIRef("relative"), None, None)) == set()
+    assert triples_of(store, (None, None, None), URIRef("http://ex.org/none")) == set()
+
+
+def test_bad_writes(store):
+    with pytest.raises(TermError):
+        store.add((Literal("x"), EX.p, EX.o), G1)
+    with pytest.raises(TermError):
+        store.add((EX.s, BNode(), EX.o), G1)
+    with pytest.raises(TermError):
+        store.add((URIRef("relative"), EX.p, EX.o), G1)
+    with pytest.raises(TermError):
+        store.addN([(EX.s, EX.p, EX.o, Graph(identifier=G1)), (Literal("x"), EX.p, EX.o, G1)])
+    store.commit()
+    assert len(store) == 0                        # nothing half-written
+
+
+def test_formulae_not_supported(store):
+    formula = QuotedGraph(store, EX.f)
+    with pytest.raises(NotImplementedError, match="formulae"):
+        store.add((EX.a, EX.p, EX.b), formula, quoted=True)
+    with pytest.raises(NotImplementedError, match="formulae"):
+        store.add((EX.a, EX.p, EX.b), formula)
+    with pytest.raises(NotImplementedError, match="formulae"):
+        store.add((EX.a, EX.p, formula), G1)
+    with pytest.raises(NotImplementedError, match="formulae"):
+        store.addN([(EX.a, EX.p, EX.b, formula)])
+    assert not store.formula_aware
+
+
+def test_addn_and_len(store):
+    g1 = Graph(store, identifier=G1)
+    store.addN([(EX.a, EX.p, EX.b, g1), (EX.a, EX.p, EX.c, g1),
+                (EX.a, EX.p, EX.b, Graph(identifier=G2)), (EX.a, EX.q, EX.b, G2)])
+    assert store.__len__(g1) == 2
+    assert store.__len__(G2) == 2
+    assert len(store) == 3                        # distinct triples of the union
+    assert store.__len__(URIRef("http://ex.org/none")) == 0
+
+
+def test_events_dispatched(store):
+    seen = []
+    store.dispatcher.subscribe(TripleAddedEvent, seen.append)
+    store.add((EX.a, EX.p, EX.b), G1)
+    store.addN([(EX.a, EX.p, EX.c, G1)])
+    assert [e.triple for e in seen] == [(EX.a, EX.p, EX.b), (EX.a, EX.p, EX.c)]
+
+
+def test_remove(store):
+    for g in (G1, G2):
+        for o in (EX.b, EX.c):
+            store.add((EX.a, EX.p, o), g)
+        store.add((EX.a, EX.q, Literal("x")), g)
+    store.remove((None, None, EX.b), G1)           # one graph
+    assert triples_of(store, context=G1) == {(EX.a, EX.p, EX.c), (EX.a, EX.q, Literal("x"))}
+    assert store.__len__(G2) == 3
+    store.remove((None, EX.q, None))               # all graphs
+    assert store.__len__(G1) == 1 and store.__len__(G2) == 2
+    store.remove((Literal("x"), None, None))       # cannot match: nothing happens
+    store.remove((None, None, None), G2)
+    assert len(store) == 1
+    store.remove((None, None, None))
+    assert len(store) == 0
+
+
+def test_contexts_and_graph_registration(store):
+    store.add((EX.a, EX.p, EX.b), G1)
+    store.add((EX.a, EX.p, EX.c), G2)
+    store.add_graph(Graph(identifier=EX.empty))
+    assert {g.identifier for g in store.contexts()} == {G1, G2, EX.empty}
+    assert all(isinstance(g, Graph) and g.store is store for g in store.contexts())
+    assert [g.identifier for g in store.contexts((EX.a, EX.p, EX.c))] == [G2]
+    assert list(store.contexts((EX.a, EX.p, EX.none))) == []
+    assert list(store.contexts((Literal("x"), EX.p, EX.none))) == []
+    store.remove_graph(Graph(identifier=G1))
+    store.remove_graph(Graph(identifier=EX.empty))
+    store.remove_graph(Graph(identifier=EX.unknown))
+    assert {g.identifier for g in store.contexts()} == {G2}
+    assert store.__len__(G1) == 0
+
+
+def test_bnode_graph_names(store):
+    g = Graph(store, identifier=BNode("gname"))
+    g.add((EX.a, EX.p, EX.b))
+    assert [c.identifier for c in store.contexts()] == [BNode("gname")]
+    store.commit()
+    with store.quadstore.read() as txn:
+        assert list(txn.graphs()) == [f"<{BNODE_GRAPH_PREFIX}gname>"]
+
+
+def test_plain_graph_over_store(path):
+    g = Graph(store="Lakesuperior")
+    g.open(path, create=True)
+    g.add((EX.a, EX.p, Literal(1)))
+    g.add((EX.a, EX.p, Literal(2)))
+    assert len(g) == 2
+    assert sorted(g.objects(EX.a, EX.p)) == [Literal(1), Literal(2)]
+    assert list(g.query("SELECT (SUM(?v) AS ?t) WHERE { ?s ?p ?v }"))[0][0] == Literal(3)
+    g.commit()
+    g.close()
+
+
+# --- transactions ----------------------------------------------------------------------------
+
+def test_read_your_writes_and_rollback(store):
+    qs = store.quadstore
+    store.add((EX.a, EX.p, EX.b), G1)
+    assert triples_of(store) == {(EX.a, EX.p, EX.b)}   # through the open write
+    with qs.read() as txn:                             # others do not see it
+        assert txn.count() == 0
+    store.rollback()
+    assert len(store) == 0
+    store.rollback()                                   # nothing open: no-op
+    store.commit()
+
+
+def test_commit_persists(path):
+    st = LmdbStore(path)
+    st.add((EX.a, EX.p, EX.b), G1)
+    st.remove((EX.a, EX.p, EX.b), G1)
+    st.add((EX.a, EX.p, EX.c), G1)
+    st.commit()
+    st.add((EX.a, EX.p, EX.d), G1)
+    st.close()                                         # rolls back the open write
+    st = LmdbStore(path)
+    assert triples_of(st) == {(EX.a, EX.p, EX.c)}
+    st.add((EX.a, EX.p, EX.d), G1)
+    st.close(commit_pending_transaction=True)
+    st = LmdbStore(path)
+    assert len(st) == 2
+    st.close()
+
+
+def test_writes_wait_for_commit_in_batches(store):
+    qs = store.quadstore
+    store.addN((EX[f"s{i}"], EX.p, Literal(i), G1) for i in range(60_000))
+    store.add((EX.last, EX.p, EX.o), G1)
+    assert store.__len__(G1) == 60_001
+    store.commit()
+    with qs.read() as txn:
+        assert txn.count(g="<http://ex.org/g1>") == 60_001
+
+
+def test_dataset_reopen_persistence(path):
+    d = Dataset(store="Lakesuperior")
+    d.open(path, create=True)
+    d.add((EX.a, EX.p, Literal("default")))
+    d.graph(G1).add((EX.a, EX.p, Literal("named")))
+    d.commit()
+    d.close()
+    d = Dataset(store="Lakesuperior")
+    assert d.open(path, create=False) == VALID_STORE
+    assert set(d.quads()) == {(EX.a, EX.p, Literal("default"), DATASET_DEFAULT_GRAPH_ID),
+                              (EX.a, EX.p, Literal("named"), G1)}
+    with d.store.quadstore.read() as txn:
+        assert set(txn.graphs()) == {DEFAULT_GRAPH, "<http://ex.org/g1>"}
+    d.close()
+
+
+# --- namespaces ---------------------------------------------------------------------------
+
+def test_namespaces(store):
+    store.bind("ex", URIRef("http://ex.org/"))
+    assert store.namespace("ex") == URIRef("http://ex.org/")
+    assert store.prefix(URIRef("http://ex.org/")) == "ex"
+    store.bind("ex", URIRef("http://other.org/"), override=False)
+    assert store.namespace("ex") == URIRef("http://ex.org/")
+    store.bind("ex2", URIRef("http://ex.org/"), override=False)
+    assert store.prefix("http://ex.org/") == "ex"
+    store.bind("ex", URIRef("http://other.org/"))
+    assert store.namespace("ex") == URIRef("http://other.org/")
+    assert store.prefix("http://ex.org/") is None
+    store.bind("", URIRef("http://default.org/"))
+    assert store.namespace("") == URIRef("http://default.org/")
+    assert store.prefix(URIRef("http://default.org/")) == ""
+    assert dict(store.namespaces()) == {"ex": URIRef("http://other.org/"),
+                                        "": URIRef("http://default.org/")}
+    assert store.namespace("none") is None and store.prefix("http://none/") is None
+
+
+def test_namespaces_persist_and_join_the_transaction(path):
+    st = LmdbStore(path)
+    st.bind("a", URIRef("http://a.org/"))            # no open write: commits at once
+    st.add((EX.s, EX.p, EX.o), G1)
+    st.bind("b", URIRef("http://b.org/"))            # joins the open write
+    st.rollback()
+    st.close()
+    st = LmdbStore(path)
+    assert dict(st.namespaces()) == {"a": URIRef("http://a.org/")}
+    st.close()
+
+
+def test_namespaces_on_read_only_store(path):
+    LmdbStore(path).close()
+    qs = QuadStore(path, readonly=True)
+    try:
+        st = LmdbStore(quadstore=qs)
+        st.bind("ex", URIRef("http://ex.org/"))
+        st.bind("ex", URIRef("http://ex2.org/"))
+        assert st.namespace("ex") == URIRef("http://ex2.org/")
+        assert st.prefix("http://ex2.org/") == "ex" and st.prefix("http://ex.org/") is None
+        assert dict(st.namespaces()) == {"ex": URIRef("http://ex2.org/")}
+        g = Dataset(store=st)
+        assert g.namespace_manager.store is st
+        assert ("owl", URIRef("http://www.w3.org/2002/07/owl#")) in set(st.namespaces())
+    finally:
+        qs.close()
+
+
+def test_dataset_namespace_manager(ds):
+    ds.bind("ex", EX)
+    assert ("ex", URIRef(EX)) in set(ds.namespaces())
+    out = ds.graph(G1)
+    out.add((EX.a, EX.p, EX.b))
+    assert "ex:a" in out.serialize(format="turtle")
+
+
+# --- Dataset behaviour --------------------------------------------------------------------------
+
+def test_dataset_union_and_default(path):
+    d = Dataset(store="Lakesuperior")
+    d.open(path, create=True)
+    d.add((EX.a, EX.p, EX.b))
+    d.add((EX.a, EX.p, EX.c, G1))
+    assert set(d.triples((None, None, None))) == {(EX.a, EX.p, EX.b)}   # default graph
+    u = Dataset(store=d.store, default_union=True)
+    assert set(u.triples((None, None, None))) == {(EX.a, EX.p, EX.b), (EX.a, EX.p, EX.c)}
+    assert len(u) == 2
+    assert set(u.graph(G1).triples((None, None, None))) == {(EX.a, EX.p, EX.c)}
+    # A dataset given as a context: its union, or its default graph.
+    assert triples_of(d.store, context=u) == {(EX.a, EX.p, EX.b), (EX.a, EX.p, EX.c)}
+    assert triples_of(d.store, context=d) == {(EX.a, EX.p, EX.b)}
+    d.close()
+
+
+def test_dataset_remove_graph_and_contexts(ds):
+    ds.graph(G1).add((EX.a, EX.p, EX.b))
+    ds.add((EX.a, EX.p, EX.c))
+    assert {g.identifier for g in ds.graphs()} == {G1, DATASET_DEFAULT_GRAPH_ID}
+    assert {g.identifier for g in ds.graphs((EX.a, EX.p, EX.b))} >= {G1}
+    ds.remove_graph(G1)
+    assert {g.identifier for g in ds.graphs()} == {DATASET_DEFAULT_GRAPH_ID}
+    assert (EX.a, EX.p, EX.c) in ds
+
+
+def test_parse_and_serialize(ds):
+    from rdflib.compare import isomorphic
+    data = """@prefix ex: <http://ex.org/> .
+        ex:g1 { ex:a ex:p "x"@en , 1 , "two words" . _:b ex:q ex:a . }
+        { ex:d ex:p ex:e , _:c . }"""
+    ds.parse(data=data, format="trig")
+    ds.commit()
+    mem = Dataset()
+    mem.parse(data=data, format="trig")
+    assert isomorphic(ds.graph(G1), mem.graph(G1))
+    assert isomorphic(ds.default_graph, mem.default_graph)
+    back = Dataset()
+    back.parse(data=ds.serialize(format="trig"), format="trig")
+    assert isomorphic(back.graph(G1), mem.graph(G1)) and len(back.graph(G1)) == 4
+
+
+# --- rdflib's test/test_dataset/test_dataset.py, over this store ---------------------------
+
+@pytest.fixture
+def get_dataset(path):
+    dataset = Dataset(store="Lakesuperior")
+    dataset.open(path, create=True)
+    yield "Lakesuperior", dataset
+    dataset.close()
+    dataset.destroy(path)
+    assert not os.path.exists(path)
+
+
+def test_graph_aware(get_dataset):
+    store, dataset = get_dataset
+    g1 = dataset.graph(CONTEXT1)
+    assert set(x.identifier for x in dataset.contexts()) == {CONTEXT1, DATASET_DEFAULT_GRAPH_ID}
+    assert len(g1) == 0
+    g1.add((TAREK, LIKES, PIZZA))
+    assert set(x.identifier for x in dataset.contexts()) == {CONTEXT1, DATASET_DEFAULT_GRAPH_ID}
+    assert len(g1) == 1
+    g1.remove((TAREK, LIKES, PIZZA))
+    assert len(g1) == 0
+    assert set(x.identifier for x in dataset.contexts()) == {CONTEXT1, DATASET_DEFAULT_GRAPH_ID}
+    dataset.remove_graph(CONTEXT1)
+    assert set(x.identifier for x in dataset.contexts()) == {DATASET_DEFAULT_GRAPH_ID}
+
+
+def test_default_graph(get_dataset):
+    store, dataset = get_dataset
+    dataset.add((TAREK, LIKES, PIZZA))
+    assert len(dataset) == 1
+    assert list(dataset.contexts()) == [dataset.default_context]
+    dataset.remove_graph(DATASET_DEFAULT_GRAPH_ID)
+    assert len(dataset) == 0
+    assert set(dataset.contexts()) == {dataset.default_context}
+
+
+def test_not_union(get_dataset):
+    store, dataset = get_dataset
+    subgraph1 = dataset.graph(CONTEXT1)
+    subgraph1.add((TAREK, LIKES, PIZZA))
+    assert list(dataset.objects(TAREK, None)) == []
+    assert list(subgraph1.objects(TAREK, None)) == [PIZZA]
+
+
+def test_iter(get_dataset):
+    store, d = get_dataset
+    uri_a, uri_b = URIRef("https://example.com/a"), URIRef("https://example.com/b")
+    uri_c, uri_d = URIRef("https://example.com/c"), URIRef("https://example.com/d")
+    d.graph(URIRef("https://example.com/subgraph1"))
+    d.add((uri_a, uri_b, uri_c, URIRef("https://example.com/subgraph1")))
+    d.add((uri_a, uri_b, uri_c, URIRef("https://example.com/subgraph1")))
+    d.graph(URIRef("https://example.com/g2"))
+    d.add((uri_a, uri_b, uri_c, URIRef("https://example.com/g2")))
+    d.add((uri_a, uri_b, uri_d, URIRef("https://example.com/subgraph1")))
+    i_trad = sum(1 for _ in d.quads((None, None, None)))
+    i_new = sum(1 for _ in d)
+    assert i_new == i_trad == 3
+
+
+def test_subgraph_without_identifier(get_dataset):
+    store, dataset = get_dataset
+    genid_prefix = URIRef("https://rdflib.github.io/.well-known/genid/rdflib/")
+    assert "genid" not in dict(dataset.namespace_manager.namespaces())
+    subgraph = dataset.graph()
+    subgraph.add((EX.subject, EX.predicate, EX.object))
+    assert dict(dataset.namespace_manager.namespaces())["genid"] == genid_prefix
+    assert f"{subgraph.identifier}".startswith(genid_prefix)
+    assert len(dataset.graph(subgraph.identifier)) == 1
+
+
+# --- SPARQL: this store against rdflib's in-memory Dataset ----------------------------------
+
+NAMED = [EX.g0, EX.g1, EX.g2, EX.g3]
+WORDS = ["alpha", "beta", "gamma", "delta", "apple", "avocado", "Zeta", "ab\"c"]
+
+
+def random_quads(seed: int, n: int = 400) -> list[tuple]:
+    rng = random.Random(seed)
+    res = [EX[f"r{i}"] for i in range(25)] + [BNode(f"b{i}") for i in range(4)]
+    classes = [EX.C0, EX.C1, EX.C2]
+    preds = [EX.p0, EX.p1, EX.p2]
+    lits = ([Literal(w) for w in WORDS] + [Literal(w, lang=rng.choice(["en", "fr", "en-gb"]))
+                                            for w in WORDS]
+            + [Literal(i) for i in range(-3, 12)] + [Literal(Decimal("2.50")), Literal(7.5)]
+            + [Literal("2024-01-0%d" % d, datatype=XSD.date) for d in range(1, 4)])
+    out = []
+    for _ in range(n):
+        s = rng.choice(res)
+        kind = rng.random()
+        if kind < 0.2:
+            p, o = RDF.type, rng.choice(classes)
+        elif kind < 0.6:
+            p, o = rng.choice(preds), rng.choice(res)
+        else:
+            p, o = rng.choice([EX.label, EX.value, EX.p0]), rng.choice(lits)
+        g = rng.choice(NAMED + [None, None])
+        out.append((s, p, o, g))
+    out += [(s, p, o, EX.g3) for s, p, o, g in out[:40]]   # triples in two graphs
+    return out
+
+
+def load(dataset: Dataset, quads: list[tuple]) -> None:
+    for s, p, o, g in quads:
+        dataset.add((s, p, o) if g is None else (s, p, o, g))
+
+
+PREFIX = "PREFIX ex: <http://ex.org/> PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n"
+QUERIES = [
+    # basic graph patterns of 1-4 patterns
+    "SELECT * WHERE { ?s ?p ?o }",
+    "SELECT ?s ?o WHERE { ?s ex:p0 ?o }",
+    "SELECT * WHERE { ?s a ex:C0 }",
+    "SELECT * WHERE { ex:r1 ?p ?o }",
+    "SELECT * WHERE { ?s ?p ex:r2 }",
+    "SELECT * WHERE { ?s ?p ?s }",
+    "SELECT * WHERE { ?s ex:p0 ?o . ?o ex:p1 ?z }",
+    "SELECT * WHERE { ?s ex:p0 ?o . ?o ex:p1 ?z . ?z ex:p2 ?w }",
+    "SELECT * WHERE { ?s a ex:C0 . ?s ex:p0 ?o . ?s ex:label ?l . ?o a ?t }",
+    "SELECT * WHERE { ?s a ex:C1 . ?x a ex:C2 }",
+    "SELECT * WHERE { ?s ex:label ?l . ?l ?p ?o }",
+    "SELECT * WHERE { ?s ex:p0 _:x . _:x ex:p1 ?z }",
+    "SELECT * WHERE { ?s ?p ?o . ?o ?p ?z }",
+    "SELECT ?s WHERE { ?s ex:value 3 }",
+    'SELECT ?s WHERE { ?s ex:label "alpha"@en }',
+    # OPTIONAL, UNION, MINUS, EXISTS, VALUES, BIND
+    "SELECT * WHERE { ?s a ex:C0 OPTIONAL { ?s ex:label ?l } }",
+    "SELECT * WHERE { ?s a ex:C0 OPTIONAL { ?s ex:p0 ?o . ?o ex:label ?l } }",
+    "SELECT * WHERE { { ?s a ex:C0 } UNION { ?s ex:p1 ?o } }",
+    "SELECT * WHERE { ?s a ex:C1 MINUS { ?s ex:p0 ?o } }",
+    "SELECT * WHERE { ?s a ex:C1 FILTER NOT EXISTS { ?s ex:label ?l } }",
+    "SELECT * WHERE { VALUES ?s { ex:r1 ex:r2 ex:r3 } ?s ?p ?o }",
+    "SELECT * WHERE { ?s ex:value ?v BIND (?v * 2 AS ?w) ?x ex:value ?w }",
+    # FILTER
+    'SELECT * WHERE { ?s ex:label ?l FILTER regex(str(?l), "^a") }',
+    'SELECT * WHERE { ?s ?p ?l FILTER (lang(?l) = "en") }',
+    'SELECT * WHERE { ?s ?p ?l FILTER langMatches(lang(?l), "en") }',
+    "SELECT * WHERE { ?s ?p ?v FILTER (datatype(?v) = xsd:integer) }",
+    "SELECT * WHERE { ?s ex:value ?v FILTER (?v > 5) }",
+    "SELECT * WHERE { ?s ex:value ?v FILTER (?v >= 2.5 && ?v < 8) }",
+    "SELECT * WHERE { ?s ?p ?o FILTER isBlank(?s) }",
+    # GRAPH
+    "SELECT * WHERE { GRAPH ?g { ?s ?p ?o } }",
+    "SELECT * WHERE { GRAPH ?g { ?s ex:p0 ?o . ?o ex:p1 ?z } }",
+    "SELECT * WHERE { GRAPH ex:g1 { ?s ?p ?o } }",
+    "SELECT * WHERE { GRAPH ?g { ?s a ex:C0 } GRAPH ?h { ?s ex:label ?l } }",
+    "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g",
+    "SELECT * WHERE { ?s a ex:C0 GRAPH ?g { ?s ex:p0 ?o } }",
+    "SELECT * WHERE { GRAPH ?g { ?s ?p ?o FILTER (?p = ex:label) } }",
+    "SELECT DISTINCT ?g WHERE { GRAPH ?g { } }",
+    # aggregates
+    "SELECT (COUNT(*) AS ?c) WHERE { ?s ?p ?o }",
+    "SELECT (COUNT(?s) AS ?c) WHERE { ?s a ex:C0 }",
+    "SELECT (COUNT(DISTINCT ?s) AS ?c) (COUNT(?o) AS ?d) WHERE { ?s ex:p0 ?o }",
+    "SELECT (COUNT(DISTINCT *) AS ?c) WHERE { ?s ex:p0 ?o . ?o ?q ?z }",
+    "SELECT (COUNT(*) AS ?c) WHERE { ?s a ex:Nothing }",
+    "SELECT (COUNT(*) AS ?c) WHERE { ?s ex:value ?v FILTER (?v > 3) }",
+    "SELECT ?s (COUNT(?o) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?s HAVING (COUNT(?o) > 3)",
+    "SELECT ?p (SUM(?v) AS ?t) (MIN(?v) AS ?lo) (MAX(?v) AS ?hi) WHERE "
+    "{ ?s ?p ?v FILTER isNumeric(?v) } GROUP BY ?p",
+    "SELECT ?t (AVG(?v) AS ?a) WHERE { ?s a ?t . ?s ex:value ?v FILTER isNumeric(?v) } "
+    "GROUP BY ?t",
+    # modifiers
+    "SELECT DISTINCT ?s WHERE { ?s ?p ?o }",
+    "SELECT DISTINCT ?p ?o WHERE { ?s ?p ?o }",
+    # property paths
+    "SELECT * WHERE { ?s ex:p0/ex:p1 ?o }",
+    "SELECT * WHERE { ?s ex:p0+ ?o }",
+    "SELECT * WHERE { ex:r1 ex:p0* ?o }",
+    "SELECT * WHERE { ?s ^ex:p0 ?o }",
+    "SELECT * WHERE { ?s ex:p0|ex:p1 ?o }",
+    "SELECT * WHERE { ?s a ex:C0 . ?s (ex:p0|ex:p2)/ex:label ?l }",
+    "SELECT * WHERE { ?s !(ex:p0|rdf:type) ?o }",
+    "SELECT * WHERE { ?o a ex:C1 . ?s ex:p0+ ?o . ?s ex:label ?l }",
+    "SELECT * WHERE { GRAPH ?g { ?s a ?t . ?s ex:p0+ ?o } }",
+    "SELECT (COUNT(*) AS ?n) WHERE { ?s a ex:C0 . ?s ex:p0* ?o }",
+]
+ORDERED = [
+    "SELECT ?s ?p ?o WHERE { ?s ?p ?o } ORDER BY ?s ?p ?o LIMIT 15 OFFSET 5",
+    "SELECT DISTINCT ?s WHERE { ?s ex:p0 ?o } ORDER BY DESC(?s) LIMIT 5",
+    "SELECT ?s (COUNT(?o) AS ?n) WHERE { ?s ?p ?o } GROUP BY ?s ORDER BY DESC(?n) ?s LIMIT 4",
+    "SELECT ?v WHERE { ?s ex:value ?v FILTER isNumeric(?v) } ORDER BY ?v ?s",
+]
+ASKS = [
+    "ASK { ?s a ex:C0 }",
+    "ASK { ?s a ex:Nothing }",
+    "ASK { ?s ex:p0 ?o . ?o ex:p1 ?z }",
+    "ASK { GRAPH ex:g2 { ?s ?p ?o } }",
+]
+CONSTRUCTS = [
+    "CONSTRUCT { ?s ex:linked ?z } WHERE { ?s ex:p0 ?o . ?o ex:p1 ?z }",
+    "CONSTRUCT WHERE { ?s a ex:C1 }",
+    "CONSTRUCT { ?s ex:in ?g } WHERE { GRAPH ?g { ?s a ?t } }",
+]
+
+
+@pytest.fixture(scope="module", params=[False, True], ids=["default-graph", "default-union"])
+def pair(request, tmp_path_factory):
+    """(this store, rdflib Memory) Datasets holding the same random quads (queries only)."""
+    quads = random_quads(seed=7)
+    ours = Dataset(store=LmdbStore(str(tmp_path_factory.mktemp("pair")), sync=False),
+                   default_union=request.param)
+    load(ours, quads[:200])
+    ours.commit()
+    load(ours, quads[200:])          # half committed, half in the open write
+    mem = Dataset(default_union=request.param)
+    load(mem, quads)
+    yield ours, mem
+    ours.close()
+
+
+def rows(result) -> Counter:
+    return Counter(tuple(row) for row in result)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_sparql_select(pair, fast, query):
+    ours, mem = pair
+    got, want = rows(ours.query(PREFIX + query)), rows(mem.query(PREFIX + query))
+    assert got == want
+
+
+def test_sparql_reduced(pair, fast):
+    ours, mem = pair
+    q = PREFIX + "SELECT REDUCED ?t WHERE { ?s a ?t }"
+    assert set(rows(ours.query(q))) == set(rows(mem.query(q)))
+
+
+@pytest.mark.parametrize("query", ORDERED)
+def test_sparql_ordered(pair, fast, query):
+    ours, mem = pair
+    assert list(ours.query(PREFIX + query)) == list(mem.query(PREFIX + query))
+
+
+@pytest.mark.parametrize("query", ASKS)
+def test_sparql_ask(pair, fast, query):
+    ours, mem = pair
+    assert ours.query(PREFIX + query).askAnswer == mem.query(PREFIX + query).askAnswer
+
+
+@pytest.mark.parametrize("query", CONSTRUCTS)
+def test_sparql_construct(pair, fast, query):
+    ours, mem = pair
+    got = set(ours.query(PREFIX + query).graph)
+    assert got == set(mem.query(PREFIX + query).graph) and got
+
+
+def test_sparql_init_bindings(pair, fast):
+    ours, mem = pair
+    q = PREFIX + "SELECT ?o ?z WHERE { ?s ex:p0 ?o . OPTIONAL { ?o ex:p1 ?z } }"
+    for s in (EX.r1, EX.r2, BNode("b0")):
+        assert rows(ours.query(q, initBindings={"s": s})) == rows(
+            mem.query(q, initBindings={"s": s}))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sparql_random_data(tmp_path, fast, seed):
+    """Other random data sets, union default graph, the joins the fast path chooses."""
+    quads = random_quads(seed, n=600)
+    ours = Dataset(store="Lakesuperior", default_union=True)
+    ours.open(str(tmp_path / "store"), create=True)
+    load(ours, quads)
+    ours.commit()
+    mem = Dataset(default_union=True)
+    load(mem, quads)
+    try:
+        for query in QUERIES[:15] + QUERIES[29:45]:
+            assert rows(ours.query(PREFIX + query)) == rows(mem.query(PREFIX + query)), query
+    finally:
+        ours.close()
+
+
+def test_fast_path_join_strategies(tmp_path, monkeypatch):
+    """Hash joins (many keys) and nested loops (few) give the same answers."""
+    from lakesuperior.store import rdflib_store
+    ours = Dataset(store="Lakesuperior", default_union=True)
+    ours.open(str(tmp_path / "store"), create=True)
+    mem = Dataset(default_union=True)
+    quads = [(EX[f"s{i}"], RDF.type, EX.C, EX[f"g{i % 7}"]) for i in range(300)]
+    quads += [(EX[f"s{i}"], EX.p, Literal(i % 13), EX[f"g{i % 5}"]) for i in range(0, 300, 2)]
+    quads += [(EX[f"s{i}"], EX.p, Literal(i % 13), EX.g0) for i in range(0, 300, 4)]
+    for d in (ours, mem):
+        load(d, quads)
+    ours.commit()
+    queries = ["SELECT * WHERE { ?s a ex:C . ?s ex:p ?v }",
+               "SELECT * WHERE { ?s ex:p ?v . ?t ex:p ?v . ?t a ex:C }",
+               "SELECT * WHERE { GRAPH ?g { ?s a ex:C . ?s ex:p ?v } }",
+               "SELECT (COUNT(*) AS ?n) WHERE { ?s a ex:C . ?s ex:p ?v }"]
+    enable_sparql_fast_path()
+    try:
+        for limit in (1000, 3):
+            monkeypatch.setattr(rdflib_store, "_NESTED_LOOP_MAX", limit)
+            for q in queries:
+                assert rows(ours.query(PREFIX + q)) == rows(mem.query(PREFIX + q)), (limit, q)
+    finally:
+        disable_sparql_fast_path()
+        ours.close()
+
+
+def test_fast_path_is_taken(pair, monkeypatch):
+    """With the fast path, these queries never reach rdflib's per-pattern triples()."""
+    ours, mem = pair
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("triples() called")
+
+    queries = ["SELECT * WHERE { ?s ex:p0 ?o . ?o ex:p1 ?z }",
+               "SELECT * WHERE { GRAPH ?g { ?s ex:p0 ?o . ?o ex:p1 ?z } }",
+               "SELECT (COUNT(DISTINCT ?s) AS ?c) WHERE { ?s a ?t . ?s ex:p0 ?o }",
+               "SELECT * WHERE { ?s a ex:C0 OPTIONAL { ?s ex:label ?l } FILTER (?s != ex:r1) }"]
+    want = [rows(mem.query(PREFIX + q)) for q in queries]
+    enable_sparql_fast_path()
+    monkeypatch.setattr(LmdbStore, "triples", refuse)
+    try:
+        assert [rows(ours.query(PREFIX + q)) for q in queries] == want
+    finally:
+        disable_sparql_fast_path()
+    with pytest.raises(AssertionError, match="triples"):
+        ours.query(PREFIX + queries[0]).bindings
+
+
+def test_fast_path_streams(pair, monkeypatch):
+    """A consumer that stops early (LIMIT, ASK) stops the joins early."""
+    from lakesuperior.store import rdflib_store
+    ours, mem = pair
+    calls = []
+    real = rdflib_store._Stage.match
+
+    def counting(self, key, table):
+        calls.append(key)
+        return real(self, key, table)
+
+    monkeypatch.setattr(rdflib_store._Stage, "match", counting)
+    monkeypatch.setattr(rdflib_store, "_CHUNK", 1)
+    q = PREFIX + "SELECT * WHERE { ?s ?p ?o . ?o ?q ?z . ?z ?r ?w }"
+    enable_sparql_fast_path()
+    try:
+        assert len(ours.query(q + " LIMIT 2")) == 2
+        few = len(calls)
+        assert rows(ours.query(q)) == rows(mem.query(q))
+        assert few < len(calls) / 10
+        assert ours.query(PREFIX + "ASK { ?s ?p ?o . ?o ?q ?z }").askAnswer
+    finally:
+        disable_sparql_fast_path()
+
+
+def test_fast_path_leaves_other_stores_alone(fast):
+    mem = Dataset()
+    mem.add((EX.a, EX.p, EX.b))
+    assert list(mem.query("SELECT ?o WHERE { ?s ?p ?o }")) == [(EX.b,)]
+    g = Graph()
+    g.add((EX.a, EX.p, EX.b))
+    assert list(g.query("SELECT (COUNT(*) AS ?c) WHERE { ?s ?p ?o }")) == [(Literal(1),)]
