@@ -25,7 +25,7 @@ class Config:
     data_dir: str = "data"
     map_size: int = 1 << 30
     sync: bool = True
-    index_batch: int = 2000
+    index_batch: int = 500
     base_uri: str = "http://127.0.0.1:8000/rest"
     digest_algorithm: str = "sha512"
     referential_integrity: str = "lenient"

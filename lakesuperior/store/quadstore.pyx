@@ -44,7 +44,8 @@ from lakesuperior.exceptions import StoreError, StoreFormatError, TermError
 FORMAT_VERSION = 1
 INDEX_FORMAT_VERSION = 1
 DEFAULT_MAP_SIZE = 1 << 30
-DEFAULT_INDEX_BATCH = 2000
+DEFAULT_INDEX_BATCH = 500
+INDEX_MAP_SIZE = 1 << 40
 
 # Log entry kinds: a whole graph was set (the indexer reads its current
 # content) or single quads were added / removed.
@@ -182,7 +183,10 @@ cdef class QuadStore:
             self.env = lmdb.open(self.path, map_size=map_size, max_dbs=16,
                                  sync=sync, readonly=readonly, max_readers=512,
                                  max_spare_txns=4)
-            self.ienv = lmdb.open(os.path.join(self.path, "index"), map_size=map_size,
+            # The index is derived data, rewritten in batches: give it a large
+            # map up front (address space only) so it rarely has to grow.
+            self.ienv = lmdb.open(os.path.join(self.path, "index"),
+                                  map_size=max(map_size, INDEX_MAP_SIZE),
                                   max_dbs=8, sync=sync, readonly=readonly,
                                   max_readers=512, max_spare_txns=4)
         except lmdb.Error as e:
