@@ -1,27 +1,92 @@
-"""The Flask application factory."""
+"""The Flask application factory.
+
+``create_app(config)`` opens the repository (in the serving process: under
+gunicorn, in each worker after the fork) and keeps it in
+``app.extensions["lakesuperior"]``. The LDP blueprint is mounted twice, at
+``/rest`` (Fedora clients) and ``/ldp``; the constraints document is at
+``/constraints``.
+"""
 from __future__ import annotations
 
-import os
+from dataclasses import dataclass
+from typing import Any
 
-from flask import Flask, jsonify
+from flask import Flask, Response, redirect, render_template, request
 
+from lakesuperior import rdfio
 from lakesuperior.config import Config
-from lakesuperior.store.quadstore import QuadStore
+from lakesuperior.endpoints import constraints as doc
+from lakesuperior.endpoints import errors
+from lakesuperior.endpoints import headers as hdr
+from lakesuperior.endpoints.ldp import bp as ldp_bp
+from lakesuperior.version import __version__
 
 
-def create_app(config: Config | None = None) -> Flask:
-    """Build the WSGI app; the store is opened here, in the serving process."""
+@dataclass
+class State:
+    """What the app keeps in ``app.extensions["lakesuperior"]``."""
+
+    config: Config
+    repository: Any
+    owned: bool = True   #: whether ``close()`` closes the repository
+
+    def close(self) -> None:
+        if self.owned:
+            self.repository.close()
+
+
+def create_app(config: Config | None = None, *, repository: Any = None) -> Flask:
+    """Build the WSGI app on ``config`` (``Config.load()`` if None).
+
+    ``repository``: an open ``Repository`` to serve instead of opening one from
+    ``config`` (the caller keeps ownership).
+    """
     config = config or Config.load()
+    owned = repository is None
+    if owned:
+        from lakesuperior.repository import Repository  # the compiled store: load it here
+        repository = Repository.from_config(config)
     app = Flask(__name__)
-    os.makedirs(config.data_dir, exist_ok=True)
-    store = QuadStore(config.store_dir, map_size=config.map_size, sync=config.sync,
-                      index_batch=config.index_batch)
-    app.extensions["lakesuperior"] = {"config": config, "store": store}
+    app.config["MAX_CONTENT_LENGTH"] = config.max_body_size
+    app.config["JSON_SORT_KEYS"] = False
+    app.url_map.merge_slashes = False
+    app.extensions["lakesuperior"] = State(config, repository, owned)
+    errors.register(app)
+    app.register_blueprint(ldp_bp, url_prefix="/rest", name="rest")
+    app.register_blueprint(ldp_bp, url_prefix="/ldp", name="ldp")
 
-    @app.get("/")
-    def status():
-        stats = store.stats()
-        return jsonify({"status": "up", "data_dir": os.path.abspath(config.data_dir),
-                        "store": stats})
+    @app.get("/", endpoint="root_redirect")
+    def root_redirect() -> Response:
+        return redirect(request.script_root + "/rest/", code=302)
+
+    @app.route("/constraints", endpoint="constraints", methods=["GET", "HEAD"])
+    def constraints() -> Response:
+        return _constraints()
+
+    @app.context_processor
+    def _globals() -> dict[str, Any]:
+        return {"version": __version__}
 
     return app
+
+
+def _constraints() -> Response:
+    offered = (rdfio.TURTLE, "text/html", rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML,
+               "text/plain")
+    media_type = hdr.negotiate(request.headers.get("Accept"), offered)
+    if media_type is None:
+        raise errors.NotAcceptable(f"The constraints document is available as "
+                                   f"{', '.join(offered)}")
+    if media_type == "text/html":
+        body: str | bytes = render_template("constraints.html", sections=doc.SECTIONS)
+        ctype = "text/html; charset=utf-8"
+    elif media_type == "text/plain":
+        body = "".join(f"{title}\n{'=' * len(title)}\n{text}\n\n"
+                       for _, title, text in doc.SECTIONS)
+        ctype = "text/plain; charset=utf-8"
+    else:
+        url = errors.constraints_url()
+        body = rdfio.serialize(doc.triples(url), media_type,
+                               namespaces={"rdfs": "http://www.w3.org/2000/01/rdf-schema#"})
+        ctype = media_type + ("" if media_type == rdfio.JSON_LD else "; charset=utf-8")
+    return Response(body, content_type=ctype, headers={"Vary": "Accept"})

@@ -296,7 +296,7 @@ def evaluate_preconditions(
     method: str, *, exists: bool, etag: str | None = None,
     last_modified: datetime | None = None, if_match: str | None = None,
     if_none_match: str | None = None, if_modified_since: str | None = None,
-    if_unmodified_since: str | None = None,
+    if_unmodified_since: str | None = None, weak_if_match: bool = False,
 ) -> int | None:
     """Evaluate conditional headers in the order of RFC 7232 section 6.
 
@@ -305,13 +305,20 @@ def evaluate_preconditions(
     is one. Blank headers count as absent; bad dates are ignored (3.3, 3.4).
     Per section 5 the caller applies this only where the unconditional response
     would be 2xx or 412.
+
+    ``weak_if_match`` compares ``If-Match`` tags weakly. RFC 7232 section 3.1
+    asks for the strong comparison, which no weak tag ever passes; a server
+    whose only validators are weak (LDP RDF sources, LDP 4.2.1.3) and whose
+    clients send them back in ``If-Match`` (LDP 4.2.4.5) can opt in to the
+    weak comparison, as the W3C LDP test suite expects.
     """
     safe = method.upper() in ("GET", "HEAD")
     current = _current_etag(etag) if exists and etag is not None else None
     modified = _to_second(last_modified) if exists and last_modified is not None else None
     # 1. If-Match, strong comparison (3.1); else 2. If-Unmodified-Since (3.4)
     if _present(if_match):
-        if not _etag_matches(parse_etags(if_match), current, exists, strong=True):
+        if not _etag_matches(parse_etags(if_match), current, exists,
+                             strong=not weak_if_match):
             return 412
     elif _present(if_unmodified_since):
         date = parse_http_date(if_unmodified_since)

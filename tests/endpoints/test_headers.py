@@ -231,6 +231,16 @@ def test_if_match_strong_comparison():
     assert pre("PUT", if_match="garbage") == 412
 
 
+def test_if_match_weak_comparison_on_request():
+    # opt-in for servers whose only validators are weak (LDP RDF sources)
+    assert pre("PUT", etag='W/"abc"', if_match='W/"abc"', weak_if_match=True) is None
+    assert pre("PUT", etag='W/"abc"', if_match='"abc"', weak_if_match=True) is None
+    assert pre("PUT", etag='"abc"', if_match='W/"abc"', weak_if_match=True) is None
+    assert pre("PUT", etag='W/"abc"', if_match='W/"x"', weak_if_match=True) == 412
+    assert pre("PUT", exists=False, etag=None, if_match="*", weak_if_match=True) == 412
+    assert pre("PUT", etag='W/"abc"', if_match='W/"abc"') == 412  # default stays strong
+
+
 def test_if_match_bare_etag_argument():
     assert pre("PUT", etag="abc", if_match='"abc"') is None
 

@@ -1,0 +1,85 @@
+"""The constraints document (LDP 4.2.1.6), served at ``/constraints``.
+
+Each section has an anchor that error responses link with
+``rel="http://www.w3.org/ns/ldp#constrainedBy"`` (see ``errors.CONSTRAINT_ANCHORS``).
+The same sections are rendered as HTML and as RDF (``rdfs:label`` and
+``rdfs:comment`` of ``<constraints#anchor>``).
+"""
+from __future__ import annotations
+
+from lakesuperior.model.context import literal_term
+
+SECTIONS: tuple[tuple[str, str, str], ...] = (
+    ("interaction-models", "Interaction models",
+     "A resource created without a Link rel=\"type\" header is an ldp:BasicContainer if its "
+     "body is RDF (or empty), an ldp:NonRDFSource (binary) otherwise. A Link rel=\"type\" "
+     "header with ldp:RDFSource, ldp:BasicContainer, ldp:DirectContainer, "
+     "ldp:IndirectContainer or ldp:NonRDFSource chooses the model; ldp:NonRDFSource makes a "
+     "binary whatever the Content-Type. The interaction model of an existing resource cannot "
+     "change: a PUT or PATCH that asks for another one is refused with 409 Conflict. Only "
+     "containers accept POST; binaries cannot contain resources."),
+    ("server-managed", "Server-managed triples",
+     "The server manages ldp:contains, the rdf:type values in the LDP and Fedora namespaces, "
+     "every fcrepo: predicate (created, createdBy, lastModified, lastModifiedBy, hasParent) "
+     "and the size, digest and media type of binaries. A PUT may send them back unchanged "
+     "(they are ignored, and so are fcrepo:created, createdBy, lastModified and "
+     "lastModifiedBy); a request that changes any other one is refused with 409 Conflict. "
+     "With 'Prefer: handling=lenient' all server-managed triples in the request are dropped; "
+     "with 'Prefer: handling=strict' any server-managed triple that differs from the current "
+     "state is refused."),
+    ("single-subject", "Subjects",
+     "The triples of a resource are about the resource itself, its hash URIs (<#part>) or "
+     "blank nodes; triples about other subjects are refused with 409 Conflict."),
+    ("triples", "Membership configuration",
+     "A Direct or Indirect container has exactly one ldp:membershipResource (default: "
+     "itself), one ldp:hasMemberRelation or ldp:isMemberOfRelation (default: "
+     "ldp:hasMemberRelation ldp:member) and, for an Indirect container, one "
+     "ldp:insertedContentRelation (default ldp:MemberSubject); their values are IRIs. "
+     "ldp:contains cannot be used as a membership predicate."),
+    ("referential-integrity", "Referential integrity",
+     "Depending on the server configuration, links to repository resources that do not "
+     "exist are dropped (lenient) or refused with 409 Conflict (strict)."),
+    ("digests", "Digests",
+     "A Digest header on a binary upload (md5, sha, sha-256 or sha-512, hex or base64) must "
+     "match the content, else the request is refused with 409 Conflict; other algorithms "
+     "are refused with 400 Bad Request."),
+    ("media-types", "Media types",
+     "RDF is read from Turtle, N-Triples, JSON-LD (with embedded contexts only), RDF/XML "
+     "and N3; malformed RDF is refused with 400 Bad Request. An RDF source cannot be "
+     "replaced with a non-RDF body (415 Unsupported Media Type). External content "
+     "(message/external-body) is not supported (415)."),
+    ("patch", "PATCH",
+     "PATCH takes application/sparql-update: INSERT DATA, DELETE DATA, DELETE WHERE and "
+     "DELETE/INSERT ... WHERE on the resource's own triples. Named graphs, SERVICE and graph "
+     "management operations are refused. A binary's content cannot be patched: PATCH its "
+     "description at <binary>/fcr:metadata."),
+    ("size", "Request size",
+     "Request bodies larger than the configured max_body_size are refused with 413."),
+    ("tombstones", "Deleted resources",
+     "DELETE leaves a tombstone: the resource and everything under it answer 410 Gone, with "
+     "a Link rel=\"hasTombstone\" to <resource>/fcr:tombstone. DELETE on the tombstone "
+     "purges it for good; POST on it brings the resource back. URIs of deleted resources "
+     "are not reused by POST."),
+    ("versions", "Versions",
+     "Every resource is versioned (a Memento TimeGate and OriginalResource). POST to "
+     "<resource>/fcr:versions, without a body, takes a snapshot of the current state; its "
+     "URI is <resource>/fcr:versions/<yyyyMMddHHmmss> (UTC, one per second). A POST with a "
+     "Memento-Datetime header (a memento with a client-given state) is not supported "
+     "(409 Conflict). Mementos are read-only; TimeMaps and mementos cannot be deleted."),
+    ("paths", "Paths",
+     "Paths are made of non-empty segments of at most 255 characters; '.', '..', encoded "
+     "slashes (%2F), backslashes, control characters and segments starting with 'fcr:' "
+     "(reserved for Fedora endpoints) are refused."),
+)
+
+
+def triples(url: str) -> list[tuple[str, str, str]]:
+    """The document as RDF: one ``<url#anchor>`` per section."""
+    rdfs = "http://www.w3.org/2000/01/rdf-schema#"
+    out = [(f"<{url}>", f"<{rdfs}label>", literal_term("Lakesuperior constraints"))]
+    for anchor, title, text in SECTIONS:
+        node = f"<{url}#{anchor}>"
+        out.append((f"<{url}>", f"<{rdfs}seeAlso>", node))
+        out.append((node, f"<{rdfs}label>", literal_term(title)))
+        out.append((node, f"<{rdfs}comment>", literal_term(text)))
+    return out

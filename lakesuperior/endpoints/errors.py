@@ -1,0 +1,241 @@
+"""Errors -> HTTP responses, in one place.
+
+``STATUS`` maps every exception class the application raises (the domain
+errors of ``lakesuperior.exceptions``, the HTTP-only errors below, path errors)
+to a status code; the most specific class in an exception's MRO wins. The
+handlers registered by ``register(app)`` turn any exception into a response
+whose body says what was wrong: plain text by default, or HTML, JSON or RDF
+when the client's ``Accept`` asks for them. Every 4xx response links the
+constraints document with ``rel="http://www.w3.org/ns/ldp#constrainedBy"``
+(LDP 4.2.1.6, Fedora API 3.5 / 3.6.1 / 3.7 / 4.3.3). A 500 is a bug: it is
+logged with its traceback and its body names only the exception type.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from http import HTTPStatus
+
+from flask import Flask, Response, current_app, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from lakesuperior import exceptions as exc
+from lakesuperior.endpoints import headers as hdr
+from lakesuperior.endpoints.paths import PathError
+from lakesuperior.model.context import literal_term
+from lakesuperior.rdfio import serialize
+
+CONSTRAINED_BY = "http://www.w3.org/ns/ldp#constrainedBy"
+CONSTRAINTS_PATH = "/constraints"
+
+
+# --- HTTP-only errors -------------------------------------------------------------------
+
+class HttpError(Exception):
+    """An error of the HTTP layer itself (no domain meaning); ``STATUS`` gives its code.
+
+    ``headers``: extra response headers as (name, value) pairs.
+    """
+
+    def __init__(self, msg: str, headers: Iterable[tuple[str, str]] = ()):
+        self.headers = list(headers)
+        super().__init__(msg)
+
+
+class BadRequest(HttpError):
+    """The request is malformed (a header, a parameter)."""
+
+
+class NotFound(HttpError):
+    """Nothing is at this URL."""
+
+
+class MethodNotAllowed(HttpError):
+    """The method is not supported by this resource; ``allow`` lists those that are."""
+
+    def __init__(self, msg: str, allow: Iterable[str]):
+        self.allow = list(allow)
+        super().__init__(msg, [("Allow", ", ".join(self.allow))])
+
+
+class NotAcceptable(HttpError):
+    """No representation matches ``Accept`` (or no memento matches ``Accept-Datetime``)."""
+
+
+class ConstraintViolation(HttpError):
+    """A valid request that this server's constraints refuse (see the constraints document)."""
+
+
+class PreconditionFailed(HttpError):
+    """A conditional header (``If-Match``, ``If-Unmodified-Since``...) did not hold."""
+
+
+# --- the table -----------------------------------------------------------------------------
+
+#: Exception class -> HTTP status. Looked up along the exception's MRO.
+STATUS: dict[type[BaseException], int] = {
+    # HTTP layer
+    BadRequest: 400,
+    NotFound: 404,
+    MethodNotAllowed: 405,
+    NotAcceptable: 406,
+    ConstraintViolation: 409,
+    PreconditionFailed: 412,
+    # resources
+    exc.ResourceNotExistsError: 404,
+    exc.TombstoneError: 410,
+    exc.ResourceExistsError: 409,
+    exc.InvalidResourceError: 400,
+    exc.IncompatibleLdpTypeError: 409,
+    exc.ServerManagedTermError: 409,
+    exc.SingleSubjectError: 409,
+    exc.InvalidTripleError: 409,
+    exc.RefIntViolationError: 409,
+    exc.ChecksumValidationError: 409,
+    exc.ResourceError: 400,
+    # input
+    exc.UnsupportedDigestError: 400,
+    exc.InvalidDigestError: 400,
+    exc.UnsupportedMediaTypeError: 415,
+    exc.RdfParseError: 400,
+    exc.QueryTimeoutError: 503,
+    exc.SparqlError: 400,
+    exc.TermError: 400,
+    exc.PayloadTooLargeError: 413,
+    exc.RangeNotSatisfiableError: 416,
+    # bugs or broken installations
+    exc.BinaryNotFoundError: 500,
+    exc.StoreFormatError: 500,
+    exc.StoreError: 500,
+    exc.ConfigError: 500,
+    exc.LakesuperiorError: 500,
+}
+
+#: Fragment of the constraints document that explains an error class (MRO lookup).
+CONSTRAINT_ANCHORS: dict[type[BaseException], str] = {
+    exc.ServerManagedTermError: "server-managed",
+    exc.IncompatibleLdpTypeError: "interaction-models",
+    exc.SingleSubjectError: "single-subject",
+    exc.InvalidTripleError: "triples",
+    exc.RefIntViolationError: "referential-integrity",
+    exc.ChecksumValidationError: "digests",
+    exc.UnsupportedDigestError: "digests",
+    exc.InvalidDigestError: "digests",
+    exc.UnsupportedMediaTypeError: "media-types",
+    exc.RdfParseError: "media-types",
+    exc.SparqlError: "patch",
+    exc.PayloadTooLargeError: "size",
+    exc.TombstoneError: "tombstones",
+    exc.InvalidResourceError: "paths",
+    PathError: "paths",
+    ConstraintViolation: "versions",
+}
+
+
+def _lookup(table: dict, error: BaseException):
+    for cls in type(error).__mro__:
+        if cls in table:
+            return table[cls]
+    return None
+
+
+def status_of(error: BaseException) -> int:
+    """The HTTP status of an exception (500 for anything unknown: a bug)."""
+    if isinstance(error, PathError):
+        return error.status
+    if isinstance(error, HTTPException):
+        return error.code or 500
+    return _lookup(STATUS, error) or 500
+
+
+def constraints_url(anchor: str | None = None) -> str:
+    """Absolute URL of the constraints document (of one section with ``anchor``)."""
+    url = request.host_url.rstrip("/") + request.script_root + CONSTRAINTS_PATH
+    return f"{url}#{anchor}" if anchor else url
+
+
+def constrained_by_link(error: BaseException | None = None) -> str:
+    anchor = _lookup(CONSTRAINT_ANCHORS, error) if error is not None else None
+    return hdr.format_link(constraints_url(anchor), CONSTRAINED_BY)
+
+
+# --- responses ------------------------------------------------------------------------------
+
+_ERROR_TYPES = ("text/plain", "text/html", "application/json", "text/turtle",
+                "application/ld+json", "application/n-triples")
+
+
+def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
+    headers: list[tuple[str, str]] = []
+    if isinstance(error, HTTPException):
+        headers.extend((k, v) for k, v in error.get_headers()
+                       if k.lower() not in ("content-type", "content-length"))
+    headers.extend(getattr(error, "headers", None) or [])
+    headers.extend(getattr(error, "http_headers", None) or [])
+    if isinstance(error, exc.RangeNotSatisfiableError):
+        headers.append(("Content-Range", hdr.unsatisfied_content_range(error.size)))
+    if 400 <= status < 500:
+        headers.append(("Link", constrained_by_link(error)))
+    return headers
+
+
+def _message(error: BaseException, status: int) -> str:
+    if status >= 500 and not isinstance(error, (HTTPException, exc.QueryTimeoutError)):
+        return (f"Internal server error ({type(error).__name__}); this is a bug, "
+                "see the server log")
+    if isinstance(error, HTTPException):
+        return error.description or HTTPStatus(status).phrase
+    return str(error) or type(error).__name__
+
+
+def _rdf_body(status: int, phrase: str, message: str, media_type: str) -> bytes:
+    b = "_:error"
+    http = "http://www.w3.org/2011/http#"
+    triples = [
+        (b, "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>", f"<{http}Response>"),
+        (b, f"<{http}statusCodeValue>",
+         f'"{status}"^^<http://www.w3.org/2001/XMLSchema#int>'),
+        (b, f"<{http}reasonPhrase>", literal_term(phrase)),
+        (b, "<http://www.w3.org/2000/01/rdf-schema#comment>", literal_term(message)),
+    ]
+    if 400 <= status < 500:
+        triples.append((b, f"<{CONSTRAINED_BY}>", f"<{constraints_url()}>"))
+    return serialize(triples, media_type, namespaces={"http": http})
+
+
+def error_response(error: BaseException) -> Response:
+    """The response for any exception."""
+    status = status_of(error)
+    if status >= 500 and not isinstance(error, (HTTPException, exc.QueryTimeoutError)):
+        current_app.logger.error("Unhandled error on %s %s", request.method, request.path,
+                                 exc_info=error)
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = "Error"
+    message = _message(error, status)
+    media_type = hdr.negotiate(request.headers.get("Accept"), _ERROR_TYPES) or "text/plain"
+    if media_type == "text/html":
+        body: str | bytes = render_template("error.html", status=status, phrase=phrase,
+                                            message=message)
+        ctype = "text/html; charset=utf-8"
+    elif media_type == "application/json":
+        body = json.dumps({"status": status, "error": phrase, "message": message},
+                          ensure_ascii=False) + "\n"
+        ctype = "application/json"
+    elif media_type in ("text/turtle", "application/ld+json", "application/n-triples"):
+        body = _rdf_body(status, phrase, message, media_type)
+        ctype = media_type + ("" if media_type == "application/ld+json" else "; charset=utf-8")
+    else:
+        body = f"{status} {phrase}: {message}\n"
+        ctype = "text/plain; charset=utf-8"
+    response = Response(body, status=status, content_type=ctype)
+    for name, value in _headers_of(error, status):
+        response.headers.add(name, value)
+    return response
+
+
+def register(app: Flask) -> None:
+    """Install the error handlers on ``app``."""
+    app.register_error_handler(Exception, error_response)
+    app.register_error_handler(HTTPException, error_response)

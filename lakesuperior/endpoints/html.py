@@ -1,0 +1,119 @@
+"""The read-only HTML view: template contexts built from canonical term strings.
+
+Nothing here touches the repository; the LDP views pass in what they read.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from lakesuperior.model.namespaces import DEFAULT_NAMESPACES
+
+Triple = tuple[str, str, str]
+
+PAGE_SIZE = 100  #: children shown per page
+LDP_CONTAINS = "<http://www.w3.org/ns/ldp#contains>"
+RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+
+_ECHAR = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))')
+_ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'",
+            "\\": "\\"}
+
+
+def _unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+
+    def sub(m: re.Match) -> str:
+        code = m.group(1) or m.group(2)
+        return chr(int(code, 16)) if code else _ESCAPES.get(m.group(3), m.group(3))
+    return _ECHAR.sub(sub, text)
+
+
+def compact(iri: str, namespaces: Mapping[str, str] = DEFAULT_NAMESPACES) -> str:
+    """``prefix:local`` for an IRI in a known namespace, else the IRI."""
+    for prefix, ns in namespaces.items():
+        if iri.startswith(ns) and len(iri) > len(ns):
+            return f"{prefix}:{iri[len(ns):]}"
+    return iri
+
+
+@dataclass
+class Term:
+    """One RDF term for display: ``kind`` is ``iri``, ``bnode`` or ``literal``."""
+
+    kind: str
+    text: str                    #: what to show
+    href: str | None = None      #: link target (IRIs)
+    note: str | None = None      #: datatype or language of a literal
+
+
+def term(value: str) -> Term:
+    """A display ``Term`` of a canonical N-Triples term string."""
+    if value.startswith("<"):
+        iri = value[1:-1]
+        return Term("iri", compact(iri), iri)
+    if value.startswith("_:"):
+        return Term("bnode", value)
+    end = value.rfind('"')
+    text = _unescape(value[1:end])
+    suffix = value[end + 1:]
+    if suffix.startswith("@"):
+        return Term("literal", text, note=suffix[1:])
+    if suffix.startswith("^^<"):
+        return Term("literal", text, note=compact(suffix[3:-1]))
+    return Term("literal", text)
+
+
+@dataclass
+class Subject:
+    """The properties of one subject: predicate -> objects, in input order."""
+
+    term: Term
+    properties: list[tuple[Term, list[Term]]] = field(default_factory=list)
+
+
+def group(triples: Iterable[Triple], first: str, *, skip: Iterable[str] = ()) -> list[Subject]:
+    """Triples grouped by subject (``first`` first) then predicate; ``skip``: predicates left out."""
+    skipped = set(skip)
+    by_subject: dict[str, dict[str, list[str]]] = {}
+    for s, p, o in triples:
+        if p in skipped and s == first:
+            continue
+        by_subject.setdefault(s, {}).setdefault(p, []).append(o)
+    order = sorted(by_subject, key=lambda s: (s != first, s))
+    out = []
+    for s in order:
+        preds = by_subject[s]
+        props = [(term(p), [term(o) for o in sorted(preds[p])])
+                 for p in sorted(preds, key=lambda p: (p != RDF_TYPE, compact(p[1:-1])))]
+        out.append(Subject(term(s), props))
+    return out
+
+
+def breadcrumbs(base: str, uid: str) -> list[tuple[str, str]]:
+    """(label, URL) from the root down to ``uid``."""
+    crumbs = [("root", base + "/")]
+    path = ""
+    for segment in [s for s in uid.split("/") if s]:
+        path += "/" + segment
+        crumbs.append((segment, base + path))
+    return crumbs
+
+
+def page_of(items: Sequence[str], page: int) -> tuple[list[str], int, int]:
+    """One page of ``items``: (items, page number clamped to range, page count)."""
+    pages = max(1, -(-len(items) // PAGE_SIZE))
+    page = min(max(page, 1), pages)
+    start = (page - 1) * PAGE_SIZE
+    return list(items[start:start + PAGE_SIZE]), page, pages
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{size} bytes" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} bytes"  # pragma: no cover

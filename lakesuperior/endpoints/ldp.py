@@ -1,0 +1,60 @@
+"""The LDP 1.0 / Fedora API 1.0 endpoint, mounted at ``/rest`` and ``/ldp``.
+
+One view serves every path under the prefix. The path names a resource, its
+description (``fcr:metadata``), its TimeMap (``fcr:versions``), a memento
+(``fcr:versions/<id>``) or its tombstone (``fcr:tombstone``); see ``paths``.
+
+Every request works in one read snapshot (a single ``Repository`` read) or one
+write transaction (``Repository.transaction()`` around the precondition
+check and the write). Public URIs are the request's own host URL root plus
+the prefix plus the uid, passed to the repository as ``base_uri``.
+
+The work is in ``reads`` (GET, HEAD, OPTIONS) and ``writes`` (POST, PUT, PATCH,
+DELETE), on the ``context.Call`` of the request. Header logic lives in
+``headers`` (pure functions); errors become responses in ``errors``: nothing
+here maps an exception to a status.
+"""
+from __future__ import annotations
+
+from flask import Blueprint, Response
+from flask.views import MethodView
+
+from lakesuperior.endpoints import reads, writes
+from lakesuperior.endpoints.context import Call
+
+bp = Blueprint("ldp", __name__)
+
+METHODS = ("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE")
+
+
+class LdpView(MethodView):
+    """Every LDP method on every path below the prefix."""
+
+    provide_automatic_options = False
+
+    def get(self, path: str = "") -> Response:
+        return reads.read(Call(), head=False)
+
+    def head(self, path: str = "") -> Response:
+        return reads.read(Call(), head=True)
+
+    def options(self, path: str = "") -> Response:
+        return reads.options(Call())
+
+    def post(self, path: str = "") -> Response:
+        return writes.post(Call())
+
+    def put(self, path: str = "") -> Response:
+        return writes.put(Call())
+
+    def patch(self, path: str = "") -> Response:
+        return writes.patch(Call())
+
+    def delete(self, path: str = "") -> Response:
+        return writes.delete(Call())
+
+
+_view = LdpView.as_view("resource")
+bp.add_url_rule("/", view_func=_view, defaults={"path": ""}, methods=METHODS,
+                strict_slashes=False)
+bp.add_url_rule("/<path:path>", view_func=_view, methods=METHODS)

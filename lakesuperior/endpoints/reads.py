@@ -1,0 +1,372 @@
+"""GET, HEAD and OPTIONS: resources, binaries (ranges, digests), descriptions,
+TimeMaps, mementos, the TimeGate, and the HTML view.
+
+Each request reads in one snapshot: a single ``Repository`` call.
+"""
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+from flask import Response, render_template, request
+from werkzeug.wsgi import wrap_file
+
+from lakesuperior import rdfio
+from lakesuperior.endpoints import headers as hdr
+from lakesuperior.endpoints import html
+from lakesuperior.endpoints import memento as mto
+from lakesuperior.endpoints.context import (
+    CHUNK,
+    HTML,
+    LDP_CONTAINER,
+    LDP_RDF_SOURCE,
+    LDP_RESOURCE,
+    RDF_OUT,
+    Call,
+    allowed_methods,
+    check_preconditions,
+    content_type_of,
+    is_weak,
+    link_value,
+    modified_of,
+    negotiate,
+    read_options,
+    require_tombstone,
+    resource_headers,
+    tombstone_links,
+    type_links,
+)
+from lakesuperior.endpoints.errors import BadRequest, MethodNotAllowed, NotAcceptable, NotFound
+from lakesuperior.endpoints.paths import Target
+from lakesuperior.model.context import literal_term
+from lakesuperior.model.namespaces import (
+    DEFAULT_NAMESPACES,
+    LDP_CONTAINS,
+    RDF_TYPE,
+    RDFS_LABEL,
+    XSD_DATETIME,
+)
+from lakesuperior.store.binaries import is_supported, normalize_algorithm
+from lakesuperior.version import __version__
+
+MEMENTO_DATETIME = "<http://mementoweb.org/ns#mementoDatetime>"
+
+
+@tombstone_links
+def read(call: Call, head: bool) -> Response:
+    target = call.target
+    if target.kind == "tombstone":
+        require_tombstone(call)
+        raise MethodNotAllowed(f"{call.url(kind='tombstone')} only accepts DELETE (purge) "
+                               "and POST (resurrect)", allowed_methods(None, target))
+    if target.kind == "timemap":
+        return _timemap(call, head)
+    if target.kind == "memento":
+        return _memento(call, head)
+    options, applied = read_options(call.prefer)
+    res = call.repo.get(call.uid, base_uri=call.base, **options)
+    if target.kind == "metadata" and not res.is_binary:
+        raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
+    if "Accept-Datetime" in request.headers:
+        return _timegate(call, res)
+    if res.is_binary and target.kind == "resource":
+        return _binary(call, res, target, head)
+    return _rdf(call, res, target, head, applied)
+
+
+def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool) -> Response:
+    media_type = negotiate(RDF_OUT)
+    headers = resource_headers(call, res, target)
+    if check_preconditions("GET", exists=True, etag=headers["ETag"],
+                           last_modified=modified_of(res), weak=True) == 304:
+        return _not_modified(headers)
+    if applied:
+        headers["Preference-Applied"] = f"return={call.prefer.return_}"
+    headers["Content-Type"] = content_type_of(media_type)
+    if head:
+        return Response(iter(()), headers=headers)
+    if media_type == HTML:
+        body: str | bytes = _html(call, res, target)
+    else:
+        body = rdfio.serialize(res.triples, media_type, namespaces=DEFAULT_NAMESPACES)
+    return Response(body, headers=headers)
+
+
+def _not_modified(headers: dict[str, str]) -> Response:
+    keep = ("ETag", "Last-Modified", "Vary", "Link", "Memento-Datetime")
+    response = Response(status=304, headers={k: v for k, v in headers.items() if k in keep})
+    del response.headers["Content-Type"]
+    return response
+
+
+def _timegate(call: Call, res: Any) -> Response:
+    """A TimeGate answer (RFC 7089 section 4.1.1): 302 to the best memento."""
+    value = request.headers.get("Accept-Datetime", "")
+    when = hdr.parse_accept_datetime(value)
+    if when is None:
+        raise BadRequest(f"Accept-Datetime is not an HTTP date: {value!r}")
+    description = call.target.kind == "metadata"
+    chosen = mto.choose_memento([v.id for v in res.version_info], when)
+    if chosen is None:
+        raise NotAcceptable(f"{call.url()} has no versions to match Accept-Datetime",
+                            [("Vary", "Accept-Datetime")])
+    original = call.url(kind="metadata") if description else call.url()
+    links = [link_value(original, "original timegate"),
+             link_value(call.url(kind="timemap", description=description), "timemap"),
+             call.constrained_by]
+    location = call.url(kind="memento", version=chosen, description=description)
+    return Response(location + "\n", status=302, headers={
+        "Location": location, "Vary": "Accept-Datetime", "Link": ", ".join(links),
+        "Content-Type": "text/plain; charset=utf-8"})
+
+
+def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
+    headers = resource_headers(call, res, target)
+    headers["Vary"] = headers["Vary"].replace("Accept, Prefer", "Range, Want-Digest")
+    if check_preconditions("GET", exists=True, etag=headers["ETag"],
+                           last_modified=modified_of(res), weak=False) == 304:
+        return _not_modified(headers)
+    size = res.size
+    headers["Content-Type"] = res.mimetype or "application/octet-stream"
+    headers["Accept-Ranges"] = "bytes"
+    if res.filename:
+        headers["Content-Disposition"] = hdr.content_disposition(res.filename)
+    want = request.headers.get("Want-Digest")
+    if want:
+        digest = _want_digest(res, want)
+        if digest:
+            headers["Digest"] = digest
+    ranges = None
+    range_header = request.headers.get("Range")
+    if range_header and not head and _if_range_holds(headers):
+        ranges = hdr.parse_range(range_header, size)
+    if head:
+        headers["Content-Length"] = str(size)
+        return Response(iter(()), headers=headers)
+    stream = res.content
+    if not ranges:
+        headers["Content-Length"] = str(size)
+        return Response(wrap_file(request.environ, stream, CHUNK), headers=headers,
+                        direct_passthrough=True)
+    if len(ranges) == 1:
+        start, end = ranges[0]
+        headers["Content-Range"] = hdr.content_range(start, end, size)
+        headers["Content-Length"] = str(end - start + 1)
+        return Response(_read_range(stream, start, end), status=206, headers=headers,
+                        direct_passthrough=True)
+    boundary = uuid.uuid4().hex
+    parts = [(start, end, (f"--{boundary}\r\nContent-Type: {headers['Content-Type']}\r\n"
+                           f"Content-Range: {hdr.content_range(start, end, size)}\r\n\r\n"
+                           ).encode("latin-1")) for start, end in ranges]
+    closing = f"--{boundary}--\r\n".encode("ascii")
+    length = sum(len(head_) + (end - start + 1) + 2 for start, end, head_ in parts) + len(closing)
+    headers["Content-Type"] = f"multipart/byteranges; boundary={boundary}"
+    headers["Content-Length"] = str(length)
+    return Response(_multipart(stream, parts, closing), status=206, headers=headers,
+                    direct_passthrough=True)
+
+
+def _if_range_holds(headers: dict[str, str]) -> bool:
+    """RFC 7233 section 3.2: a Range applies only if If-Range matches exactly."""
+    value = request.headers.get("If-Range")
+    if not value:
+        return True
+    value = value.strip()
+    if value.startswith('"') or value.startswith("W/"):
+        return value == headers["ETag"] and not is_weak(value)
+    date = hdr.parse_http_date(value)
+    return date is not None and hdr.format_http_date(date) == headers.get("Last-Modified")
+
+
+def _read_range(stream: BinaryIO, start: int, end: int) -> Iterator[bytes]:
+    try:
+        stream.seek(start)
+        left = end - start + 1
+        while left > 0:
+            chunk = stream.read(min(CHUNK, left))
+            if not chunk:
+                break
+            left -= len(chunk)
+            yield chunk
+    finally:
+        stream.close()
+
+
+def _multipart(stream: BinaryIO, parts: list[tuple[int, int, bytes]],
+               closing: bytes) -> Iterator[bytes]:
+    try:
+        for start, end, head in parts:
+            yield head
+            stream.seek(start)
+            left = end - start + 1
+            while left > 0:
+                chunk = stream.read(min(CHUNK, left))
+                if not chunk:
+                    break
+                left -= len(chunk)
+                yield chunk
+            yield b"\r\n"
+        yield closing
+    finally:
+        stream.close()
+
+
+def _want_digest(res: Any, header: str) -> str | None:
+    """``Digest`` for the supported algorithms of a ``Want-Digest`` (RFC 3230 4.3.1),
+    computed from the stored content (Fedora API 3.2.3)."""
+    algos = list(dict.fromkeys(normalize_algorithm(a) for a in hdr.parse_want_digest(header)
+                               if is_supported(a)))
+    if not algos:
+        return None
+    hashers = {a: hashlib.new(a, usedforsecurity=False) for a in algos}
+    with res.content as f:
+        while chunk := f.read(1 << 20):
+            for h in hashers.values():
+                h.update(chunk)
+    return hdr.format_digest({a: h.hexdigest() for a, h in hashers.items()})
+
+
+def _timemap(call: Call, head: bool) -> Response:
+    target = call.target
+    if target.description:
+        res = call.repo.get(call.uid, incl_children=False, incl_membership=False,
+                            base_uri=call.base)
+        if not res.is_binary:
+            raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
+        versions = res.version_info
+    else:
+        versions = call.repo.versions(call.uid)
+    description = target.description
+    original = call.url(kind="metadata") if description else call.url()
+    timemap = call.url(kind="timemap", description=description)
+    mementos = [(call.url(kind="memento", version=v.id, description=description), v)
+                for v in versions]
+    media_type = negotiate((rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML,
+                           mto.LINK_FORMAT, HTML))
+    seed = "|".join([timemap] + [v.id for v in versions])
+    etag = 'W/"' + hashlib.sha1(seed.encode(), usedforsecurity=False).hexdigest() + '"'
+    links = type_links((LDP_RESOURCE, LDP_RDF_SOURCE, LDP_CONTAINER, mto.TIMEMAP))
+    links += [link_value(original, "original timegate"), call.constrained_by]
+    headers = {"ETag": etag, "Link": ", ".join(links), "Vary": "Accept",
+               "Allow": ", ".join(allowed_methods(None, target)), "Accept-Post": "*/*",
+               "Content-Type": content_type_of(media_type)}
+    if versions:
+        headers["Last-Modified"] = hdr.format_http_date(mto.version_datetime(versions[-1].id))
+    if check_preconditions("GET", exists=True, etag=etag, last_modified=None,
+                           weak=True) == 304:
+        return _not_modified(headers)
+    if head:
+        return Response(iter(()), headers=headers)
+    if media_type == mto.LINK_FORMAT:
+        return Response(mto.timemap_link_format(original, timemap,
+                                                [(uri, v.id) for uri, v in mementos]),
+                        headers=headers)
+    tm = f"<{timemap}>"
+    triples = [(tm, RDF_TYPE, f"<{t}>") for t in (LDP_RESOURCE, LDP_RDF_SOURCE, LDP_CONTAINER,
+                                                  mto.TIMEMAP)]
+    for uri, v in mementos:
+        m = f"<{uri}>"
+        triples.append((tm, LDP_CONTAINS, m))
+        triples.append((m, MEMENTO_DATETIME,
+                        f'"{mto.version_datetime(v.id).strftime("%Y-%m-%dT%H:%M:%SZ")}"'
+                        f"^^<{XSD_DATETIME}>"))
+        if v.label:
+            triples.append((m, RDFS_LABEL, literal_term(v.label)))
+    if media_type == HTML:
+        page = render_template(
+            "resource.html", **_page_context(call, call.uid, timemap, triples, tm),
+            title=f"Versions of {call.uid}", children=None, types=[],
+            versions=[(v.id + (f" ({v.label})" if v.label else ""), uri)
+                      for uri, v in mementos], timemap=None)
+        return Response(page, headers=headers)
+    return Response(rdfio.serialize(triples, media_type, namespaces=DEFAULT_NAMESPACES),
+                    headers=headers)
+
+
+def _memento(call: Call, head: bool) -> Response:
+    target = call.target
+    res = call.repo.get_version(call.uid, target.version, base_uri=call.base)
+    if target.description and not res.is_binary:
+        raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
+    if res.is_binary and not target.description:
+        return _binary(call, res, target, head)
+    return _rdf(call, res, target, head, False)
+
+
+@tombstone_links
+def options(call: Call) -> Response:
+    target = call.target
+    if target.kind == "tombstone":
+        require_tombstone(call)
+        return _empty({"Allow": ", ".join(allowed_methods(None, target))})
+    if target.kind == "timemap":
+        call.repo.versions(call.uid)
+        return _empty({"Allow": ", ".join(allowed_methods(None, target)),
+                       "Accept-Post": "*/*", "Link": call.constrained_by})
+    if target.kind == "memento":
+        res = call.repo.get_version(call.uid, target.version, base_uri=call.base)
+    else:
+        res = call.repo.get(call.uid, incl_children=False, incl_membership=False,
+                            base_uri=call.base)
+        if target.kind == "metadata" and not res.is_binary:
+            raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
+    headers = resource_headers(call, res, target)
+    for name in ("ETag", "Last-Modified", "Vary", "Memento-Datetime"):
+        headers.pop(name, None)
+    return _empty(headers)
+
+
+def _empty(headers: dict[str, str]) -> Response:
+    """An OPTIONS answer: headers only."""
+    response = Response(b"", headers=headers)
+    del response.headers["Content-Type"]
+    return response
+
+
+def _page_context(call: Call, uid: str, uri: str, triples: list, subject: str) -> dict[str, Any]:
+    return {"uid": uid, "uri": uri, "crumbs": html.breadcrumbs(call.base, uid),
+            "root_url": call.base + "/", "version": __version__,
+            "subjects": html.group(triples, subject, skip=(LDP_CONTAINS, RDF_TYPE)),
+            "memento": None, "description_of": None, "binary": None}
+
+
+def _html(call: Call, res: Any, target: Target) -> str:
+    subject = f"<{call.url(res.uid)}>"
+    triples = res.triples
+    description = target.kind == "metadata" or target.description
+    uri = call.url(kind=target.kind, version=target.version, description=target.description)
+    ctx = _page_context(call, res.uid, uri, triples, subject)
+    ctx["types"] = [html.term(o) for s, p, o in triples if s == subject and p == RDF_TYPE]
+    ctx["title"] = res.uid if not description else f"{res.uid} (description)"
+    if target.kind == "memento":
+        ctx["memento"] = call.url(res.uid, "metadata") if description else call.url(res.uid)
+        ctx["title"] += f" at {target.version}"
+    if description:
+        ctx["description_of"] = call.url(res.uid)
+    if res.is_binary:
+        download = (call.url(res.uid, "memento", target.version) if target.kind == "memento"
+                    else call.url(res.uid))
+        ctx["binary"] = {"mimetype": res.mimetype, "size": html.human_size(res.size),
+                         "filename": res.filename, "download": download,
+                         "digests": sorted(res.digests.items())}
+    if res.is_container and target.kind == "resource":
+        try:
+            page = int(request.args.get("page", "1"))
+        except ValueError:
+            page = 1
+        uids, page, pages = html.page_of(sorted(res.children), page)
+        ctx.update(children=[(u.rsplit("/", 1)[-1], call.url(u)) for u in uids],
+                   child_count=len(res.children), page=page, pages=pages)
+    else:
+        ctx["children"] = None
+    if target.kind == "memento":
+        ctx["versions"] = None
+        ctx["timemap"] = None
+    else:
+        ctx["versions"] = [(v.id + (f" ({v.label})" if v.label else ""),
+                            call.url(res.uid, "memento", v.id, description))
+                           for v in res.version_info]
+        ctx["timemap"] = call.url(res.uid, "timemap", description=description)
+    return render_template("resource.html", **ctx)

@@ -1,0 +1,603 @@
+"""POST, PUT, PATCH and DELETE.
+
+Each request writes in one transaction: the precondition check, the write and
+the checks after it run in ``Repository.transaction()`` (or in the single
+write of one ``Repository`` call), so a refused request changes nothing.
+Request bodies of binaries are read before the write lock is taken.
+
+RDF bodies may carry server-managed triples back unchanged (a GET-modify-PUT
+round trip): ``filter_server_managed`` drops those and refuses real changes
+(LDP 4.2.4.1, 4.2.4.3); ``Prefer: handling=lenient`` drops them all and
+``Prefer: handling=strict`` leaves the checks to the repository.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import uuid
+from typing import Any, BinaryIO
+
+from flask import Response, current_app, request
+
+from lakesuperior import rdfio
+from lakesuperior.endpoints import headers as hdr
+from lakesuperior.endpoints.context import (
+    CHUNK,
+    CONTAINERS,
+    LDP_BASIC,
+    LDP_DIRECT,
+    LDP_INDIRECT,
+    LDP_NON_RDF_SOURCE,
+    LDP_RDF_SOURCE,
+    MEMBERSHIP_CONTAINERS,
+    SPARQL_UPDATE,
+    Call,
+    advertised_types,
+    allowed_methods,
+    check_preconditions,
+    conditional,
+    etag_of,
+    is_weak,
+    link_value,
+    modified_of,
+    no_content,
+    tombstone_links,
+    type_links,
+)
+from lakesuperior.endpoints.errors import (
+    BadRequest,
+    ConstraintViolation,
+    MethodNotAllowed,
+    NotFound,
+)
+from lakesuperior.endpoints.paths import PathError, Target, slug_segment
+from lakesuperior.exceptions import (
+    ChecksumValidationError,
+    IncompatibleLdpTypeError,
+    InvalidDigestError,
+    InvalidTripleError,
+    PayloadTooLargeError,
+    ServerManagedTermError,
+    UnsupportedDigestError,
+    UnsupportedMediaTypeError,
+)
+from lakesuperior.model.ldp import MODEL_TYPES, is_server_managed
+from lakesuperior.model.namespaces import (
+    FCREPO_CREATED,
+    FCREPO_CREATED_BY,
+    FCREPO_HAS_PARENT,
+    FCREPO_LAST_MODIFIED,
+    FCREPO_LAST_MODIFIED_BY,
+    LDP_CONTAINS,
+    LDP_HAS_MEMBER_RELATION,
+    LDP_IS_MEMBER_OF_RELATION,
+    LDP_NS,
+    RDF_TYPE,
+)
+from lakesuperior.store.binaries import is_supported, normalize_digest
+
+_MODELS = {"RDFSource": LDP_RDF_SOURCE, "NonRDFSource": LDP_NON_RDF_SOURCE,
+           "BasicContainer": LDP_BASIC, "DirectContainer": LDP_DIRECT,
+           "IndirectContainer": LDP_INDIRECT, "Container": LDP_BASIC}
+_KNOWN_LDP_TYPES = frozenset((*_MODELS, "Resource"))
+_IGNORED_SERVER_MANAGED = frozenset((FCREPO_CREATED, FCREPO_CREATED_BY, FCREPO_LAST_MODIFIED,
+                                     FCREPO_LAST_MODIFIED_BY))
+_SPOOL_MEMORY = 1 << 20
+
+
+def post(call: Call) -> Response:
+    target = call.target
+    if target.kind == "timemap":
+        return post_version(call)
+    if target.kind == "tombstone":
+        return _resurrect(call)
+    if target.kind != "resource":
+        raise MethodNotAllowed(f"POST is not allowed on {call.here()}",
+                               allowed_methods(None, target))
+    return _create(call)
+
+
+@tombstone_links
+def _create(call: Call) -> Response:
+    _check_size()
+    model = _requested_model()
+    media_type = _media_type()
+    slug_header = request.headers.get("Slug")
+    slug = hdr.parse_slug(slug_header)
+    segment = None
+    if slug is not None:
+        try:
+            segment = slug_segment(slug)
+        except PathError as e:
+            raise BadRequest(f"Unusable Slug {slug_header!r}: {e}") from None
+    binary = model == LDP_NON_RDF_SOURCE or (
+        model is None and not _is_rdf(media_type) and (media_type is not None or _has_body()))
+    repo = call.repo
+    im = f"<{model}>" if model else None
+    guarded = conditional() or model in MEMBERSHIP_CONTAINERS
+
+    def check_parent() -> None:
+        if conditional():
+            parent = repo.get(call.uid, incl_children=False, incl_membership=False,
+                              base_uri=call.base)
+            etag = etag_of(parent, call.target)
+            check_preconditions("POST", exists=True, etag=etag,
+                                last_modified=modified_of(parent), weak=is_weak(etag))
+
+    if binary:
+        digests = _upload_digests()
+        filename = hdr.parse_content_disposition(request.headers.get("Content-Disposition"))
+        kwargs = dict(slug=segment, media_type=media_type, interaction_model=im,
+                      digests=digests, filename=filename, base_uri=call.base)
+        if guarded:
+            with _spool() as spool, repo.transaction():
+                check_parent()
+                res = repo.create(call.uid, stream=spool, **kwargs)
+        else:
+            res = repo.create(call.uid, stream=request.stream, **kwargs)
+    else:
+        body = request.get_data() if _has_body() else b""
+        res = _create_rdf(call, body, media_type, segment, im, guarded, check_parent)
+    headers = _write_headers(call, res)
+    location = call.url(res.uid)
+    headers["Location"] = location
+    return Response(location + "\n", status=201, headers=headers,
+                    content_type="text/plain; charset=utf-8")
+
+
+def _create_rdf(call: Call, body: bytes, media_type: str | None, segment: str | None,
+                im: str | None, guarded: bool, check_parent) -> Any:
+    repo = call.repo
+    handling = call.handling or "strict"
+    if not body.strip():
+        body, media_type = b"", None
+    elif media_type is None:
+        raise UnsupportedMediaTypeError("A request body needs a Content-Type")
+
+    def attempt(tolerant: bool):
+        slug = segment
+        data, mtype = (body or None), media_type
+        if tolerant:
+            slug = segment or str(uuid.uuid4())
+            parent_iri = call.url(call.uid)
+            subject = (parent_iri.rstrip("/") + "/" + slug)
+            data = _tolerant_input(call, body, media_type, subject, None,
+                                   (im or f"<{LDP_BASIC}>")[1:-1], parent_iri)
+            mtype = rdfio.N_TRIPLES
+        res = repo.create(call.uid, slug=slug, data=data, media_type=mtype,
+                          interaction_model=im, handling=handling, base_uri=call.base)
+        _member_of_contains(res)
+        return res
+
+    def run(tolerant: bool):
+        if guarded or tolerant:
+            with repo.transaction():
+                check_parent()
+                return attempt(tolerant)
+        return attempt(tolerant)
+
+    try:
+        return run(False)
+    except ServerManagedTermError:
+        if call.handling is not None or not body:
+            raise
+    return run(True)
+
+
+@tombstone_links
+def _resurrect(call: Call) -> Response:
+    call.repo.resurrect(call.uid)
+    location = call.url()
+    return Response(location + "\n", status=201, content_type="text/plain; charset=utf-8",
+                    headers={"Location": location, "Link": call.constrained_by})
+
+
+@tombstone_links
+def post_version(call: Call) -> Response:
+    """POST to a TimeMap: snapshot the current state (Fedora API 4.3.3)."""
+    if "Memento-Datetime" in request.headers:
+        raise ConstraintViolation(
+            "Creating a memento with a Memento-Datetime and a body is not supported: POST "
+            "without Memento-Datetime (and without a body) to snapshot the current state")
+    label = hdr.parse_slug(request.headers.get("Slug"))
+    repo = call.repo
+    with repo.transaction():
+        if call.target.description:
+            res = repo.get(call.uid, incl_children=False, incl_membership=False)
+            if not res.is_binary:
+                raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
+        vid = repo.create_version(call.uid, label=label)
+    location = call.url(kind="memento", version=vid, description=call.target.description)
+    return Response(location + "\n", status=201, content_type="text/plain; charset=utf-8",
+                    headers={"Location": location, "Link": call.constrained_by})
+
+
+@tombstone_links
+def put(call: Call) -> Response:
+    target = call.target
+    if target.kind == "metadata":
+        return _put_description(call)
+    if target.kind != "resource":
+        raise MethodNotAllowed(f"PUT is not allowed on {call.here()}",
+                               allowed_methods(None, target))
+    _check_size()
+    model = _requested_model()
+    media_type = _media_type()
+    repo = call.repo
+    uid = call.uid
+    rdf_body = _is_rdf(media_type)
+    has_body = _has_body()
+    spool = None
+    if not rdf_body and (has_body or model == LDP_NON_RDF_SOURCE):
+        spool = _spool()   # binary, or a body we will refuse: read it before the lock
+        body = b""
+    else:
+        body = request.get_data() if has_body else b""
+    filename = hdr.parse_content_disposition(request.headers.get("Content-Disposition"))
+
+    def attempt(tolerant: bool):
+        nonlocal spool
+        with repo.transaction():
+            exists = repo.exists(uid)
+            current = repo.get(uid, base_uri=call.base) if exists else None
+            if current is not None:
+                etag = etag_of(current, target)
+                check_preconditions("PUT", exists=True, etag=etag,
+                                    last_modified=modified_of(current),
+                                    weak=is_weak(etag))
+            else:
+                check_preconditions("PUT", exists=False, etag=None, last_modified=None,
+                                    weak=False)
+            im = model
+            if current is not None:
+                cur_model = (current.interaction_model or "")[1:-1]
+                if im is not None and (f"<{im}>" in current.ldp_types or im == cur_model):
+                    im = None           # a current type: keep the model
+                if im is not None:
+                    raise IncompatibleLdpTypeError(
+                        uid, f"{call.url()} is a {_short(cur_model)}: its interaction model "
+                             f"cannot change to {_short(im)}")
+                if current.is_binary:
+                    im = LDP_NON_RDF_SOURCE
+                if not current.is_binary and im is None and spool is not None:
+                    raise UnsupportedMediaTypeError(
+                        f"{call.url()} is an RDF source: its body must be RDF "
+                        f"({', '.join(sorted(rdfio.PARSEABLE))}), not "
+                        f"{media_type or 'content without a Content-Type'}")
+            binary = im == LDP_NON_RDF_SOURCE or (im is None and spool is not None)
+            kwargs: dict[str, Any] = dict(interaction_model=f"<{im}>" if im else None,
+                                          handling=call.handling or "strict",
+                                          base_uri=call.base)
+            if binary:
+                if spool is None:
+                    spool = _bytes_stream(body)
+                kwargs.update(stream=spool, media_type=media_type,
+                              digests=_upload_digests(), filename=filename)
+            elif body.strip():
+                if media_type is None:
+                    raise UnsupportedMediaTypeError("A request body needs a Content-Type")
+                if not tolerant and current is not None and _has_generated(current):
+                    tolerant = True
+                if tolerant:
+                    parent = uid.rsplit("/", 1)[0] or "/"
+                    cur_model = (current.interaction_model if current is not None
+                                 else f"<{im or LDP_BASIC}>")
+                    kwargs.update(data=_tolerant_input(
+                        call, body, media_type, call.url(), current, cur_model[1:-1],
+                        call.url(parent) if uid != "/" else None),
+                        media_type=rdfio.N_TRIPLES)
+                else:
+                    kwargs.update(data=body, media_type=media_type)
+            action, res = repo.create_or_replace(uid, **kwargs)
+            _member_of_contains(res)
+            return action, res
+
+    try:
+        action, res = attempt(False)
+    except ServerManagedTermError:
+        if call.handling is not None or spool is not None:
+            raise
+        action, res = attempt(True)
+    finally:
+        if spool is not None:
+            spool.close()
+    headers = _write_headers(call, res)
+    if action == "create":
+        location = call.url()
+        headers["Location"] = location
+        return Response(location + "\n", status=201, headers=headers,
+                        content_type="text/plain; charset=utf-8")
+    return no_content(headers)
+
+
+def _put_description(call: Call) -> Response:
+    """PUT on ``<binary>/fcr:metadata``: replace the client triples of the description.
+
+    Relative IRIs resolve against the request URI; the description's own URI
+    stands for the binary, the subject of its triples (as in its GET)."""
+    _check_size()
+    if _requested_model() not in (None, LDP_RDF_SOURCE):
+        raise IncompatibleLdpTypeError(call.uid, "A binary description is an ldp:RDFSource")
+    media_type = _media_type()
+    if not _is_rdf(media_type):
+        raise UnsupportedMediaTypeError(
+            f"The description of a binary is RDF ({', '.join(sorted(rdfio.PARSEABLE))}), "
+            f"not {media_type or 'content without a Content-Type'}")
+    body = request.get_data()
+    binary = call.url()
+    triples = _rebase(rdfio.parse(body, media_type, call.url(kind="metadata")),
+                      call.url(kind="metadata"), binary)
+    repo = call.repo
+    with repo.transaction():
+        current = repo.get(call.uid, base_uri=call.base)
+        if not current.is_binary:
+            raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
+        etag = etag_of(current, call.target)
+        check_preconditions("PUT", exists=True, etag=etag,
+                            last_modified=modified_of(current), weak=True)
+        if call.handling == "lenient":
+            add = [t for t in triples if not is_server_managed(t[1], t[2])]
+        else:
+            add = _filter_server_managed(call, triples, binary, current, LDP_NON_RDF_SOURCE,
+                                         None)
+        res = repo.update_delta(call.uid, [(None, None, None)], add,
+                                handling=call.handling or "strict", base_uri=call.base)
+    return no_content(_write_headers(call, res, call.target))
+
+
+@tombstone_links
+def patch(call: Call) -> Response:
+    target = call.target
+    if target.kind not in ("resource", "metadata"):
+        raise MethodNotAllowed(f"PATCH is not allowed on {call.here()}",
+                               allowed_methods(None, target))
+    _check_size()
+    media_type = _media_type()
+    if media_type is None or rdfio.normalize_media_type(media_type) != SPARQL_UPDATE:
+        raise UnsupportedMediaTypeError(f"PATCH takes {SPARQL_UPDATE}, not "
+                                        f"{media_type or 'a body without Content-Type'}")
+    body = request.get_data()
+    repo = call.repo
+    with repo.transaction():
+        current = repo.get(call.uid, base_uri=call.base)
+        if target.kind == "resource" and current.is_binary:
+            raise UnsupportedMediaTypeError(
+                f"{call.url()} is a binary: its content cannot be patched; PATCH its "
+                f"description at {call.url(kind='metadata')}")
+        if target.kind == "metadata" and not current.is_binary:
+            raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
+        etag = etag_of(current, target)
+        check_preconditions("PATCH", exists=True, etag=etag,
+                            last_modified=modified_of(current), weak=True)
+        res = repo.update(call.uid, body, handling=call.handling or "strict",
+                          base_uri=call.base)
+        _member_of_contains(res)
+    return no_content(_write_headers(call, res, target))
+
+
+@tombstone_links
+def delete(call: Call) -> Response:
+    target = call.target
+    repo = call.repo
+    if target.kind == "tombstone":
+        repo.forget(call.uid)
+        return no_content()
+    if target.kind != "resource":
+        raise MethodNotAllowed(f"DELETE is not allowed on {call.here()}",
+                               allowed_methods(None, target))
+    if call.uid == "/":
+        raise MethodNotAllowed("The root container cannot be deleted",
+                               ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"])
+    with repo.transaction():
+        if conditional():
+            current = repo.get(call.uid, incl_children=False, incl_membership=False,
+                               base_uri=call.base)
+            etag = etag_of(current, target)
+            check_preconditions("DELETE", exists=True, etag=etag,
+                                last_modified=modified_of(current), weak=is_weak(etag))
+        repo.delete(call.uid, soft=True)
+    return no_content()
+
+
+def _requested_model() -> str | None:
+    """The interaction model asked for with ``Link: <...>; rel="type"`` (bare IRI), or None."""
+    names = set()
+    for link in hdr.parse_link(request.headers.getlist("Link")):
+        if link.has_rel("type") and link.uri.startswith(LDP_NS):
+            names.add(link.uri[len(LDP_NS):])
+    unknown = names - _KNOWN_LDP_TYPES
+    if unknown:
+        raise IncompatibleLdpTypeError(None, "Unsupported LDP interaction model(s): "
+                                       + ", ".join(sorted(LDP_NS + n for n in unknown)))
+    models = {_MODELS[n] for n in names if n in _MODELS}
+    containers = models & CONTAINERS
+    if len(containers) > 1 and containers != {LDP_BASIC}:
+        if "Container" in names and len(containers - {LDP_BASIC}) == 1:
+            containers -= {LDP_BASIC}
+        else:
+            raise IncompatibleLdpTypeError(None, "Conflicting interaction models requested: "
+                                           + ", ".join(sorted(containers)))
+    if LDP_NON_RDF_SOURCE in models and (containers or LDP_RDF_SOURCE in models):
+        raise IncompatibleLdpTypeError(None, "Conflicting interaction models requested: "
+                                       "ldp:NonRDFSource and an RDF source")
+    if containers:
+        return next(iter(containers))
+    if models:
+        return next(iter(models))
+    return None
+
+
+def _short(model: str) -> str:
+    return "ldp:" + model[len(LDP_NS):] if model.startswith(LDP_NS) else model
+
+
+def _media_type() -> str | None:
+    ctype = request.headers.get("Content-Type")
+    if not ctype or not ctype.strip():
+        return None
+    mtype = rdfio.normalize_media_type(ctype)
+    if mtype == "message/external-body":
+        raise UnsupportedMediaTypeError("External content (message/external-body) is not "
+                                        "supported: send the content in the request body")
+    return ctype.strip()
+
+
+def _is_rdf(media_type: str | None) -> bool:
+    return media_type is not None and rdfio.normalize_media_type(media_type) in rdfio.PARSEABLE
+
+
+def _check_size() -> None:
+    length = request.content_length
+    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    if length is not None and limit is not None and length > limit:
+        raise PayloadTooLargeError(f"The request body ({length} bytes) is larger than the "
+                                   f"limit of {limit} bytes")
+
+
+def _has_body() -> bool:
+    if request.content_length:
+        return True
+    return request.content_length is None and "chunked" in request.headers.get(
+        "Transfer-Encoding", "").lower()
+
+
+def _upload_digests() -> dict[str, str] | None:
+    """The ``Digest`` of an upload (RFC 3230): unsupported algorithms are a 400, a value
+    that cannot be a digest of the algorithm a 409 (it cannot match; Fedora API 3.5.1)."""
+    header = request.headers.get("Digest")
+    if not header:
+        return None
+    out = {}
+    for algo, value in hdr.parse_digest(header).items():
+        if not is_supported(algo):
+            raise UnsupportedDigestError(f"Unsupported digest algorithm in Digest: {algo!r}; "
+                                         "supported: md5, sha, sha-256, sha-512")
+        try:
+            normalize_digest(algo, value)
+        except InvalidDigestError:
+            raise ChecksumValidationError(
+                msg=f"The {algo} digest {value!r} in the Digest header does not match the "
+                    "content (it is not a valid digest of that algorithm)") from None
+        out[algo] = value
+    return out or None
+
+
+def _spool() -> BinaryIO:
+    """The request body in a temporary file, so that no write lock waits on the network."""
+    spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)
+    shutil.copyfileobj(request.stream, spool, CHUNK)
+    spool.seek(0)
+    return spool
+
+
+def _bytes_stream(data: bytes) -> BinaryIO:
+    spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)
+    spool.write(data)
+    spool.seek(0)
+    return spool
+
+
+def _write_headers(call: Call, res: Any, target: Target | None = None) -> dict[str, str]:
+    """Last-Modified and Link headers of a write response (no ETag: the tag of
+    the next GET's representation is only known to that GET).
+
+    When the written resource is not the request URI (POST), its links carry an
+    ``anchor`` (RFC 8288 section 3.2): their context would be the container."""
+    target = target or Target(res.uid)
+    headers = {}
+    modified = modified_of(res)
+    if modified is not None:
+        headers["Last-Modified"] = hdr.format_http_date(modified)
+    links = type_links(advertised_types(res, target))
+    if res.is_binary and target.kind == "resource":
+        links.append(link_value(call.url(res.uid, "metadata"), "describedby"))
+    if res.uid != call.uid:
+        anchor = f'; anchor="{call.url(res.uid)}"'
+        links = [link + anchor for link in links]
+    links.append(call.constrained_by)
+    headers["Link"] = ", ".join(links)
+    if call.handling:
+        headers["Preference-Applied"] = f"handling={call.handling}"
+    return headers
+
+
+def _member_of_contains(res: Any) -> None:
+    """Refuse ``ldp:contains`` as the membership predicate of a Direct/Indirect container
+    (Fedora API 3.1.1: containment and membership triples must stay apart)."""
+    if res.interaction_model is None or res.interaction_model[1:-1] not in MEMBERSHIP_CONTAINERS:
+        return
+    for s, p, o in res.user_data:
+        if p in (LDP_HAS_MEMBER_RELATION, LDP_IS_MEMBER_OF_RELATION) and o == LDP_CONTAINS:
+            raise InvalidTripleError(res.uid, f"{LDP_CONTAINS} cannot be the membership "
+                                              f"predicate of a container ({p[1:-1]})")
+
+
+def _has_generated(current: Any) -> bool:
+    """Whether the representation holds triples the resource does not own (membership)."""
+    n_own = len(current.user_data) + len(current.metadata) + len(current.children)
+    return len(current.triples) > n_own
+
+
+def _filter_server_managed(call: Call, triples: list[tuple[str, str, str]], subject: str,
+                           current: Any | None, model: str,
+                           parent_iri: str | None) -> list[tuple[str, str, str]]:
+    """Drop the server-managed triples of an RDF body that do not change anything
+    (LDP 4.2.4.1, 4.2.4.3): those already in the resource, the rdf:type values and
+    parent the server gives it, and (unless ``Prefer: handling=strict``) the write
+    timestamps and agents. Membership triples generated by containers are dropped
+    too. Any other server-managed triple is refused (``ServerManagedTermError``)."""
+    res = f"<{subject}>"
+    if current is not None:
+        present = set(current.triples)
+        own = set(current.user_data)
+        own.update(current.metadata)
+        generated = {t for t in present if t not in own and t[1] != LDP_CONTAINS}
+    else:
+        present, generated = set(), set()
+    allowed = {(res, RDF_TYPE, t) for t in MODEL_TYPES[f"<{model}>"]}
+    if parent_iri is not None:
+        allowed.add((res, FCREPO_HAS_PARENT, f"<{parent_iri}>"))
+    strict = call.handling == "strict"
+    kept, refused = [], []
+    for t in triples:
+        s, p, o = t
+        if is_server_managed(p, o):
+            if t in present or t in allowed:
+                continue
+            if not strict and s == res and p in _IGNORED_SERVER_MANAGED:
+                continue
+            refused.append(t)
+        elif t not in generated:
+            kept.append(t)
+    if refused:
+        shown = "; ".join(f"{p} {o[:200]}" for s, p, o in refused[:5])
+        more = f" and {len(refused) - 5} more" if len(refused) > 5 else ""
+        raise ServerManagedTermError(
+            current.uid if current is not None else None,
+            f"Server-managed triples cannot be changed: {shown}{more}. Send them unchanged, "
+            "leave them out, or send 'Prefer: handling=lenient' to have them dropped")
+    return kept
+
+
+def _tolerant_input(call: Call, body: bytes, media_type: str, subject: str,
+                    current: Any | None, model: str, parent_iri: str | None) -> bytes:
+    """An RDF body parsed, filtered by ``_filter_server_managed`` and written back as
+    N-Triples (absolute IRIs) for the repository."""
+    triples = rdfio.parse(body, media_type, subject)
+    kept = _filter_server_managed(call, triples, subject, current, model, parent_iri)
+    return rdfio.serialize(kept, rdfio.N_TRIPLES)
+
+
+def _rebase(triples: list[tuple[str, str, str]], old: str,
+            new: str) -> list[tuple[str, str, str]]:
+    """Replace IRI ``old`` (and its hash IRIs) with ``new`` in subjects and objects."""
+    exact, hashed = f"<{old}>", f"<{old}#"
+    cut = len(hashed) - 1
+
+    def move(term: str) -> str:
+        if term == exact:
+            return f"<{new}>"
+        if term.startswith(hashed):
+            return f"<{new}" + term[cut:]
+        return term
+    return [(move(s), p, move(o)) for s, p, o in triples]

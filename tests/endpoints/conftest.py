@@ -1,0 +1,73 @@
+"""Fixtures for the HTTP layer: an app on a fresh repository per test, and helpers."""
+from __future__ import annotations
+
+import pytest
+from flask.testing import FlaskClient
+
+from lakesuperior import rdfio
+from lakesuperior.config import Config
+from lakesuperior.endpoints import headers as hdr
+
+ROOT = "http://localhost/rest"
+LDP = "http://www.w3.org/ns/ldp#"
+FCREPO = "http://fedora.info/definitions/v4/repository#"
+MEMENTO = "http://mementoweb.org/ns#"
+DC_TITLE = "<http://purl.org/dc/terms/title>"
+TTL = "text/turtle"
+NT = "application/n-triples"
+MAX_BODY = 200_000
+
+
+class Client(FlaskClient):
+    """A test client that reads every response whole (and closes it), like a real one."""
+
+    def open(self, *args, **kwargs):
+        kwargs.setdefault("buffered", True)
+        return super().open(*args, **kwargs)
+
+
+@pytest.fixture
+def app(tmp_path):
+    from lakesuperior.endpoints.app import create_app
+    config = Config(data_dir=str(tmp_path / "data"), sync=False, max_body_size=MAX_BODY)
+    app = create_app(config)
+    app.testing = True
+    app.test_client_class = Client
+    yield app
+    app.extensions["lakesuperior"].close()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def repo(app):
+    return app.extensions["lakesuperior"].repository
+
+
+def links(response) -> list[hdr.Link]:
+    return hdr.parse_link(response.headers.getlist("Link"))
+
+
+def link_targets(response, rel: str) -> list[str]:
+    return [l.uri for l in links(response) if l.has_rel(rel)]
+
+
+def types(response) -> set[str]:
+    return set(link_targets(response, "type"))
+
+
+def graph(response, base: str = ROOT + "/") -> set[tuple[str, str, str]]:
+    """The triples of an RDF response body."""
+    ctype = response.headers["Content-Type"]
+    return set(rdfio.parse(response.data, ctype, base))
+
+
+def put_ttl(client, path: str, body: str = "", **headers):
+    return client.put(path, data=body.encode(), content_type=TTL, headers=headers)
+
+
+def post_ttl(client, path: str, body: str = "", **headers):
+    return client.post(path, data=body.encode(), content_type=TTL, headers=headers)

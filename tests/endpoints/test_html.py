@@ -1,0 +1,57 @@
+"""The read-only HTML view."""
+from __future__ import annotations
+
+from .conftest import post_ttl, put_ttl
+
+HTML = {"Accept": "text/html"}
+
+
+def test_container_page(client):
+    put_ttl(client, "/rest/c", '<> <http://purl.org/dc/terms/title> "<script>alert(1)</script>" ; '
+                               '<http://purl.org/dc/terms/relation> <http://example.org/x> .')
+    for i in range(105):
+        post_ttl(client, "/rest/c", "", Slug=f"k{i:03d}")
+    r = client.get("/rest/c", headers=HTML)
+    assert r.status_code == 200 and r.headers["Content-Type"] == "text/html; charset=utf-8"
+    page = r.get_data(as_text=True)
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert 'href="http://example.org/x"' in page
+    assert "dcterms:title" in page and "ldp:BasicContainer" in page
+    assert 'href="http://localhost/rest/c/k000"' in page
+    assert "k104" not in page and "page 1 of 2" in page
+    assert "(105)" in page
+    page2 = client.get("/rest/c?page=2", headers=HTML).get_data(as_text=True)
+    assert "k104" in page2 and "k000" not in page2
+    assert client.get("/rest/c?page=zz", headers=HTML).status_code == 200
+    assert 'href="http://localhost/rest/"' in page   # breadcrumbs
+    assert "/static/lsup.css" in page
+    assert "http" not in page.split("<body>")[0].replace("http-equiv", "").split("lsup.css")[0] \
+        .replace('href="/static/', "")
+
+
+def test_binary_page(client):
+    client.post("/rest/", data=b"hello", content_type="text/plain",
+                headers={"Slug": "bin", "Content-Disposition": 'attachment; filename="h.txt"'})
+    page = client.get("/rest/bin/fcr:metadata", headers=HTML).get_data(as_text=True)
+    assert 'href="http://localhost/rest/bin"' in page and "Download" in page
+    assert "h.txt" in page and "5 bytes" in page
+    # a browser on the binary itself gets the content
+    r = client.get("/rest/bin", headers=HTML)
+    assert r.data == b"hello"
+
+
+def test_versions_on_page(client):
+    put_ttl(client, "/rest/a")
+    loc = client.post("/rest/a/fcr:versions", headers={"Slug": "v-one"}).headers["Location"]
+    page = client.get("/rest/a", headers=HTML).get_data(as_text=True)
+    assert f'href="{loc}"' in page and "v-one" in page
+    tm = client.get("/rest/a/fcr:versions", headers=HTML).get_data(as_text=True)
+    assert f'href="{loc}"' in tm
+    m = client.get(loc, headers=HTML).get_data(as_text=True)
+    assert "memento of" in m
+
+
+def test_static_css(client):
+    r = client.get("/static/lsup.css")
+    assert r.status_code == 200 and b"--lake" in r.data
+    assert b"http" not in r.data   # no external assets

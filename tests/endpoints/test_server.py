@@ -1,0 +1,186 @@
+"""Smoke tests against a real gunicorn (lsup-server) on 127.0.0.1, started once per session."""
+from __future__ import annotations
+
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+MAX_BODY = 100_000
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, port: int, proc: subprocess.Popen, log: str):
+        self.port = port
+        self.proc = proc
+        self.log = log
+
+    def request(self, method: str, path: str, body=None, headers=None, *, encode_chunked=False):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        try:
+            conn.request(method, path, body=body, headers=headers or {},
+                         encode_chunked=encode_chunked)
+            r = conn.getresponse()
+            return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+        finally:
+            conn.close()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("lsup-server")
+    port = _free_port()
+    env = {**os.environ, "LSUP_DATA_DIR": str(tmp / "data"), "LSUP_SERVER_BIND": f"127.0.0.1:{port}",
+           "LSUP_SERVER_WORKERS": "2", "LSUP_STORE_SYNC": "false",
+           "LSUP_MAX_BODY_SIZE": str(MAX_BODY)}
+    env.pop("LSUP_CONFIG", None)
+    log_path = tmp / "server.log"
+    log = open(log_path, "wb")
+    proc = subprocess.Popen([sys.executable, "-m", "lakesuperior.server"], cwd=tmp, env=env,
+                            stdout=log, stderr=subprocess.STDOUT)
+    srv = Server(port, proc, str(log_path))
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError("lsup-server exited:\n" + log_path.read_text(errors="replace"))
+            try:
+                if srv.request("GET", "/rest/")[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("lsup-server did not start:\n"
+                                   + log_path.read_text(errors="replace"))
+            time.sleep(0.1)
+        yield srv
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+def test_root(server):
+    status, headers, body = server.request("GET", "/rest/")
+    assert status == 200
+    assert headers["content-type"].startswith("text/turtle")
+    assert f"<http://127.0.0.1:{server.port}/rest/>".encode() in body
+    assert "ldp#BasicContainer" in headers["link"]
+
+
+def test_put_get_head(server):
+    ttl = b'<> <http://purl.org/dc/terms/title> "smoke" .'
+    status, headers, _ = server.request("PUT", "/rest/smoke", ttl, {"Content-Type": "text/turtle"})
+    assert status == 201
+    status, headers, body = server.request("GET", "/rest/smoke",
+                                           headers={"Accept": "application/n-triples"})
+    assert status == 200 and b'"smoke"' in body
+    status, hheaders, hbody = server.request("HEAD", "/rest/smoke",
+                                             headers={"Accept": "application/n-triples"})
+    assert status == 200 and hbody == b""
+    assert hheaders["etag"] == headers["etag"]
+    assert hheaders.get("content-length") in (None, str(len(body)))
+    status, _, _ = server.request("DELETE", "/rest/smoke")
+    assert status == 204
+    assert server.request("GET", "/rest/smoke")[0] == 410
+
+
+def test_public_uris_follow_host(server):
+    server.request("PUT", "/rest/hosted", b"", {"Content-Type": "text/turtle"})
+    status, _, body = server.request("GET", "/ldp/hosted", headers={"Host": "example.org:8123",
+                                                                    "Accept": "application/n-triples"})
+    assert status == 200 and b"<http://example.org:8123/ldp/hosted>" in body
+
+
+def test_binary_and_ranges(server):
+    data = bytes(range(256)) * 100
+    status, headers, _ = server.request("POST", "/rest/", data,
+                                        {"Content-Type": "application/octet-stream",
+                                         "Slug": "smokebin"})
+    assert status == 201
+    status, headers, body = server.request("GET", "/rest/smokebin")
+    assert status == 200 and body == data and headers["content-length"] == str(len(data))
+    status, headers, body = server.request("GET", "/rest/smokebin", headers={"Range": "bytes=5-9"})
+    assert status == 206 and body == data[5:10]
+    status, headers, body = server.request("HEAD", "/rest/smokebin", headers={"Want-Digest": "md5"})
+    assert status == 200 and body == b"" and headers["digest"].startswith("md5=")
+
+
+def test_chunked_upload(server):
+    chunks = (b"part-%d;" % i for i in range(50))
+    status, _, _ = server.request("PUT", "/rest/chunked", chunks,
+                                  {"Content-Type": "text/plain"}, encode_chunked=True)
+    assert status == 201
+    assert server.request("GET", "/rest/chunked")[2] == b"".join(b"part-%d;" % i for i in range(50))
+
+
+@pytest.mark.parametrize("path, statuses", [
+    ("/rest/a/../b", (400,)), ("/rest/a/%2e%2e/b", (400,)), ("/rest/a%2Fb", (400,)),
+    ("/rest/a%00b", (400,)), ("/rest/" + "x" * 300, (400,)), ("/rest//x", (400, 404)),
+    ("/rest/%2e%2e/%2e%2e/etc/passwd", (400,)),
+])
+def test_path_tricks(server, path, statuses):
+    for method in ("GET", "PUT"):
+        status, headers, body = server.request(method, path, b"", {"Content-Type": "text/turtle"})
+        assert status in statuses, (method, path, body)
+
+
+def test_oversized_body(server):
+    status, _, _ = server.request("PUT", "/rest/huge", b"x" * (MAX_BODY + 1),
+                                  {"Content-Type": "application/octet-stream"})
+    assert status == 413
+    assert server.request("GET", "/rest/huge")[0] == 404
+
+
+def test_unknown_method(server):
+    assert server.request("PROPFIND", "/rest/")[0] == 405
+
+
+def test_concurrent_writes_and_reads(server):
+    server.request("PUT", "/rest/many", b"", {"Content-Type": "text/turtle"})
+
+    def work(i):
+        body = f'<> <http://purl.org/dc/terms/title> "{i}" .'.encode()
+        put = server.request("PUT", f"/rest/many/r{i}", body, {"Content-Type": "text/turtle"})[0]
+        get = server.request("GET", f"/rest/many/r{i}")[0]
+        return put, get
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(work, range(40)))
+    assert results == [(201, 200)] * 40
+    status, _, body = server.request("GET", "/rest/many", headers={"Accept": "application/n-triples"})
+    assert body.count(b"ldp#contains") == 40
+
+
+def test_constraints_document(server):
+    status, headers, body = server.request("GET", "/constraints")
+    assert status == 200 and b"server-managed" in body
+
+
+def test_server_settings(monkeypatch):
+    from lakesuperior.config import Config
+    from lakesuperior.server import Server
+    monkeypatch.setenv("GUNICORN_CMD_ARGS", "--timeout 77 --graceful-timeout 5")
+    srv = Server(Config(server_bind="127.0.0.1:9999", server_workers=3))
+    assert srv.cfg.bind == ["127.0.0.1:9999"] and srv.cfg.workers == 3
+    assert srv.cfg.timeout == 77 and srv.cfg.graceful_timeout == 5
+    assert srv.cfg.worker_class_str == "sync" and srv.cfg.preload_app is False
+    monkeypatch.delenv("GUNICORN_CMD_ARGS")
+    assert Server(Config()).cfg.timeout == 600
