@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import shutil
 import statistics
@@ -26,68 +24,16 @@ import tempfile
 import time
 import uuid
 
-GRAPH_SIZE = 200
-ALPHABET = ("".join(chr(c) for c in range(0x21, 0x7F) if chr(c) not in '"\\')
-            + "".join(chr(c) for c in range(0xC0, 0x100))        # Latin-1
-            + "".join(chr(c) for c in range(0x100, 0x180))       # Latin Extended-A
-            + "".join(chr(c) for c in range(0x3B1, 0x3CA))       # Greek
-            + "".join(chr(c) for c in range(0x16A0, 0x16EB)))    # Runic
-
-
-def literal(rng: random.Random) -> str:
-    return "".join(rng.choices(ALPHABET, k=64))
-
-
-def workload_turtle(rng: random.Random, internal: list[str]) -> bytes:
-    """The 200-triple document, subject ``<>``."""
-    lines = []
-    for i in range(50):
-        lines.append(f"<> <http://ex.org/exturi_p#u{i}> <http://example.edu/res/{i % 5}> .")
-    for i in range(50):
-        lines.append(f"<> <http://ex.org/inturi_p#u{i}> <{internal[i % 5]}> .")
-    for i in range(100):
-        lines.append(f'<> <http://ex.org/lit_p#l{i // 2}> "{literal(rng)}" .')
-    return ("\n".join(lines) + "\n").encode("utf-8")
-
-
-def workload_graph(rng: random.Random, internal: list[str], subject: str):
-    import rdflib
-    from rdflib import Literal, URIRef
-    g = rdflib.Graph()
-    s = URIRef(subject)
-    for i in range(50):
-        g.add((s, URIRef(f"http://ex.org/exturi_p#u{i}"), URIRef(f"http://example.edu/res/{i % 5}")))
-    for i in range(50):
-        g.add((s, URIRef(f"http://ex.org/inturi_p#u{i}"), URIRef(internal[i % 5])))
-    for i in range(100):
-        g.add((s, URIRef(f"http://ex.org/lit_p#l{i // 2}"), Literal(literal(rng))))
-    return g
+from lakesuperior.util.benchmark import disk_usage, machine, summarize
+from lakesuperior.util.workload import GRAPH_SIZE, workload_graph, workload_turtle
 
 
 def summary(ms: list[float]) -> dict:
     if not ms:
         return {}
-    ordered = sorted(ms)
-
-    def pct(p):
-        return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
-
-    out = {"median": statistics.median(ms), "p95": pct(0.95), "p99": pct(0.99),
-           "mean": statistics.fmean(ms), "first_1k_median": statistics.median(ms[:1000]),
-           "last_1k_median": statistics.median(ms[-1000:])}
-    out["last_first_ratio"] = out["last_1k_median"] / out["first_1k_median"]
-    return {k: round(v, 4) for k, v in out.items()}
-
-
-def disk_usage(path: str) -> int:
-    total = 0
-    for root, _, files in os.walk(path):
-        for f in files:
-            try:
-                total += os.stat(os.path.join(root, f)).st_blocks * 512
-            except FileNotFoundError:
-                pass
-    return total
+    out = summarize(ms)
+    out["last_first_ratio"] = round(out["last_1k_median"] / out["first_1k_median"], 4)
+    return out
 
 
 def time_calls(fn, n: int) -> list[float]:
@@ -97,21 +43,6 @@ def time_calls(fn, n: int) -> list[float]:
         fn()
         out.append((time.perf_counter() - t0) * 1e3)
     return out
-
-
-def machine() -> dict:
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    import lmdb
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "lmdb": ".".join(map(str, lmdb.version()))}
 
 
 def main(argv=None) -> int:

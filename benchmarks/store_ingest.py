@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import shutil
 import statistics
@@ -19,47 +18,12 @@ import tempfile
 import time
 import uuid
 
-import lmdb
-
 from lakesuperior.store.quadstore import QuadStore
-from lakesuperior.store.terms import literal
+from lakesuperior.util.benchmark import machine, summarize  # machine: query_bench imports it here
+from lakesuperior.util.workload import workload_triples  # noqa: F401 (re-exported)
 
 LDP_CONTAINS = "<http://www.w3.org/ns/ldp#contains>"
 BASE = "info:fcres"
-# Code points of the literals: printable ASCII, Latin-1, Latin Extended, Greek, Runic.
-ALPHABET = "".join(chr(c) for r in ((0x20, 0x7F), (0xA1, 0x100), (0x100, 0x250),
-                                    (0x370, 0x3FF), (0x16A0, 0x16F1)) for c in range(*r)
-                   if chr(c).isprintable())
-
-
-def workload_triples(subject: str, internal: list[str], rng: random.Random) -> list:
-    """The 200 triples of one WORKLOAD.md resource."""
-    out = []
-    for i in range(50):
-        out.append((subject, f"<http://ex.org/exturi_p#u{i}>",
-                    f"<http://example.edu/res/{rng.randrange(5)}>"))
-        out.append((subject, f"<http://ex.org/inturi_p#u{i}>", rng.choice(internal)))
-    for i in range(100):
-        text = "".join(rng.choice(ALPHABET) for _ in range(64))
-        out.append((subject, f"<http://ex.org/lit_p#l{i // 2}>", literal(text)))
-    return out
-
-
-def pct(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
-
-
-def machine() -> dict:
-    cpu = platform.processor()
-    try:
-        with open("/proc/cpuinfo") as fh:
-            cpu = next(line.split(":", 1)[1].strip() for line in fh
-                       if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "lmdb": lmdb.version(), "py-lmdb": lmdb.__version__}
 
 
 def run(count: int, path: str, sync: bool, seed: int) -> dict:
@@ -121,11 +85,8 @@ def run(count: int, path: str, sync: bool, seed: int) -> dict:
     quads = count * 201 + 6
     return {
         "count": count, "sync": sync, "graph_size": 200,
-        "write_ms": {"median": statistics.median(write_ms), "p95": pct(write_ms, 0.95),
-                     "p99": pct(write_ms, 0.99), "mean": statistics.fmean(write_ms),
-                     "first_1k_median": statistics.median(write_ms[:1000]),
-                     "last_1k_median": statistics.median(write_ms[-1000:])},
-        "read_graph_ms": {"median": statistics.median(read_ms), "p95": pct(read_ms, 0.95)},
+        "write_ms": summarize(write_ms),
+        "read_graph_ms": {k: v for k, v in summarize(read_ms).items() if k in ("median", "p95")},
         "list_children_ms": list_ms, "count_children_ms": count_ms,
         "index_catch_up_s": index_s, "index_entries_applied": applied,
         "store_bytes": size, "bytes_per_quad": size / quads,

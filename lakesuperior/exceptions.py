@@ -50,8 +50,12 @@ class ResourceExistsError(ResourceError):
 class TombstoneError(ResourceError):
     """The resource was deleted and left a tombstone."""
 
-    def __init__(self, uid: str | None = None, ts: str | None = None, msg: str | None = None):
+    def __init__(self, uid: str | None = None, ts: str | None = None, msg: str | None = None,
+                 top: str | None = None):
         self.ts = ts
+        #: The uid whose tombstone can be purged (``forget``) or resurrected: ``uid``
+        #: itself, or the ancestor it was deleted with.
+        self.top = top if top is not None else uid
         super().__init__(uid, msg)
 
     def default_message(self) -> str:

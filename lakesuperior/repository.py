@@ -40,7 +40,14 @@ from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.context import Context, Settings
 from lakesuperior.model.inputs import read_input
-from lakesuperior.model.resource import RdfSource, VersionInfo, load, view
+from lakesuperior.model.resource import (
+    RdfSource,
+    ResourceInfo,
+    VersionInfo,
+    load,
+    load_info,
+    view,
+)
 from lakesuperior.model.uids import (
     ROOT_UID,
     UriMap,
@@ -215,6 +222,15 @@ class Repository:
                         incl_srv_mgd=incl_srv_mgd, embed_children=embed_children,
                         incl_membership=incl_membership)
 
+    def info(self, uid: str, *, base_uri: str | None = None) -> ResourceInfo:
+        """What the resource at ``uid`` is, cheaply: interaction model and types,
+        etag, ``created`` / ``last_modified``, versions, and for a binary its size,
+        mimetype, filename and digests; without reading its triples (a container's
+        children included). ``ResourceNotExistsError`` / ``TombstoneError`` as ``get``."""
+        uid = normalize_uid(uid)
+        with self._read(base_uri) as ctx:
+            return load_info(ctx, uid)
+
     # -- writing ----------------------------------------------------------------------------
 
     def _input(self, uid: str, base: UriMap, *, graph: Any, data: Any, media_type: Any,
@@ -238,7 +254,10 @@ class Repository:
         default for RDF; ``ldp:NonRDFSource`` forces a binary). For a binary:
         ``digests`` (algorithm -> hex/base64) are verified, ``filename`` is
         recorded. ``handling``: ``'strict'`` refuses server-managed triples,
-        ``'lenient'`` drops them.
+        ``'lenient'`` drops them, ``'tolerant'`` (a GET-modify-PUT round trip)
+        drops those that change nothing (identical to the stored ones, the
+        types of the interaction model, the parent, fcrepo timestamps and
+        agents, membership triples given by containers) and refuses the others.
         """
         parent = normalize_uid(parent_uid)
         segment = check_slug(slug) if slug is not None else str(uuid.uuid4())
@@ -356,6 +375,35 @@ class Repository:
                 current = keep + binary_values(snap, uid)
             return lifecycle.apply_delta(ctx, uid, old_user, new_user, "lenient",
                                          old=current, model=model)
+
+    # -- queries ----------------------------------------------------------------------------
+
+    def sparql_query(self, query: str, *, fmt: str | None = None,
+                     base_uri: str | None = None, timeout: float | None = None,
+                     default_graph_uris: Iterable[str] = (),
+                     named_graph_uris: Iterable[str] = ()) -> Any:
+        """A SPARQL 1.1 query over the current resources (public URIs; each resource
+        a named graph, the default graph their union): an rdflib ``Result``, or the
+        serialized bytes with ``fmt``. See ``lakesuperior.api.query.sparql_query``."""
+        from lakesuperior.api import query as api
+        return api.sparql_query(self, query, fmt=fmt, base_uri=base_uri, timeout=timeout,
+                                default_graph_uris=tuple(default_graph_uris),
+                                named_graph_uris=tuple(named_graph_uris))
+
+    def triple_match(self, s: Any = None, p: Any = None, o: Any = None, *,
+                     base_uri: str | None = None) -> list[tuple[str, str, str]]:
+        """Triples of the current resources matching a pattern (None: any), as
+        canonical term strings with public URIs. See ``api.query.triple_match``."""
+        from lakesuperior.api import query as api
+        return api.triple_match(self, s, p, o, base_uri=base_uri)
+
+    def term_search(self, terms: Iterable[Any], *, or_logic: bool = False,
+                    base_uri: str | None = None, timeout: float | None = None) -> list[str]:
+        """uids of the resources matching ``(predicate, operator, value)`` terms.
+        See ``lakesuperior.api.query.term_search``."""
+        from lakesuperior.api import query as api
+        return api.term_search(self, terms, or_logic=or_logic, base_uri=base_uri,
+                               timeout=timeout)
 
     # -- admin ----------------------------------------------------------------------------
 

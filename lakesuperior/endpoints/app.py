@@ -19,6 +19,7 @@ from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints import errors
 from lakesuperior.endpoints import headers as hdr
 from lakesuperior.endpoints.ldp import bp as ldp_bp
+from lakesuperior.endpoints.query import bp as query_bp
 from lakesuperior.version import __version__
 
 
@@ -54,6 +55,7 @@ def create_app(config: Config | None = None, *, repository: Any = None) -> Flask
     errors.register(app)
     app.register_blueprint(ldp_bp, url_prefix="/rest", name="rest")
     app.register_blueprint(ldp_bp, url_prefix="/ldp", name="ldp")
+    app.register_blueprint(query_bp, url_prefix="/query")
 
     @app.get("/", endpoint="root_redirect")
     def root_redirect() -> Response:

@@ -42,7 +42,6 @@ LDP_BASIC = LDP_NS + "BasicContainer"
 LDP_DIRECT = LDP_NS + "DirectContainer"
 LDP_INDIRECT = LDP_NS + "IndirectContainer"
 CONTAINERS = frozenset((LDP_BASIC, LDP_DIRECT, LDP_INDIRECT))
-MEMBERSHIP_CONTAINERS = frozenset((LDP_DIRECT, LDP_INDIRECT))
 PREFER_CONTAINMENT = LDP_NS + "PreferContainment"
 PREFER_MEMBERSHIP = LDP_NS + "PreferMembership"
 PREFER_MINIMAL = LDP_NS + "PreferMinimalContainer"
@@ -172,21 +171,41 @@ def modified_of(res: Any) -> datetime | None:
         return None
 
 
-def etag_of(res: Any, target: Target) -> str:
+#: ``Repository.get`` options of a representation with no ``Prefer`` (``read_options``).
+DEFAULT_OPTIONS = {"incl_children": True, "incl_membership": True, "incl_inbound": False,
+                   "incl_srv_mgd": True, "embed_children": False}
+
+
+def etag_of(res: Any, target: Target, options: dict[str, bool] | None = None) -> str:
     """Strong for a binary's content (its digest and media type), weak for RDF.
 
-    The weak tag of an RDF representation mixes the repository's tag (the
-    resource's own state) with the triples of the representation, so that it
-    also changes when triples the resource does not own change (membership
-    triples given by a container, inbound references, embedded children). The
-    store reads a state's triples in a fixed order: equal states give equal tags.
+    ``res``: a resource or its ``Repository.info``; ``options``: the ``get``
+    options of the representation (None: the default one, as preconditions of
+    writes compare). The weak tag of an RDF representation is the repository's
+    tag (the resource's ``fcrepo:lastModified``, which every change of its own,
+    containment or membership triples sets), the options that differ from the
+    default, and the latest version (the HTML view lists them). Inbound
+    references and embedded children are not the resource's: with those, the
+    triples themselves are hashed (the store reads a state's triples in a fixed
+    order: equal states give equal tags).
     """
     if res.is_binary and target.kind in ("resource", "memento") and not target.description:
         seed = f"{res.digest}|{res.mimetype}"
         return '"' + hashlib.sha1(seed.encode(), usedforsecurity=False).hexdigest() + '"'
-    digest = hashlib.sha1(res.etag.encode(), usedforsecurity=False)
-    digest.update("\n".join(map(" ".join, res.triples)).encode())
+    flags = "" if not options else ",".join(
+        f"{k}={v:d}" for k, v in options.items() if DEFAULT_OPTIONS.get(k) != v)
+    versions = res.version_info
+    seed = f"{res.etag}|{flags}|{versions[-1].id if versions else ''}"
+    digest = hashlib.sha1(seed.encode(), usedforsecurity=False)
+    if options and (options.get("incl_inbound") or options.get("embed_children")):
+        digest.update("\n".join(map(" ".join, res.triples)).encode())
     return 'W/"' + digest.hexdigest() + '"'
+
+
+def needs_triples(options: dict[str, bool]) -> bool:
+    """Whether the headers of a representation need its triples (``etag_of``), not
+    only the resource's ``Repository.info``."""
+    return options["incl_inbound"] or options["embed_children"]
 
 
 def is_weak(etag: str) -> bool:
@@ -254,8 +273,9 @@ def resource_links(call: Call, res: Any, target: Target) -> list[str]:
     return links
 
 
-def resource_headers(call: Call, res: Any, target: Target) -> dict[str, str]:
-    etag = etag_of(res, target)
+def resource_headers(call: Call, res: Any, target: Target,
+                     options: dict[str, bool] | None = None) -> dict[str, str]:
+    etag = etag_of(res, target, options)
     headers = {"ETag": etag, "Link": ", ".join(resource_links(call, res, target)),
                "Allow": ", ".join(allowed_methods(res, target))}
     modified = modified_of(res)
@@ -311,25 +331,10 @@ def negotiate(offered: Iterable[str]) -> str:
 
 
 def _tombstone_headers(call: Call, error: TombstoneError) -> None:
-    """Attach ``Link: <top>/fcr:tombstone; rel="hasTombstone"`` to a tombstone error."""
-    top = getattr(error, "top", None) or _tombstone_top(call, error.uid or call.uid)
+    """Attach ``Link: <top>/fcr:tombstone; rel="hasTombstone"`` to a tombstone error
+    (``error.top``: the uid whose tombstone can be purged or resurrected)."""
+    top = error.top or call.uid
     error.http_headers = [("Link", link_value(call.url(top, "tombstone"), "hasTombstone"))]
-
-
-def _tombstone_top(call: Call, uid: str) -> str:
-    """The topmost deleted ancestor of a buried uid (the one whose tombstone can be purged)."""
-    top = uid
-    cur = uid
-    while cur != "/":
-        cur = cur.rsplit("/", 1)[0] or "/"
-        try:
-            if call.repo.exists(cur):
-                break
-        except TombstoneError:
-            top = cur
-            continue
-        break
-    return top
 
 
 def tombstone_links(func):

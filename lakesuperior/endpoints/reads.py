@@ -31,6 +31,7 @@ from lakesuperior.endpoints.context import (
     is_weak,
     link_value,
     modified_of,
+    needs_triples,
     negotiate,
     read_options,
     require_tombstone,
@@ -66,19 +67,23 @@ def read(call: Call, head: bool) -> Response:
     if target.kind == "memento":
         return _memento(call, head)
     options, applied = read_options(call.prefer)
-    res = call.repo.get(call.uid, base_uri=call.base, **options)
+    if head and not needs_triples(options):
+        res = call.repo.info(call.uid, base_uri=call.base)   # headers only: no triples
+    else:
+        res = call.repo.get(call.uid, base_uri=call.base, **options)
     if target.kind == "metadata" and not res.is_binary:
         raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
     if "Accept-Datetime" in request.headers:
         return _timegate(call, res)
     if res.is_binary and target.kind == "resource":
         return _binary(call, res, target, head)
-    return _rdf(call, res, target, head, applied)
+    return _rdf(call, res, target, head, applied, options)
 
 
-def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool) -> Response:
+def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
+         options: dict[str, bool] | None = None) -> Response:
     media_type = negotiate(RDF_OUT)
-    headers = resource_headers(call, res, target)
+    headers = resource_headers(call, res, target, options)
     if check_preconditions("GET", exists=True, etag=headers["ETag"],
                            last_modified=modified_of(res), weak=True) == 304:
         return _not_modified(headers)
@@ -231,8 +236,7 @@ def _want_digest(res: Any, header: str) -> str | None:
 def _timemap(call: Call, head: bool) -> Response:
     target = call.target
     if target.description:
-        res = call.repo.get(call.uid, incl_children=False, incl_membership=False,
-                            base_uri=call.base)
+        res = call.repo.info(call.uid, base_uri=call.base)
         if not res.is_binary:
             raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
         versions = res.version_info
@@ -308,8 +312,7 @@ def options(call: Call) -> Response:
     if target.kind == "memento":
         res = call.repo.get_version(call.uid, target.version, base_uri=call.base)
     else:
-        res = call.repo.get(call.uid, incl_children=False, incl_membership=False,
-                            base_uri=call.base)
+        res = call.repo.info(call.uid, base_uri=call.base)
         if target.kind == "metadata" and not res.is_binary:
             raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
     headers = resource_headers(call, res, target)

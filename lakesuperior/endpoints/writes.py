@@ -6,15 +6,14 @@ write of one ``Repository`` call), so a refused request changes nothing.
 Request bodies of binaries are read before the write lock is taken.
 
 RDF bodies may carry server-managed triples back unchanged (a GET-modify-PUT
-round trip): ``filter_server_managed`` drops those and refuses real changes
-(LDP 4.2.4.1, 4.2.4.3); ``Prefer: handling=lenient`` drops them all and
-``Prefer: handling=strict`` leaves the checks to the repository.
+round trip): with no ``Prefer: handling`` the repository's ``tolerant``
+handling drops those and refuses real changes (LDP 4.2.4.1, 4.2.4.3);
+``Prefer: handling=lenient`` drops them all, ``handling=strict`` refuses them all.
 """
 from __future__ import annotations
 
 import shutil
 import tempfile
-import uuid
 from typing import Any, BinaryIO
 
 from flask import Response, current_app, request
@@ -29,7 +28,6 @@ from lakesuperior.endpoints.context import (
     LDP_INDIRECT,
     LDP_NON_RDF_SOURCE,
     LDP_RDF_SOURCE,
-    MEMBERSHIP_CONTAINERS,
     SPARQL_UPDATE,
     Call,
     advertised_types,
@@ -55,33 +53,17 @@ from lakesuperior.exceptions import (
     ChecksumValidationError,
     IncompatibleLdpTypeError,
     InvalidDigestError,
-    InvalidTripleError,
     PayloadTooLargeError,
-    ServerManagedTermError,
     UnsupportedDigestError,
     UnsupportedMediaTypeError,
 )
-from lakesuperior.model.ldp import MODEL_TYPES, is_server_managed
-from lakesuperior.model.namespaces import (
-    FCREPO_CREATED,
-    FCREPO_CREATED_BY,
-    FCREPO_HAS_PARENT,
-    FCREPO_LAST_MODIFIED,
-    FCREPO_LAST_MODIFIED_BY,
-    LDP_CONTAINS,
-    LDP_HAS_MEMBER_RELATION,
-    LDP_IS_MEMBER_OF_RELATION,
-    LDP_NS,
-    RDF_TYPE,
-)
+from lakesuperior.model.namespaces import LDP_NS
 from lakesuperior.store.binaries import is_supported, normalize_digest
 
 _MODELS = {"RDFSource": LDP_RDF_SOURCE, "NonRDFSource": LDP_NON_RDF_SOURCE,
            "BasicContainer": LDP_BASIC, "DirectContainer": LDP_DIRECT,
            "IndirectContainer": LDP_INDIRECT, "Container": LDP_BASIC}
 _KNOWN_LDP_TYPES = frozenset((*_MODELS, "Resource"))
-_IGNORED_SERVER_MANAGED = frozenset((FCREPO_CREATED, FCREPO_CREATED_BY, FCREPO_LAST_MODIFIED,
-                                     FCREPO_LAST_MODIFIED_BY))
 _SPOOL_MEMORY = 1 << 20
 
 
@@ -114,12 +96,11 @@ def _create(call: Call) -> Response:
         model is None and not _is_rdf(media_type) and (media_type is not None or _has_body()))
     repo = call.repo
     im = f"<{model}>" if model else None
-    guarded = conditional() or model in MEMBERSHIP_CONTAINERS
+    guarded = conditional()
 
     def check_parent() -> None:
         if conditional():
-            parent = repo.get(call.uid, incl_children=False, incl_membership=False,
-                              base_uri=call.base)
+            parent = repo.info(call.uid, base_uri=call.base)
             etag = etag_of(parent, call.target)
             check_preconditions("POST", exists=True, etag=etag,
                                 last_modified=modified_of(parent), weak=is_weak(etag))
@@ -148,40 +129,21 @@ def _create(call: Call) -> Response:
 def _create_rdf(call: Call, body: bytes, media_type: str | None, segment: str | None,
                 im: str | None, guarded: bool, check_parent) -> Any:
     repo = call.repo
-    handling = call.handling or "strict"
     if not body.strip():
         body, media_type = b"", None
     elif media_type is None:
         raise UnsupportedMediaTypeError("A request body needs a Content-Type")
 
-    def attempt(tolerant: bool):
-        slug = segment
-        data, mtype = (body or None), media_type
-        if tolerant:
-            slug = segment or str(uuid.uuid4())
-            parent_iri = call.url(call.uid)
-            subject = (parent_iri.rstrip("/") + "/" + slug)
-            data = _tolerant_input(call, body, media_type, subject, None,
-                                   (im or f"<{LDP_BASIC}>")[1:-1], parent_iri)
-            mtype = rdfio.N_TRIPLES
-        res = repo.create(call.uid, slug=slug, data=data, media_type=mtype,
-                          interaction_model=im, handling=handling, base_uri=call.base)
-        _member_of_contains(res)
-        return res
+    def attempt():
+        return repo.create(call.uid, slug=segment, data=body or None, media_type=media_type,
+                           interaction_model=im, handling=call.handling or "tolerant",
+                           base_uri=call.base)
 
-    def run(tolerant: bool):
-        if guarded or tolerant:
-            with repo.transaction():
-                check_parent()
-                return attempt(tolerant)
-        return attempt(tolerant)
-
-    try:
-        return run(False)
-    except ServerManagedTermError:
-        if call.handling is not None or not body:
-            raise
-    return run(True)
+    if guarded:
+        with repo.transaction():
+            check_parent()
+            return attempt()
+    return attempt()
 
 
 @tombstone_links
@@ -203,7 +165,7 @@ def post_version(call: Call) -> Response:
     repo = call.repo
     with repo.transaction():
         if call.target.description:
-            res = repo.get(call.uid, incl_children=False, incl_membership=False)
+            res = repo.info(call.uid)
             if not res.is_binary:
                 raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
         vid = repo.create_version(call.uid, label=label)
@@ -235,11 +197,11 @@ def put(call: Call) -> Response:
         body = request.get_data() if has_body else b""
     filename = hdr.parse_content_disposition(request.headers.get("Content-Disposition"))
 
-    def attempt(tolerant: bool):
+    def attempt():
         nonlocal spool
         with repo.transaction():
             exists = repo.exists(uid)
-            current = repo.get(uid, base_uri=call.base) if exists else None
+            current = repo.info(uid, base_uri=call.base) if exists else None
             if current is not None:
                 etag = etag_of(current, target)
                 check_preconditions("PUT", exists=True, etag=etag,
@@ -266,7 +228,7 @@ def put(call: Call) -> Response:
                         f"{media_type or 'content without a Content-Type'}")
             binary = im == LDP_NON_RDF_SOURCE or (im is None and spool is not None)
             kwargs: dict[str, Any] = dict(interaction_model=f"<{im}>" if im else None,
-                                          handling=call.handling or "strict",
+                                          handling=call.handling or "tolerant",
                                           base_uri=call.base)
             if binary:
                 if spool is None:
@@ -276,28 +238,12 @@ def put(call: Call) -> Response:
             elif body.strip():
                 if media_type is None:
                     raise UnsupportedMediaTypeError("A request body needs a Content-Type")
-                if not tolerant and current is not None and _has_generated(current):
-                    tolerant = True
-                if tolerant:
-                    parent = uid.rsplit("/", 1)[0] or "/"
-                    cur_model = (current.interaction_model if current is not None
-                                 else f"<{im or LDP_BASIC}>")
-                    kwargs.update(data=_tolerant_input(
-                        call, body, media_type, call.url(), current, cur_model[1:-1],
-                        call.url(parent) if uid != "/" else None),
-                        media_type=rdfio.N_TRIPLES)
-                else:
-                    kwargs.update(data=body, media_type=media_type)
+                kwargs.update(data=body, media_type=media_type)
             action, res = repo.create_or_replace(uid, **kwargs)
-            _member_of_contains(res)
             return action, res
 
     try:
-        action, res = attempt(False)
-    except ServerManagedTermError:
-        if call.handling is not None or spool is not None:
-            raise
-        action, res = attempt(True)
+        action, res = attempt()
     finally:
         if spool is not None:
             spool.close()
@@ -335,13 +281,8 @@ def _put_description(call: Call) -> Response:
         etag = etag_of(current, call.target)
         check_preconditions("PUT", exists=True, etag=etag,
                             last_modified=modified_of(current), weak=True)
-        if call.handling == "lenient":
-            add = [t for t in triples if not is_server_managed(t[1], t[2])]
-        else:
-            add = _filter_server_managed(call, triples, binary, current, LDP_NON_RDF_SOURCE,
-                                         None)
-        res = repo.update_delta(call.uid, [(None, None, None)], add,
-                                handling=call.handling or "strict", base_uri=call.base)
+        res = repo.update_delta(call.uid, [(None, None, None)], triples,
+                                handling=call.handling or "tolerant", base_uri=call.base)
     return no_content(_write_headers(call, res, call.target))
 
 
@@ -359,7 +300,7 @@ def patch(call: Call) -> Response:
     body = request.get_data()
     repo = call.repo
     with repo.transaction():
-        current = repo.get(call.uid, base_uri=call.base)
+        current = repo.info(call.uid, base_uri=call.base)
         if target.kind == "resource" and current.is_binary:
             raise UnsupportedMediaTypeError(
                 f"{call.url()} is a binary: its content cannot be patched; PATCH its "
@@ -371,7 +312,6 @@ def patch(call: Call) -> Response:
                             last_modified=modified_of(current), weak=True)
         res = repo.update(call.uid, body, handling=call.handling or "strict",
                           base_uri=call.base)
-        _member_of_contains(res)
     return no_content(_write_headers(call, res, target))
 
 
@@ -390,8 +330,7 @@ def delete(call: Call) -> Response:
                                ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"])
     with repo.transaction():
         if conditional():
-            current = repo.get(call.uid, incl_children=False, incl_membership=False,
-                               base_uri=call.base)
+            current = repo.info(call.uid, base_uri=call.base)
             etag = etag_of(current, target)
             check_preconditions("DELETE", exists=True, etag=etag,
                                 last_modified=modified_of(current), weak=is_weak(etag))
@@ -519,73 +458,6 @@ def _write_headers(call: Call, res: Any, target: Target | None = None) -> dict[s
     if call.handling:
         headers["Preference-Applied"] = f"handling={call.handling}"
     return headers
-
-
-def _member_of_contains(res: Any) -> None:
-    """Refuse ``ldp:contains`` as the membership predicate of a Direct/Indirect container
-    (Fedora API 3.1.1: containment and membership triples must stay apart)."""
-    if res.interaction_model is None or res.interaction_model[1:-1] not in MEMBERSHIP_CONTAINERS:
-        return
-    for s, p, o in res.user_data:
-        if p in (LDP_HAS_MEMBER_RELATION, LDP_IS_MEMBER_OF_RELATION) and o == LDP_CONTAINS:
-            raise InvalidTripleError(res.uid, f"{LDP_CONTAINS} cannot be the membership "
-                                              f"predicate of a container ({p[1:-1]})")
-
-
-def _has_generated(current: Any) -> bool:
-    """Whether the representation holds triples the resource does not own (membership)."""
-    n_own = len(current.user_data) + len(current.metadata) + len(current.children)
-    return len(current.triples) > n_own
-
-
-def _filter_server_managed(call: Call, triples: list[tuple[str, str, str]], subject: str,
-                           current: Any | None, model: str,
-                           parent_iri: str | None) -> list[tuple[str, str, str]]:
-    """Drop the server-managed triples of an RDF body that do not change anything
-    (LDP 4.2.4.1, 4.2.4.3): those already in the resource, the rdf:type values and
-    parent the server gives it, and (unless ``Prefer: handling=strict``) the write
-    timestamps and agents. Membership triples generated by containers are dropped
-    too. Any other server-managed triple is refused (``ServerManagedTermError``)."""
-    res = f"<{subject}>"
-    if current is not None:
-        present = set(current.triples)
-        own = set(current.user_data)
-        own.update(current.metadata)
-        generated = {t for t in present if t not in own and t[1] != LDP_CONTAINS}
-    else:
-        present, generated = set(), set()
-    allowed = {(res, RDF_TYPE, t) for t in MODEL_TYPES[f"<{model}>"]}
-    if parent_iri is not None:
-        allowed.add((res, FCREPO_HAS_PARENT, f"<{parent_iri}>"))
-    strict = call.handling == "strict"
-    kept, refused = [], []
-    for t in triples:
-        s, p, o = t
-        if is_server_managed(p, o):
-            if t in present or t in allowed:
-                continue
-            if not strict and s == res and p in _IGNORED_SERVER_MANAGED:
-                continue
-            refused.append(t)
-        elif t not in generated:
-            kept.append(t)
-    if refused:
-        shown = "; ".join(f"{p} {o[:200]}" for s, p, o in refused[:5])
-        more = f" and {len(refused) - 5} more" if len(refused) > 5 else ""
-        raise ServerManagedTermError(
-            current.uid if current is not None else None,
-            f"Server-managed triples cannot be changed: {shown}{more}. Send them unchanged, "
-            "leave them out, or send 'Prefer: handling=lenient' to have them dropped")
-    return kept
-
-
-def _tolerant_input(call: Call, body: bytes, media_type: str, subject: str,
-                    current: Any | None, model: str, parent_iri: str | None) -> bytes:
-    """An RDF body parsed, filtered by ``_filter_server_managed`` and written back as
-    N-Triples (absolute IRIs) for the repository."""
-    triples = rdfio.parse(body, media_type, subject)
-    kept = _filter_server_managed(call, triples, subject, current, model, parent_iri)
-    return rdfio.serialize(kept, rdfio.N_TRIPLES)
 
 
 def _rebase(triples: list[tuple[str, str, str]], old: str,

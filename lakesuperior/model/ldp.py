@@ -222,10 +222,12 @@ def tombstone_error(txn, uid: str) -> TombstoneError:
         elif p == FCSYSTEM_DELETED and s == res:
             when = o
     if top != uid:
+        for q in txn.match(res_uri(top), FCSYSTEM_DELETED, None, graph("tomb", top)):
+            when = q[2]
         msg = f"Resource {uid} was deleted with {top} (tombstone at {top})"
     else:
         msg = f"Resource {uid} was deleted (tombstone)"
-    return TombstoneError(uid, ts=when, msg=msg)
+    return TombstoneError(uid, ts=when, msg=msg, top=top)
 
 
 def require_model(txn, uid: str) -> str:
@@ -241,25 +243,40 @@ def require_model(txn, uid: str) -> str:
 
 # --- checking input --------------------------------------------------------------------------
 
+#: How server-managed triples in input are handled: ``strict`` refuses them,
+#: ``lenient`` drops them, ``tolerant`` drops those that change nothing (see
+#: ``InputChecker``) and refuses the others.
+HANDLINGS = ("strict", "lenient", "tolerant")
+
+_TIMESTAMPS = frozenset((FCREPO_CREATED, FCREPO_CREATED_BY, FCREPO_LAST_MODIFIED,
+                         FCREPO_LAST_MODIFIED_BY))
+
+
 class InputChecker:
     """Validates and internalizes user triples for one resource.
 
     Input triples use public URIs (relative ones already resolved against the
     resource's public URI). Output triples use internal URIs. Checks:
-    server-managed triples (``strict`` refuses, ``lenient`` drops), the single
+    server-managed triples (``strict`` refuses, ``lenient`` drops; ``tolerant``,
+    for a GET-modify-PUT round trip, drops those identical to the stored ones,
+    the rdf:types of the interaction ``model``, the right ``fcrepo:hasParent``
+    and the resource's fcrepo timestamps and agents, and also the membership
+    triples other containers give the resource, and refuses any other), the single
     subject rule (the resource, its hash URIs and blank nodes; others refused
     unless ``allow_foreign_subjects``), literal subjects and non-IRI
     predicates, and referential integrity of links to repository resources.
     """
 
     __slots__ = ("ctx", "uid", "res", "pub_res", "pub_hash", "res_hash", "handling",
-                 "_refs")
+                 "model", "_refs")
 
-    def __init__(self, ctx: Context, uid: str, handling: str = "strict"):
-        if handling not in ("strict", "lenient"):
-            raise InvalidResourceError(uid, f"handling must be 'strict' or 'lenient', "
+    def __init__(self, ctx: Context, uid: str, handling: str = "strict",
+                 model: str | None = None):
+        if handling not in HANDLINGS:
+            raise InvalidResourceError(uid, f"handling must be one of {', '.join(HANDLINGS)}, "
                                             f"not {handling!r}")
         self.ctx = ctx
+        self.model = model
         self.uid = uid
         self.res = res_uri(uid)
         self.pub_res = ctx.urimap.public_term(uid)
@@ -311,7 +328,11 @@ class InputChecker:
                 if check_refs and o.startswith(RES_PREFIX):
                     refs.append(len(out))
             append((s, p, o))
-        if sm and self.handling == "strict":
+        if self.handling == "tolerant":
+            if sm:
+                sm = self._changes(sm)
+            out = self._without_membership(out, refs)
+        if sm and self.handling != "lenient":
             shown = "; ".join(f"{t[1]} {t[2][:100]}" for t in sm[:5])
             raise ServerManagedTermError(
                 self.uid, f"Server-managed triples cannot be set on {self.uid} "
@@ -325,6 +346,48 @@ class InputChecker:
         if refs:
             out = self._refint(out, refs)
         return out
+
+    def _changes(self, sm: list[Triple]) -> list[Triple]:
+        """The server-managed input triples that would change something (tolerant)."""
+        txn = self.ctx.txn
+        to_internal = self.ctx.urimap.to_internal
+        res = self.res
+        allowed_types = set(MODEL_TYPES.get(self.model, ()))
+        if self.uid == ROOT_UID:
+            allowed_types.add(FCREPO_REPOSITORY_ROOT)
+        parent = parent_uid(self.uid)
+        parent_term = res_uri(parent) if parent is not None else None
+        refused = []
+        for s, p, o in sm:
+            if s == res:
+                if p in _TIMESTAMPS:
+                    continue
+                if p == RDF_TYPE and o in allowed_types:
+                    continue
+            o = to_internal(o) if o[:1] == "<" else o
+            if s == res and p == FCREPO_HAS_PARENT and o == parent_term:
+                continue
+            if next(iter(txn.match(s, p, o, res)), None) is not None:   # stored already
+                continue
+            refused.append((s, p, o))
+        return refused
+
+    def _without_membership(self, out: list[Triple], refs: list[int]) -> list[Triple]:
+        """``out`` without the membership triples other containers give the resource
+        (they appear in its representation, not in its own triples)."""
+        txn = self.ctx.txn
+        if not out or not txn.has_graph(graph("midx", self.uid)):
+            return out
+        from lakesuperior.model.membership import triples_about
+        generated = set(triples_about(txn, self.uid))
+        if not generated:
+            return out
+        if refs:   # keep the positions of the links to check
+            kept = [i for i, t in enumerate(out) if t not in generated]
+            where = {old: new for new, old in enumerate(kept)}
+            refs[:] = [where[i] for i in refs if i in where]
+            return [out[i] for i in kept]
+        return [t for t in out if t not in generated]
 
     def _refint(self, out: list[Triple], refs: list[int]) -> list[Triple]:
         missing: list[int] = []
@@ -361,7 +424,8 @@ def complete_membership_config(uid: str, model: str, user: list[Triple]) -> list
     of ``ldp:hasMemberRelation`` / ``ldp:isMemberOfRelation`` (default
     ``ldp:hasMemberRelation ldp:member``) and, for an Indirect container, at
     most one ``ldp:insertedContentRelation`` (default ``ldp:MemberSubject``); a
-    Direct container's must be ``ldp:MemberSubject``. Values must be IRIs.
+    Direct container's must be ``ldp:MemberSubject``. Values must be IRIs, and
+    the membership predicate cannot be ``ldp:contains`` (Fedora API 3.1.1).
     """
     if model not in MEMBERSHIP_CONTAINERS:
         return user
@@ -377,6 +441,11 @@ def complete_membership_config(uid: str, model: str, user: list[Triple]) -> list
         if values and values[0][:1] != "<":
             raise InvalidTripleError(uid, f"The object of {p} must be an IRI, not "
                                           f"{values[0][:100]}")
+    for p in (LDP_HAS_MEMBER_RELATION, LDP_IS_MEMBER_OF_RELATION):
+        if found[p] and found[p][0] == LDP_CONTAINS:
+            raise InvalidTripleError(uid, f"{LDP_CONTAINS} cannot be the membership "
+                                          f"predicate of a container ({p[1:-1]}): "
+                                          "containment and membership stay apart")
     if found[LDP_HAS_MEMBER_RELATION] and found[LDP_IS_MEMBER_OF_RELATION]:
         raise InvalidTripleError(uid, "A container has ldp:hasMemberRelation or "
                                       "ldp:isMemberOfRelation, not both")

@@ -134,7 +134,8 @@ def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str
         model = inp.model or BASIC_CONTAINER
         if model == NON_RDF_SOURCE:
             raise IncompatibleLdpTypeError(uid, "RDF input cannot make a NonRDFSource")
-        user = list(dict.fromkeys(InputChecker(ctx, uid, handling).check(inp.triples)))
+        user = list(dict.fromkeys(InputChecker(ctx, uid, handling, model)
+                                  .check(inp.triples)))
         user = ldp.complete_membership_config(uid, model, user)
         sm = ldp.server_triples(ctx, uid, model)
     triples = sm + user
@@ -167,7 +168,8 @@ def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
         user = nonrdf.user_triples(ctx, uid, inp, old_user)
         extra_sm = nonrdf.content_triples(uid, inp)
     else:
-        user = list(dict.fromkeys(InputChecker(ctx, uid, handling).check(inp.triples)))
+        user = list(dict.fromkeys(InputChecker(ctx, uid, handling, model)
+                                  .check(inp.triples)))
         user = ldp.complete_membership_config(uid, model, user)
         extra_sm = []
     new = _server_triples_kept(ctx, uid, model, old) + extra_sm + user
@@ -229,11 +231,11 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
     to_internal = ctx.urimap.to_internal
     removed_int = {(to_internal(s), p, to_internal(o)) for s, p, o in removed}
     sm_removed = [t for t in removed_int if is_server_managed(t[1], t[2])]
-    if sm_removed and handling == "strict":
+    if sm_removed and handling != "lenient":
         shown = "; ".join(f"{t[1]} {t[2][:100]}" for t in sm_removed[:5])
         raise ServerManagedTermError(uid, f"Server-managed triples cannot be removed from "
                                           f"{uid}: {shown}")
-    added_checked = InputChecker(ctx, uid, handling).check(added)
+    added_checked = InputChecker(ctx, uid, handling, model).check(added)
     children = [o[_CUT:-1] for s, p, o in old if p == LDP_CONTAINS]
     old_user = [t for t in old if not is_server_managed(t[1], t[2])]
     kept = [t for t in old_user if t not in removed_int]

@@ -13,7 +13,9 @@ of the resource whose subject ``S`` they describe. Reading a resource's
 membership is then one small graph read plus one bound lookup per pointer,
 without scanning anything. They are removed when the child is deleted, and
 the container's whole set is rebuilt when its configuration changes (rare,
-O(children)).
+O(children)). Every change sets ``fcrepo:lastModified`` of the live resources
+whose membership triples changed (``touch_subjects``): their representation,
+ETag and Last-Modified follow.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from lakesuperior.model.ldp import (
     MEMBERSHIP_CONTAINERS,
     children_of,
     model_of,
+    touch,
 )
 from lakesuperior.model.namespaces import (
     FCSYSTEM_MEMBERSHIP_FROM,
@@ -117,6 +120,15 @@ def _subject_uid(term: str) -> str | None:
     return uid_of(term) if term.startswith(RES_PREFIX) else None
 
 
+def touch_subjects(ctx: Context, subjects: Iterable[str]) -> None:
+    """Set ``fcrepo:lastModified`` of the live resources whose membership triples
+    changed (their representation, so their ETag and Last-Modified, changed)."""
+    txn = ctx.txn
+    for suid in {u for u in map(_subject_uid, subjects) if u is not None}:
+        if txn.has_graph(res_uri(suid)):
+            touch(ctx, suid)
+
+
 def add(ctx: Context, cfg: MembershipConfig, triples: list[Triple]) -> None:
     """Record membership triples of container ``cfg.container``."""
     if not triples:
@@ -124,11 +136,13 @@ def add(ctx: Context, cfg: MembershipConfig, triples: list[Triple]) -> None:
     mg = graph("mbr", cfg.container)
     cres = res_uri(cfg.container)
     quads = [(s, p, o, mg) for s, p, o in triples]
-    for s in {t[0] for t in triples}:
+    subjects = {t[0] for t in triples}
+    for s in subjects:
         suid = _subject_uid(s)
         if suid is not None:
             quads.append((s, FCSYSTEM_MEMBERSHIP_FROM, cres, graph("midx", suid)))
     ctx.txn.add(quads)
+    touch_subjects(ctx, subjects)
 
 
 def remove(ctx: Context, cfg: MembershipConfig, triples: list[Triple], member: str) -> None:
@@ -142,10 +156,13 @@ def remove(ctx: Context, cfg: MembershipConfig, triples: list[Triple], member: s
     txn = ctx.txn
     mg = graph("mbr", cfg.container)
     shared = cfg.icr != LDP_MEMBER_SUBJECT
+    changed = set()
     for s, p, o in triples:
         if shared and _still_contributed(txn, cfg, s if cfg.inverse else o, member):
             continue
         txn.remove(s, p, o, mg)
+        changed.add(s)
+    touch_subjects(ctx, changed)
     cres = res_uri(cfg.container)
     if cfg.inverse:
         for s in {t[0] for t in triples}:
@@ -201,6 +218,7 @@ def drop(ctx: Context, container: str) -> None:
         if suid is not None:
             txn.remove(s, FCSYSTEM_MEMBERSHIP_FROM, cres, graph("midx", suid))
     txn.remove_graph(mg)
+    touch_subjects(ctx, subjects)
 
 
 def rebuild(ctx: Context, container: str, cfg: MembershipConfig | None) -> None:

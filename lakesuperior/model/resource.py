@@ -29,14 +29,17 @@ from lakesuperior.model.namespaces import (
     EBUCORE_FILENAME,
     EBUCORE_HAS_MIME_TYPE,
     FCREPO_CREATED,
+    FCREPO_CREATED_BY,
+    FCREPO_HAS_PARENT,
     FCREPO_LAST_MODIFIED,
+    FCREPO_LAST_MODIFIED_BY,
     LDP_CONTAINS,
     LDP_NS,
     PREMIS_HAS_MESSAGE_DIGEST,
     PREMIS_HAS_SIZE,
     RDF_TYPE,
 )
-from lakesuperior.model.uids import RES_PREFIX, UriMap, res_uri
+from lakesuperior.model.uids import RES_PREFIX, UriMap, graph, res_uri
 
 Triple = tuple[str, str, str]
 _LDP_PREFIX = "<" + LDP_NS
@@ -324,6 +327,93 @@ def load(ctx: Context, uid: str, *, incl_children: bool = True, incl_inbound: bo
                 incl_srv_mgd=incl_srv_mgd, versions=_versions.list_versions(ctx, uid))
 
 
+class ResourceInfo:
+    """What a resource is, read without its triples (``Repository.info``).
+
+    Attributes: ``uid``, ``uri``, ``interaction_model``, ``types``,
+    ``ldp_types``, ``is_binary``, ``is_container``, ``created``,
+    ``last_modified``, ``etag`` (the same as the full view's), ``version_info``,
+    ``has_versions``, ``has_membership``, ``parent`` (uid or None); for a binary
+    also ``size``, ``mimetype``, ``filename``, ``digest``, ``digests``,
+    ``digest_algorithm`` and ``content`` (None / empty otherwise).
+    """
+
+    __slots__ = ("_view", "has_membership")
+
+    def __init__(self, v: RdfSource, has_membership: bool):
+        self._view = v
+        #: Whether Direct/Indirect containers point membership triples at the
+        #: resource (its representation may then hold triples it does not own).
+        self.has_membership = has_membership
+
+    def __repr__(self) -> str:
+        return f"<ResourceInfo {self._view.uid} {ldp.model_name(self.interaction_model)}>"
+
+    uid = property(lambda self: self._view.uid)
+    uri = property(lambda self: self._view.uri)
+    interaction_model = property(lambda self: self._view.interaction_model)
+    types = property(lambda self: self._view.types)
+    ldp_types = property(lambda self: self._view.ldp_types)
+    is_binary = property(lambda self: self._view.is_binary)
+    is_container = property(lambda self: self._view.is_container)
+    created = property(lambda self: self._view.created)
+    last_modified = property(lambda self: self._view.last_modified)
+    etag = property(lambda self: self._view.etag)
+    version_info = property(lambda self: self._view.version_info)
+    version_of = None
+
+    @property
+    def has_versions(self) -> bool:
+        return bool(self._view._versions)
+
+    @property
+    def parent(self) -> str | None:
+        value = self._view._value(FCREPO_HAS_PARENT)
+        return value[_CUT:-1] if value else None
+
+    def _binary_attr(self, name: str, default: Any = None) -> Any:
+        return getattr(self._view, name) if self._view.is_binary else default
+
+    size = property(lambda self: self._binary_attr("size"))
+    mimetype = property(lambda self: self._binary_attr("mimetype"))
+    filename = property(lambda self: self._binary_attr("filename"))
+    digest = property(lambda self: self._binary_attr("digest"))
+    digests = property(lambda self: self._binary_attr("digests", {}))
+    digest_algorithm = property(lambda self: self._binary_attr("digest_algorithm"))
+
+    @property
+    def content(self) -> BinaryIO | None:
+        """For a binary, a new readable stream of the content (the caller closes it)."""
+        return self._view.content if self._view.is_binary else None
+
+
+#: The predicates ``load_info`` reads, each with one bound lookup.
+_INFO_PREDICATES = (FCREPO_CREATED, FCREPO_CREATED_BY, FCREPO_LAST_MODIFIED,
+                    FCREPO_LAST_MODIFIED_BY, FCREPO_HAS_PARENT)
+_BINARY_INFO_PREDICATES = (PREMIS_HAS_MESSAGE_DIGEST, PREMIS_HAS_SIZE, EBUCORE_HAS_MIME_TYPE,
+                           EBUCORE_FILENAME)
+
+
+def load_info(ctx: Context, uid: str) -> ResourceInfo:
+    """A resource's ``ResourceInfo`` in ``ctx.txn``: a few bound (subject,
+    predicate) lookups, never the container's containment triples;
+    ``ResourceNotExistsError`` / ``TombstoneError``."""
+    from lakesuperior.model import versions as _versions
+    txn = ctx.txn
+    res = res_uri(uid)
+    own = [q[:3] for q in txn.match(res, RDF_TYPE, None, res)]
+    model = ldp.model_of(t[2] for t in own)
+    if model is None:
+        ldp.require_model(txn, uid)  # raises the right error
+    preds = (_INFO_PREDICATES + _BINARY_INFO_PREDICATES if model == ldp.NON_RDF_SOURCE
+             else _INFO_PREDICATES)
+    for p in preds:
+        own.extend(q[:3] for q in txn.match(res, p, None, res))
+    v = view(ctx, uid, own, model=model, incl_children=False,
+             versions=_versions.list_versions(ctx, uid))
+    return ResourceInfo(v, txn.has_graph(graph("midx", uid)))
+
+
 def inbound(txn, uid: str) -> list[Triple]:
     """Triples of other live resources whose object is this resource (containment
     excluded)."""
@@ -341,5 +431,6 @@ def binary_values(triples: list[Triple], uid: str) -> list[Triple]:
     return [t for t in triples if t[1] in BINARY_PREDICATES and t[0] == res]
 
 
-__all__ = ["RdfSource", "Container", "Binary", "VersionInfo", "load", "view",
+__all__ = ["RdfSource", "Container", "Binary", "VersionInfo", "ResourceInfo", "load",
+           "load_info", "view",
            "digest_urn", "parse_digest_urn"]

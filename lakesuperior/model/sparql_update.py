@@ -6,7 +6,7 @@ runs the request with the resource's URI as base (so ``<>`` is the resource),
 and the difference between before and after is applied like any other change:
 server-managed triples added or removed are refused (strict) or ignored
 (lenient), added triples pass the single-subject and referential-integrity
-checks.
+checks. Deleting containment (``ldp:contains``) is refused under strict handling.
 
 Only ``INSERT DATA``, ``DELETE DATA``, ``DELETE WHERE`` and
 ``DELETE/INSERT ... WHERE`` are accepted: graph management (LOAD, CLEAR, DROP,
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lakesuperior.exceptions import SparqlError
+from lakesuperior.exceptions import ServerManagedTermError, SparqlError
 from lakesuperior.model import ldp
 from lakesuperior.model.context import Context
 from lakesuperior.model.lifecycle import apply_delta
@@ -80,6 +80,26 @@ def _refuse(node: Any, names: tuple[str, ...]) -> None:
             stack.extend(cur)
 
 
+def _refuse_containment_delete(uid: str, request: Any) -> None:
+    """``ServerManagedTermError`` for an update whose DELETE names ``ldp:contains``
+    (Fedora API 3.7: containment is changed by creating and deleting resources)."""
+    from rdflib import URIRef
+    contains = URIRef(LDP_CONTAINS[1:-1])
+    for op in request.algebra:
+        # dict.get: rdflib's CompValue.get answers other things for missing keys
+        if op.name == "Modify":
+            delete = dict.get(op, "delete")
+            triples = dict.get(delete, "triples") if isinstance(delete, dict) else None
+        elif op.name in ("DeleteData", "DeleteWhere"):
+            triples = dict.get(op, "triples")
+        else:
+            triples = None
+        if triples and any(t[1] == contains for t in triples):
+            raise ServerManagedTermError(
+                uid, f"Containment ({LDP_CONTAINS}) cannot be deleted with PATCH: delete "
+                     "the contained resource instead")
+
+
 def update(ctx: Context, uid: str, text: str, handling: str = "strict") -> RdfSource:
     """Apply a SPARQL Update to resource ``uid`` (a binary's description for a binary)."""
     from rdflib.plugins.sparql.update import evalUpdate
@@ -89,6 +109,8 @@ def update(ctx: Context, uid: str, text: str, handling: str = "strict") -> RdfSo
     model = ldp.require_model(txn, uid)
     base = ctx.urimap.public_iri(uid)
     request = parse(text, base)
+    if handling == "strict":
+        _refuse_containment_delete(uid, request)
     old = txn.triples(res_uri(uid))
     before = ctx.urimap.triples_to_public([t for t in old if t[1] != LDP_CONTAINS])
     graph = triples_to_graph(before)

@@ -32,9 +32,12 @@ class ReadTxn:
         """Quads matching a pattern; any of the 16 bound/unbound combinations."""
     def count(self, s: Term | None = None, p: Term | None = None,
               o: Term | None = None, g: Term | None = None, *,
-              distinct: bool = False) -> int:
+              distinct: bool = False, graph_prefix: str | None = None) -> int:
         """How many quads match; with ``distinct``, how many distinct triples
-        (a triple in several graphs counts once, as in SPARQL's union graph)."""
+        (a triple in several graphs counts once, as in SPARQL's union graph).
+        ``graph_prefix``: only quads of graphs whose name starts with it (e.g.
+        ``"<info:fcres"``); an IRI-only union pattern is still counted on the
+        index, decoding each graph name met once."""
     def has_graph(self, g: Term) -> bool: ...
     def graphs(self) -> Iterator[Term]:
         """Every graph that holds at least one quad."""

@@ -702,12 +702,25 @@ cdef class ReadTxn:
         s, p, o, g = _check_pattern(s, p, o, g)
         return iter(self._match(s, p, o, g))
 
-    def count(self, s=None, p=None, o=None, g=None, *, bint distinct=False):
+    def count(self, s=None, p=None, o=None, g=None, *, bint distinct=False,
+              str graph_prefix=None):
         """How many quads match the pattern; with ``distinct``, how many distinct
-        triples (a triple in several graphs counts once, as in SPARQL's union)."""
+        triples (a triple in several graphs counts once, as in SPARQL's union).
+        ``graph_prefix``: count only quads of the graphs whose name (a canonical
+        term, ``<...``) starts with it."""
         self._check()
         s, p, o, g = _check_pattern(s, p, o, g)
         cdef uint64_t gid, sid, pid
+        if graph_prefix is not None:
+            if g is not None and not g.startswith(graph_prefix):
+                return 0
+            if g is None:
+                if not self.touched and (o is not None or p is not None) and (
+                        s is None or kind_of(s) == KIND_IRI) and (
+                        o is None or kind_of(o) == KIND_IRI):
+                    return self._count_index(s, p, o, distinct, graph_prefix)
+                quads = [q for q in self._match(s, p, o, g) if q[3].startswith(graph_prefix)]
+                return len({q[:3] for q in quads}) if distinct else len(quads)
         if g is not None and s is not None and p is not None and o is None:
             # The containment case: O(1) on the one-by-one quads.
             gid = self.iri_id(g, False)
@@ -727,18 +740,21 @@ cdef class ReadTxn:
             return n
         if g is None and not self.touched and (o is not None or p is not None) and (
                 s is None or kind_of(s) == KIND_IRI) and (o is None or kind_of(o) == KIND_IRI):
-            return self._count_index(s, p, o, distinct)
+            return self._count_index(s, p, o, distinct, None)
         if distinct and g is None:
             return len({q[:3] for q in self._match(s, p, o, g)})
         return len(self._match(s, p, o, g))
 
-    cdef Py_ssize_t _count_index(self, s, p, o, bint distinct) except -1:
-        """Count a union pattern of IRIs on the index, decoding nothing."""
+    cdef Py_ssize_t _count_index(self, s, p, o, bint distinct, str graph_prefix) except -1:
+        """Count a union pattern of IRIs on the index, decoding nothing but, with
+        ``graph_prefix``, the name of each graph met (once)."""
         self._ensure_index()
-        cdef uint64_t sid = 0, pid = 0, oid = 0, key
+        cdef uint64_t sid = 0, pid = 0, oid = 0, key, rg, prev_g = 0
         cdef Py_ssize_t n = 0, i, rows
         cdef bytes raw
         cdef const unsigned char *buf
+        cdef dict keep = {}
+        cdef bint prev_ok = False
         for term, slot in ((s, 0), (p, 1), (o, 2)):
             if term is not None:
                 key = self.iri_id(term, False)
@@ -756,7 +772,8 @@ cdef class ReadTxn:
         cur = self.itxn.cursor(db=db)
         if not cur.set_key(be(key)):
             return 0
-        if not distinct and ((oid and not sid and not pid) or (not oid and not sid)):
+        if not distinct and graph_prefix is None and (
+                (oid and not sid and not pid) or (not oid and not sid)):
             return cur.count()
         raw = bytes(cur.getmulti([be(key)], dupdata=True, dupfixed_bytes=24, keyfixed=True))
         buf = <const unsigned char *>PyBytes_AS_STRING(raw)
@@ -773,6 +790,16 @@ cdef class ReadTxn:
                 continue
             if distinct and prev != NULL and memcmp(prev + 8, row + 8, 16) == 0:
                 continue
+            if graph_prefix is not None:
+                rg = get_be(row + 24)
+                if rg != prev_g or not prev_g:
+                    ok = keep.get(rg)
+                    if ok is None:
+                        name = self.decode_opt(rg, None)
+                        ok = keep[rg] = name is not None and name.startswith(graph_prefix)
+                    prev_g, prev_ok = rg, ok
+                if not prev_ok:
+                    continue
             prev = row
             n += 1
         return n

@@ -38,8 +38,15 @@ cannot open another ``QuadStore.write()`` on the same store until it ends.
 SPARQL: rdflib calls ``triples()`` once per pattern per partial solution. Call
 ``enable_sparql_fast_path()`` once to let basic graph patterns, ``GRAPH ?g`` over a
 basic graph pattern, and ``COUNT`` over one, be evaluated directly on the quad store
-(joins on term strings, rdflib terms made only for results); everything else stays
-with rdflib's evaluator.
+(joins on term strings, rdflib terms made only for results; ``COUNT`` over a single
+pattern is one ``count()`` of the store); everything else stays with rdflib's
+evaluator. ``native_eval`` is that evaluator hook, for a caller that registers it in
+``CUSTOM_EVALS`` under its own key (with its own store check).
+
+Subclasses may override ``_checkpoint()``: ``triples()`` consumers and the fast path
+call it between batches of work, so that raising from it stops a query (a time
+limit); and set ``_named_graphs_are_union = False`` when the graphs ``GRAPH ?g``
+ranges over are not the graphs of the union (then ``GRAPH ?g`` goes to rdflib).
 """
 from __future__ import annotations
 
@@ -64,7 +71,7 @@ from lakesuperior.store.quadstore import QuadStore, ReadTxn, WriteTxn
 
 __all__ = [
     "LmdbStore", "DEFAULT_GRAPH", "BNODE_GRAPH_PREFIX",
-    "enable_sparql_fast_path", "disable_sparql_fast_path",
+    "enable_sparql_fast_path", "disable_sparql_fast_path", "native_eval",
 ]
 
 DEFAULT_GRAPH = f"<{DATASET_DEFAULT_GRAPH_ID}>"
@@ -157,6 +164,8 @@ class LmdbStore(Store):
     formula_aware = False
     graph_aware = True
     transaction_aware = True
+    #: Whether ``GRAPH ?g`` ranges over the graphs of the union (see the module doc).
+    _named_graphs_are_union = True
 
     def __init__(self, configuration: str | os.PathLike[str] | None = None,
                  identifier: Node | None = None, *, quadstore: QuadStore | None = None,
@@ -228,6 +237,9 @@ class LmdbStore(Store):
     def gc(self) -> None:
         """Bring the union-graph indices up to date."""
         self.quadstore.index()
+
+    def _checkpoint(self) -> None:
+        """Called between batches of SPARQL work; a subclass may raise to stop it."""
 
     # -- transactions ------------------------------------------------------------
 
@@ -544,6 +556,10 @@ def _custom_eval(ctx: QueryContext, part: CompValue) -> Any:
     raise NotImplementedError
 
 
+native_eval = _custom_eval
+"""The fast path's ``CUSTOM_EVALS`` hook (``NotImplementedError``: not handled)."""
+
+
 def _target(ctx: QueryContext, graph: Any) -> _Target:
     store = getattr(graph, "store", None)
     if not isinstance(store, LmdbStore):
@@ -616,10 +632,13 @@ def _solutions(ctx: QueryContext, target: _Target, patterns: list[_Pattern],
         keys = [k for k, _ in out]
         terms, graphs = _Memo(), _GraphMemo()
         conv = [(graphs if k == target.graph_var else terms, c) for k, c in out]
+        checkpoint = target.store._checkpoint
         for rows in chunks:
-            for row in rows:
-                values = zip(keys, [m[row[c]] for m, c in conv])
-                yield FrozenBindings(ctx, {**base, **dict(values)} if base else values)
+            for start in range(0, len(rows), _CHECK_EVERY):
+                checkpoint()      # the consumer's work per row counts too (FILTER...)
+                for row in rows[start:start + _CHECK_EVERY]:
+                    values = zip(keys, [m[row[c]] for m, c in conv])
+                    yield FrozenBindings(ctx, {**base, **dict(values)} if base else values)
 
 
 class _GraphMemo(dict):
@@ -641,6 +660,8 @@ def _eval_graph(ctx: QueryContext, part: CompValue) -> Any:
         raise NotImplementedError from None
     store = getattr(dataset, "store", None)
     if not isinstance(store, LmdbStore) or not isinstance(dataset, ConjunctiveGraph):
+        raise NotImplementedError
+    if not store._named_graphs_are_union:
         raise NotImplementedError
     default = dataset.default_graph if isinstance(dataset, Dataset) else dataset.default_context
     target = _Target(store, None, term, frozenset((_graph_name(default.identifier),)))
@@ -669,14 +690,34 @@ def _eval_count(ctx: QueryContext, part: CompValue) -> Any:
     return _counts(ctx, part.A, target, patterns)
 
 
+def _countable(aggregates: list, target: _Target, patterns: list[_Pattern] | None) -> bool:
+    """Whether the store's ``count()`` answers every aggregate: one pattern, no
+    repeated variable, no ``GRAPH ?g``, and ``COUNT(DISTINCT ?v)`` only when ``?v``
+    is the pattern's one variable (solutions are then the distinct matching triples)."""
+    if patterns is None or len(patterns) != 1 or target.graph_var is not None:
+        return False
+    names = [v for v in patterns[0].vars if v is not None]
+    if len(set(names)) != len(names):
+        return False
+    return all(not a.distinct or a.vars == "*" or len(names) == 1 for a in aggregates)
+
+
 def _counts(ctx: QueryContext, aggregates: list, target: _Target,
             patterns: list[_Pattern] | None) -> Generator[FrozenBindings, None, None]:
     n_rows = 0
     seen: dict[Any, set] = {a.vars: set() for a in aggregates if a.distinct}
+    if _countable(aggregates, target, patterns):
+        assert patterns is not None
+        with target.store._read() as txn:
+            n = txn.count(*patterns[0].terms, target.graph, distinct=True)
+        yield FrozenBindings(ctx, {a.res: Literal(n) for a in aggregates})
+        return
     if patterns is not None:
         with target.store._read() as txn:
             cols, chunks = _solve(txn, target, patterns)
+            checkpoint = target.store._checkpoint
             for rows in chunks:
+                checkpoint()
                 n_rows += len(rows)
                 for var, values in seen.items():
                     if var == "*":
@@ -700,6 +741,8 @@ def _counts(ctx: QueryContext, aggregates: list, target: _Target,
 # 3 is the graph, bound to the graph variable of ``GRAPH ?g``.
 
 _CHUNK = 2000
+_FIRST_PIECE = 64     # rows given to a stage's first call (then sized by its output)
+_CHECK_EVERY = 1024   # solutions handed out between two checkpoints
 _CACHE_MAX = 100_000
 
 
@@ -768,6 +811,7 @@ class _Stage:
         self.target = target
         self.step = step
         self.upstream = upstream        # rows expected in all (the first pattern's)
+        self.piece = min(_FIRST_PIECE, _CHUNK)   # rows per call, adapted to the output
         self.hash_join: bool | None = None if any(t is not None for t in step.terms) else False
         self.table: _Table | None = None
         self.dedupe = target.graph is None and target.graph_var is None
@@ -859,16 +903,36 @@ def _solve(txn: ReadTxn, target: _Target, patterns: list[_Pattern]
     """The solutions: variable -> column, and the rows (term strings) in chunks."""
     cols, steps = _plan(patterns, target.graph_var)
 
+    checkpoint = target.store._checkpoint
+
+    def feed(stages: list[_Stage], rows: list[tuple[str, ...]]
+             ) -> Iterator[list[tuple[str, ...]]]:
+        """Rows through the stages, in pieces sized so that a stage makes about
+        ``_CHUNK`` rows per call (a cross product cannot blow up one call)."""
+        if not stages:
+            yield rows
+            return
+        stage, rest = stages[0], stages[1:]
+        start = 0
+        while start < len(rows):
+            piece = rows[start:start + stage.piece]
+            start += len(piece)
+            checkpoint()
+            out = stage(piece)
+            if len(out) > _CHUNK:
+                stage.piece = max(1, len(piece) * _CHUNK // len(out))
+            else:
+                stage.piece = min(_CHUNK, stage.piece * 2)
+            if out:
+                yield from feed(rest, out)
+
     def chunks() -> Iterator[list[tuple[str, ...]]]:
         rows = _Stage(txn, target, steps[0], 1)([()])
         stages = [_Stage(txn, target, step, len(rows)) for step in steps[1:]]
-        for start in range(0, len(rows), _CHUNK):
-            chunk = rows[start:start + _CHUNK]
-            for stage in stages:
-                chunk = stage(chunk)
-                if not chunk:
-                    break
-            if chunk:
-                yield chunk
+        if not stages:
+            for start in range(0, len(rows), _CHUNK):
+                yield rows[start:start + _CHUNK]
+            return
+        yield from feed(stages, rows)
 
     return cols, chunks()

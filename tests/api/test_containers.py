@@ -216,3 +216,25 @@ def test_indirect_container_default_and_bad_config(repo, state):
             data=b'<> <http://www.w3.org/ns/ldp#membershipResource> <http://ex.org/a>, '
                  b'<http://ex.org/b> .')
     assert state(repo) == before
+
+
+@pytest.mark.parametrize("relation", ["hasMemberRelation", "isMemberOfRelation"])
+def test_contains_is_not_a_membership_predicate(repo, state, relation):
+    """Fedora API 3.1.1: refused by the model, on create, replace and update."""
+    repo.create_or_replace("/mr")
+    before = state(repo)
+    body = (f"@prefix ldp: <{LDP.iri}> . <> ldp:membershipResource {pub('/mr')} ; "
+            f"ldp:{relation} ldp:contains .").encode()
+    with pytest.raises(InvalidTripleError, match="contains"):
+        repo.create_or_replace("/dc", data=body, media_type=TTL,
+                               interaction_model="ldp:DirectContainer")
+    with pytest.raises(InvalidTripleError, match="contains"):
+        repo.create("/", data=body, media_type=TTL, interaction_model="ldp:IndirectContainer")
+    assert state(repo) == before
+    repo.create_or_replace("/dc", interaction_model="ldp:DirectContainer")
+    before = state(repo)
+    with pytest.raises(InvalidTripleError, match="contains"):
+        repo.update("/dc", f"PREFIX ldp: <{LDP.iri}> DELETE {{ <> ldp:hasMemberRelation ?r }} "
+                           f"INSERT {{ <> ldp:{relation} ldp:contains }} "
+                           "WHERE { <> ldp:hasMemberRelation ?r }")
+    assert state(repo) == before

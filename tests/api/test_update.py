@@ -160,3 +160,19 @@ def test_update_delta_wildcards_skip_server_managed(doc, state):
     with pytest.raises(ServerManagedTermError):
         doc.update_delta("/d", remove=None, add=[("<>", FCREPO.created, '"x"')])
     assert state(doc) == before
+
+
+@pytest.mark.parametrize("update", [
+    "DELETE DATA { <> <http://www.w3.org/ns/ldp#contains> <c/x> }",
+    "DELETE WHERE { <> <http://www.w3.org/ns/ldp#contains> ?c }",
+    "DELETE { <> <http://www.w3.org/ns/ldp#contains> ?c } WHERE { <> ?p ?c }",
+])
+def test_deleting_containment_is_refused(repo, state, update):
+    """Fedora API 3.7: containment changes only by creating and deleting resources."""
+    repo.create_or_replace("/c/x")
+    before = state(repo)
+    with pytest.raises(ServerManagedTermError, match="contains"):
+        repo.update("/c", update)
+    assert state(repo) == before
+    repo.update("/c", update, handling="lenient")       # lenient: ignored
+    assert repo.get("/c").children == ["/c/x"]

@@ -291,3 +291,56 @@ def test_etag_changes_with_membership(client):
     assert e1 != e2
     r = put_ttl(client, "/rest/mr", "", **{"If-Match": e2})
     assert r.status_code == 204, r.data
+
+
+def test_if_modified_since_after_membership_change(client):
+    """A membership change moves the membership resource's Last-Modified."""
+    import time
+    _direct(client)
+    r1 = client.get("/rest/mr")
+    modified = r1.headers["Last-Modified"]
+    assert client.get("/rest/mr", headers={"If-Modified-Since": modified}).status_code == 304
+    time.sleep(1.05)                      # HTTP dates have one-second resolution
+    post_ttl(client, "/rest/dc", Slug="m2")
+    r2 = client.get("/rest/mr", headers={"If-Modified-Since": modified})
+    assert r2.status_code == 200
+    assert r2.headers["Last-Modified"] != modified and r2.headers["ETag"] != r1.headers["ETag"]
+    assert (f"<{ROOT}/mr>", f"<{LDP}member>", f"<{ROOT}/dc/m2>") in graph(r2)
+
+
+@pytest.mark.parametrize("prefer", [None, "return=minimal",
+                                    f'return=representation; omit="{LDP}PreferContainment"',
+                                    "return=representation; include="
+                                    '"http://fedora.info/definitions/fcrepo#PreferInboundReferences"'])
+def test_head_matches_get_for_containers_and_prefer(client, prefer):
+    put_ttl(client, "/rest/c", f'<> {DC_TITLE} "C" .')
+    post_ttl(client, "/rest/c", Slug="x")
+    put_ttl(client, "/rest/other", f"<> <http://purl.org/dc/terms/relation> <{ROOT}/c> .")
+    headers = {"Prefer": prefer} if prefer else {}
+    g, h = client.get("/rest/c", headers=headers), client.head("/rest/c", headers=headers)
+    assert h.status_code == g.status_code == 200
+    for name in ("ETag", "Last-Modified", "Link", "Allow", "Vary", "Preference-Applied"):
+        assert h.headers.get(name) == g.headers.get(name), name
+    assert client.get("/rest/c", headers={"If-None-Match": g.headers["ETag"],
+                                          **headers}).status_code == 304
+
+
+def test_etag_follows_prefer_and_versions(client):
+    put_ttl(client, "/rest/c")
+    post_ttl(client, "/rest/c", Slug="x")
+    full = client.get("/rest/c").headers["ETag"]
+    minimal = client.get("/rest/c", headers={"Prefer": "return=minimal"}).headers["ETag"]
+    assert full != minimal
+    assert client.post("/rest/c/fcr:versions").status_code == 201
+    assert client.get("/rest/c").headers["ETag"] != full     # the HTML view lists versions
+
+
+def test_head_of_binary_with_want_digest(client):
+    import hashlib
+    client.put("/rest/b", data=b"bytes", content_type="text/plain")
+    g = client.get("/rest/b", headers={"Want-Digest": "sha-256"})
+    h = client.head("/rest/b", headers={"Want-Digest": "sha-256"})
+    for name in ("ETag", "Last-Modified", "Link", "Content-Type", "Digest", "Content-Length"):
+        assert h.headers.get(name) == g.headers.get(name), name
+    assert hashlib.sha256(b"bytes").hexdigest() in "".join(
+        f"{b:02x}" for b in __import__("base64").b64decode(h.headers["Digest"].split("=", 1)[1]))

@@ -408,3 +408,51 @@ def test_indirect_container(client):
     loc = r.headers["Location"]
     assert (f"<{ROOT}/mr>", "<http://purl.org/dc/terms/hasPart>", f"<{loc}#it>") in graph(
         client.get("/rest/mr"))
+
+
+def test_write_preconditions_use_the_get_etag_of_a_container(client, repo, state):
+    """The ETag of a GET (children and membership included) is the one the
+    preconditions of PUT, PATCH, DELETE and POST compare, without reading children."""
+    put_ttl(client, "/rest/c")
+    for i in range(3):
+        post_ttl(client, "/rest/c", Slug=f"x{i}")
+    etag = client.get("/rest/c").headers["ETag"]
+    r = client.patch("/rest/c", data=b'INSERT DATA { <> <http://ex.org/p> "v" . }',
+                     content_type="application/sparql-update", headers={"If-Match": etag})
+    assert r.status_code == 204, r.data
+    assert client.patch("/rest/c", data=b"INSERT DATA { <> <http://ex.org/p> \"w\" . }",
+                        content_type="application/sparql-update",
+                        headers={"If-Match": etag}).status_code == 412
+    etag = client.get("/rest/c").headers["ETag"]
+    assert post_ttl(client, "/rest/c", **{"If-Match": etag}).status_code == 201
+    etag = client.get("/rest/c").headers["ETag"]
+    before = state(repo)
+    assert client.delete("/rest/c", headers={"If-Match": '"x"'}).status_code == 412
+    assert state(repo) == before
+    assert client.delete("/rest/c", headers={"If-Match": etag}).status_code == 204
+
+
+def test_tombstone_link_names_the_deleted_ancestor(client):
+    put_ttl(client, "/rest/t")
+    put_ttl(client, "/rest/t/a")
+    put_ttl(client, "/rest/t/a/b")
+    assert client.delete("/rest/t/a").status_code == 204
+    for path in ("/rest/t/a", "/rest/t/a/b"):
+        for method in (client.get, client.head, client.options, client.delete):
+            r = method(path)
+            assert r.status_code == 410
+            assert link_targets(r, "hasTombstone") == [f"{ROOT}/t/a/fcr:tombstone"]
+    r = put_ttl(client, "/rest/t/a/b/c")
+    assert r.status_code == 410
+    assert link_targets(r, "hasTombstone") == [f"{ROOT}/t/a/fcr:tombstone"]
+
+
+def test_patch_deleting_containment_is_409(client, repo, state):
+    put_ttl(client, "/rest/c")
+    put_ttl(client, "/rest/c/x")
+    before = state(repo)
+    r = client.patch("/rest/c", data=f"DELETE DATA {{ <> <{LDP}contains> <{ROOT}/c/x> }}"
+                     .encode(), content_type="application/sparql-update")
+    assert r.status_code == 409
+    assert link_targets(r, LDP + "constrainedBy")
+    assert state(repo) == before

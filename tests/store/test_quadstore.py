@@ -449,6 +449,46 @@ def test_distinct_count_over_the_union(store):
         assert txn.count(None, a_type, container, G1, distinct=True) == 1
 
 
+def test_count_by_graph_prefix(store):
+    """``graph_prefix`` counts only the quads of graphs whose name starts with it,
+    on the index for IRI patterns and by scan otherwise; a write transaction's own
+    changes count too."""
+    a_type = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+    container = "<http://www.w3.org/ns/ldp#Container>"
+    res, other = "<http://ex.org/res/", "<http://ex.org/other/"
+    rng = random.Random(3)
+    quads = set()
+    with store.write() as txn:
+        for i in range(60):
+            g = f"{res if i % 3 else other}{i}>"
+            subject = f"<http://ex.org/s{rng.randrange(25)}>"
+            triples = [(subject, a_type, container), (subject, P, literal(f"v{i % 4}")),
+                       (subject, P, f"<http://ex.org/s{rng.randrange(25)}>")]
+            txn.add_graph(g, triples)
+            quads.update((s, p, o, g) for s, p, o in triples)
+
+    def brute_count(s, p, o, distinct, prefix):
+        hits = [q for q in brute(quads, s, p, o, None) if q[3].startswith(prefix)]
+        return len({q[:3] for q in hits}) if distinct else len(hits)
+
+    patterns = [(None, a_type, container), (None, a_type, None), (None, P, None),
+                (None, None, container), ("<http://ex.org/s3>", a_type, None),
+                (None, P, literal("v1")), (None, None, "<http://ex.org/s7>")]
+    for distinct in (False, True):
+        for prefix in (res, other, "<http://nowhere/"):
+            with store.read() as txn:
+                for s, p, o in patterns:
+                    assert txn.count(s, p, o, None, distinct=distinct, graph_prefix=prefix) \
+                        == brute_count(s, p, o, distinct, prefix), (s, p, o, prefix)
+    with store.read() as txn:
+        assert txn.count(None, None, None, f"{res}1>", graph_prefix=res) == 3
+        assert txn.count(None, None, None, f"{res}1>", graph_prefix=other) == 0
+    with store.write() as txn:   # uncommitted changes are counted by scan
+        txn.add_graph(f"{res}new>", [("<http://ex.org/new>", a_type, container)])
+        assert txn.count(None, a_type, container, None, distinct=True, graph_prefix=res) \
+            == brute_count(None, a_type, container, True, res) + 1
+
+
 def test_empty_prefix_and_rdflib_terms(store):
     with store.write() as txn:
         txn.bind("", "http://ex.org/default#")

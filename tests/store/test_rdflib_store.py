@@ -796,3 +796,88 @@ def test_fast_path_leaves_other_stores_alone(fast):
     g = Graph()
     g.add((EX.a, EX.p, EX.b))
     assert list(g.query("SELECT (COUNT(*) AS ?c) WHERE { ?s ?p ?o }")) == [(Literal(1),)]
+
+
+def test_fast_path_counts_one_pattern_with_the_store(tmp_path, monkeypatch):
+    """COUNT over one pattern is one ``count(..., distinct=True)`` of the store."""
+    from lakesuperior.store import rdflib_store
+    ds = Dataset(store=LmdbStore(str(tmp_path / "s"), sync=False), default_union=True)
+    mem = Dataset(default_union=True)
+    for d in (ds, mem):
+        for i in range(30):
+            d.graph(EX[f"g{i % 4}"]).add((EX[f"s{i}"], RDF.type, EX.C))
+            d.graph(EX[f"g{(i + 1) % 4}"]).add((EX[f"s{i}"], RDF.type, EX.C))  # twice
+            d.graph(EX.g0).add((EX[f"s{i}"], EX.p, Literal(i % 7)))
+    ds.commit()
+    ds.store.gc()
+    calls = []
+    monkeypatch.setattr(rdflib_store, "_solve", lambda *a: calls.append(a) or pytest.fail())
+    queries = [
+        "SELECT (COUNT(?s) AS ?c) WHERE { ?s a ex:C }",
+        "SELECT (COUNT(*) AS ?c) (COUNT(DISTINCT ?s) AS ?d) WHERE { ?s a ex:C }",
+        "SELECT (COUNT(*) AS ?c) WHERE { ?s ?p ?o }",
+        "SELECT (COUNT(?o) AS ?c) WHERE { ?s ex:p ?o }",
+    ]
+    enable_sparql_fast_path()
+    try:
+        for q in queries:
+            want = rows(mem.query(PREFIX + q))
+            assert rows(ds.query(PREFIX + q)) == want, q
+        assert not calls
+        # not one distinct count: joined as usual
+        monkeypatch.undo()
+        q = PREFIX + "SELECT (COUNT(DISTINCT ?o) AS ?c) WHERE { ?s ex:p ?o }"
+        assert rows(ds.query(q)) == rows(mem.query(q)) == Counter({(Literal(7),): 1})
+    finally:
+        disable_sparql_fast_path()
+        ds.close()
+
+
+def test_fast_path_checkpoint_stops_a_query(pair):
+    """A store whose ``_checkpoint()`` raises stops the fast path between batches."""
+    ours, _ = pair
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def checkpoint():
+        seen.append(1)
+        if len(seen) > 3:
+            raise Stop
+
+    ours.store._checkpoint = checkpoint
+    enable_sparql_fast_path()
+    try:
+        with pytest.raises(Stop):
+            ours.query(PREFIX + "SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f }").bindings
+        seen.clear()
+        with pytest.raises(Stop):
+            list(ours.query(PREFIX + "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }"))
+    finally:
+        del ours.store._checkpoint
+        disable_sparql_fast_path()
+
+
+def test_fast_path_cross_product_in_bounded_pieces(pair, monkeypatch):
+    """A join with nothing shared never builds one huge list of rows."""
+    from lakesuperior.store import rdflib_store
+    ours, mem = pair
+    sizes = []
+    real = rdflib_store._Stage.__call__
+
+    def measured(self, rows):
+        out = real(self, rows)
+        sizes.append(len(out))
+        return out
+
+    monkeypatch.setattr(rdflib_store._Stage, "__call__", measured)
+    monkeypatch.setattr(rdflib_store, "_CHUNK", 500)
+    q = PREFIX + "SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f }"
+    enable_sparql_fast_path()
+    try:
+        assert rows(ours.query(q)) == rows(mem.query(q))
+    finally:
+        disable_sparql_fast_path()
+    n = len(set(mem.triples((None, None, None))))
+    assert max(sizes[1:]) <= max(n * 64, 500 + n)

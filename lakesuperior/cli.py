@@ -1,0 +1,470 @@
+"""``lsup-admin``: look after a repository without writing code.
+
+Every command takes ``--config FILE`` (or ``LSUP_CONFIG``) and ``--data-dir DIR``
+(or ``LSUP_DATA_DIR``), before or after the command name; ``--help`` on each
+says what it does. The logic lives in ``lakesuperior.api.admin``; this module
+only parses options, shows progress and prints reports.
+
+Exit codes (the same for every command):
+
+* 0: done, nothing wrong found;
+* 1: done, but problems were found or left (failed fixity, broken links,
+  migration or backup with failures, a confirmation declined);
+* 2: the command could not run: bad usage, unreadable configuration, no
+  repository, a store of an unknown format, an unknown uid, an existing
+  destination, an unreachable or misbehaving migration source;
+* 130: interrupted with Ctrl-C. Nothing is damaged: commands that write
+  (bootstrap, backup, restore, migrate, cleanup) build their result aside or
+  work one file at a time.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import functools
+import io
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from lakesuperior.api import admin
+from lakesuperior.config import Config
+from lakesuperior.exceptions import LakesuperiorError
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+class CommandError(click.ClickException):
+    """A command that cannot run: message on stderr, exit code 2."""
+
+    exit_code = EXIT_ERROR
+
+
+# --- options shared by every command ---------------------------------------------------
+
+def _common_options(fn: Callable) -> Callable:
+    fn = click.option("--data-dir", "data_dir", metavar="DIR", default=None,
+                      help="Data directory of the repository (default: from the "
+                           "configuration; env LSUP_DATA_DIR).")(fn)
+    fn = click.option("--config", "config_path", metavar="FILE", default=None,
+                      envvar="LSUP_CONFIG", show_envvar=True,
+                      help="YAML configuration file.")(fn)
+    return fn
+
+
+def _load_config(ctx: click.Context, config_path: str | None, data_dir: str | None) -> Config:
+    """The configuration: the command's options, else the group's, else the environment."""
+    root = ctx.find_root().params
+    path = config_path or root.get("config_path")
+    ddir = data_dir or root.get("data_dir")
+    try:
+        return Config.load(path, **({"data_dir": ddir} if ddir else {}))
+    except LakesuperiorError as e:
+        raise CommandError(str(e)) from e
+
+
+def _command(fn: Callable) -> Callable:
+    """Turn library errors into exit code 2 and Ctrl-C into exit code 130."""
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except KeyboardInterrupt:
+            click.echo("\nInterrupted: stopped before finishing; nothing was damaged.",
+                       err=True)
+            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+        except LakesuperiorError as e:
+            raise CommandError(str(e)) from e
+        except OSError as e:
+            raise CommandError(f"{e.strerror or e}: {e.filename}" if e.filename
+                               else str(e)) from e
+    return wrapper
+
+
+class ClickProgress(admin.Progress):
+    """Progress bars on stderr (a running count when the total is unknown)."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+        self.label = ""
+        self.count = 0
+        self.tty = sys.stderr.isatty()
+
+    def start(self, label: str, total: int | None = None) -> None:
+        self.finish()
+        self.label, self.count = label, 0
+        if total:
+            self.bar = click.progressbar(length=total, label=label, file=sys.stderr,
+                                         show_pos=True, update_min_steps=max(1, total // 500))
+            self.bar.__enter__()
+        else:
+            click.echo(f"{label}...", err=True)
+
+    def advance(self, n: int = 1) -> None:
+        self.count += n
+        if self.bar is not None:
+            self.bar.update(n)
+        elif self.tty:
+            click.echo(f"\r{self.label}: {self.count}", nl=False, err=True)
+
+    def finish(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+        elif self.count and self.tty:
+            click.echo(err=True)
+        self.count = 0
+
+
+def _size(n: float | None) -> str:
+    if n is None:
+        return "-"
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(n) < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return str(n)
+
+
+def _open(cfg: Config) -> Any:
+    return admin.open_repository(cfg)
+
+
+# --- the group ------------------------------------------------------------------------------
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@_common_options
+@click.version_option(package_name="lakesuperior", prog_name="lsup-admin")
+def cli(config_path: str | None, data_dir: str | None) -> None:
+    """Look after a Lakesuperior repository: create, inspect, check, clean, back up,
+    restore and migrate it.
+
+    The repository is found from --data-dir, else from the configuration
+    (--config / LSUP_CONFIG, LSUP_DATA_DIR), else ./data. Exit codes: 0 all well,
+    1 problems found, 2 the command could not run, 130 interrupted.
+    """
+
+
+@cli.command()
+@_common_options
+@click.option("--yes", "-y", is_flag=True, help="Wipe an existing repository without asking.")
+@click.pass_context
+@_command
+def bootstrap(ctx: click.Context, config_path: str | None, data_dir: str | None,
+              yes: bool) -> None:
+    """Create a repository with its root container, or wipe and re-create one.
+
+    An existing repository in the data directory is deleted only after a
+    confirmation (or with --yes). Only its ldprs/ (store) and ldpnr/
+    (binaries) directories are removed. Stop the server first.
+    """
+    cfg = _load_config(ctx, config_path, data_dir)
+    where = os.path.abspath(cfg.data_dir)
+    exists = any(admin._has_content(p) for p in (cfg.store_dir, cfg.binary_dir))
+    if exists and not yes:
+        what = "a repository"
+        try:
+            with _open(cfg) as repo:
+                what = f"a repository of {repo.stats()['resources']} resources"
+        except LakesuperiorError:
+            what = "a store this version cannot read"
+        if not click.confirm(f"{where} holds {what}. Delete everything in it and start "
+                             "a new, empty repository?", default=False, err=True):
+            click.echo("Nothing was changed.", err=True)
+            ctx.exit(EXIT_PROBLEMS)
+    report = admin.bootstrap(cfg, wipe=exists)
+    verb = "Wiped and re-created" if report["wiped"] else "Created"
+    click.echo(f"{verb} the repository in {where}: it holds the root container /.")
+
+
+@cli.command()
+@_common_options
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@click.pass_context
+@_command
+def stats(ctx: click.Context, config_path: str | None, data_dir: str | None,
+          as_json: bool) -> None:
+    """Show resources by type, triples, binaries, versions, tombstones and store size."""
+    cfg = _load_config(ctx, config_path, data_dir)
+    with _open(cfg) as repo:
+        st = admin.repository_stats(repo)
+        st["index_pending"] = repo.store.pending()
+    if as_json:
+        click.echo(json.dumps(st, indent=2, sort_keys=True))
+        return
+    store = st["store"]
+    rows: list[tuple[str, str]] = [("Data directory", st["data_dir"]),
+                                   ("Resources", f"{st['resources']:,}")]
+    rows += [(f"  {name}", f"{n:,}") for name, n in st["by_model"].items()]
+    rows += [("Tombstones", f"{st['tombstones']:,}"), ("Versions", f"{st['versions']:,}"),
+             ("Binary files", f"{st['binaries']:,} ({_size(st['binary_bytes'])})"),
+             ("Triples (all graphs)", f"{store['quads']:,}"),
+             ("Graphs", f"{store['graphs']:,}"),
+             ("Store size on disk", _size(store["store_bytes"])),
+             ("LMDB map size", _size(store["map_size"])),
+             ("Store format", str(store["format"])),
+             ("Union index: pending writes", f"{st['index_pending']:,}")]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        click.echo(f"{key:<{width}}  {value}")
+
+
+@cli.command("check-fixity")
+@_common_options
+@click.argument("uid", required=False)
+@click.option("--all", "check_all", is_flag=True, help="Check every binary.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.pass_context
+@_command
+def check_fixity(ctx: click.Context, config_path: str | None, data_dir: str | None,
+                 uid: str | None, check_all: bool, as_json: bool) -> None:
+    """Re-hash stored binaries against their recorded digests.
+
+    Give the UID of one binary (e.g. /photos/a.jpg), or --all. Every failure
+    is reported; the exit code is 1 if any binary failed.
+    """
+    if bool(uid) == check_all:
+        raise click.UsageError("Give either a UID or --all.")
+    cfg = _load_config(ctx, config_path, data_dir)
+    with _open(cfg) as repo:
+        report = admin.check_fixity(repo, None if check_all else [uid],
+                                    progress=ClickProgress() if check_all else admin.Progress())
+    if as_json:
+        click.echo(json.dumps([dataclasses.asdict(r) for r in report.results], indent=2))
+    else:
+        for r in report.results:
+            if r.ok:
+                if not check_all:
+                    click.echo(f"OK    {r.uid}  {r.algorithm}:{r.actual}  ({r.size} bytes)")
+            else:
+                got = f", found {r.actual}" if r.actual else ""
+                click.echo(f"FAIL  {r.uid}  {r.message} (recorded {r.algorithm}:"
+                           f"{r.expected or '-'}{got})")
+        n, bad = len(report.results), len(report.failures)
+        click.echo(f"Checked {n} binar{'y' if n == 1 else 'ies'}: "
+                   f"{bad} failed." if bad else
+                   f"Checked {n} binar{'y' if n == 1 else 'ies'}: all intact.", err=True)
+    if not report.ok:
+        ctx.exit(EXIT_PROBLEMS)
+
+
+@cli.command("check-refint")
+@_common_options
+@click.option("--output", "-o", metavar="FILE", default=None,
+              help="Write the CSV report to FILE instead of standard output.")
+@click.pass_context
+@_command
+def check_refint(ctx: click.Context, config_path: str | None, data_dir: str | None,
+                 output: str | None) -> None:
+    """Find links to missing repository resources (and broken containment).
+
+    Prints a CSV report with the columns problem, resource, target. Problems:
+    broken_link (resource links to a missing target), dangling_child
+    (containment of a missing child), missing_parent, not_contained,
+    missing_content (a binary without its content file). Exit code 1 if any.
+    """
+    cfg = _load_config(ctx, config_path, data_dir)
+    with _open(cfg) as repo:
+        click.echo("Checking links and containment...", err=True)
+        report = admin.check_refint(repo)
+    rows = admin.integrity_rows(report)
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(("problem", "resource", "target"))
+    writer.writerows(rows)
+    if output:
+        with open(output, "w", newline="", encoding="utf-8") as fh:
+            fh.write(buf.getvalue())
+    else:
+        click.echo(buf.getvalue(), nl=False)
+    click.echo(f"Checked {report.resources} resources: "
+               + (f"{len(rows)} problems." if rows else "no problems."), err=True)
+    if rows:
+        ctx.exit(EXIT_PROBLEMS)
+
+
+@cli.command()
+@_common_options
+@click.option("--dry-run", is_flag=True, help="Only say what would be removed.")
+@click.option("--min-age", type=click.FloatRange(min=0), default=3600.0, show_default=True,
+              metavar="SECONDS",
+              help="Leave files younger than this (they may belong to a write in "
+                   "progress); use 0 only with the server stopped.")
+@click.option("--verbose", "-v", is_flag=True, help="List every file.")
+@click.pass_context
+@_command
+def cleanup(ctx: click.Context, config_path: str | None, data_dir: str | None,
+            dry_run: bool, min_age: float, verbose: bool) -> None:
+    """Remove orphaned binary content and leftover temporary upload files.
+
+    Orphans are content files no resource, tombstone or version refers to any
+    more (left by purges and aborted uploads). Says what was removed and how
+    much space it freed.
+    """
+    cfg = _load_config(ctx, config_path, data_dir)
+    with _open(cfg) as repo:
+        report = admin.cleanup(repo, dry_run=dry_run, min_age=min_age,
+                               progress=ClickProgress())
+    verb = "Would remove" if dry_run else "Removed"
+    if verbose:
+        for digest, size in report.orphans:
+            click.echo(f"{verb.lower()} binary {digest} ({_size(size)})")
+        for name, size in report.temp_files:
+            click.echo(f"{verb.lower()} temporary file {name} ({_size(size)})")
+    click.echo(f"{verb} {len(report.orphans)} orphan binaries and {len(report.temp_files)} "
+               f"temporary files: {_size(report.bytes_freed)} "
+               f"{'would be ' if dry_run else ''}freed.")
+
+
+@cli.command()
+@_common_options
+@click.pass_context
+@_command
+def index(ctx: click.Context, config_path: str | None, data_dir: str | None) -> None:
+    """Bring the union-graph indices (used by SPARQL and inbound links) up to date.
+
+    Queries do this themselves when needed; running it after a large ingest
+    takes that wait out of the first query.
+    """
+    cfg = _load_config(ctx, config_path, data_dir)
+    with _open(cfg) as repo:
+        pending = repo.store.pending()
+        click.echo(f"Applying {pending:,} pending writes to the union index...", err=True)
+        applied = repo.store.index()
+    click.echo(f"Union index up to date ({applied:,} log entries applied).")
+
+
+@cli.command()
+@_common_options
+@click.argument("dest", metavar="DEST")
+@click.pass_context
+@_command
+def backup(ctx: click.Context, config_path: str | None, data_dir: str | None,
+           dest: str) -> None:
+    """Write a consistent backup of the repository to the new directory DEST.
+
+    Safe while the server runs: the store is copied from one snapshot and the
+    binaries it refers to are copied and re-hashed. DEST must not exist.
+    Restore it with `lsup-admin restore DEST --data-dir NEW_DIR`.
+    """
+    cfg = _load_config(ctx, config_path, data_dir)
+    if os.path.lexists(dest):
+        raise CommandError(f"The backup destination {os.path.abspath(dest)} exists "
+                           "already: give a new path")
+    with _open(cfg) as repo:
+        report = admin.backup(repo, dest, progress=ClickProgress())
+    c = report.counts
+    click.echo(f"Backup written to {report.path}: {c['resources']:,} resources, "
+               f"{c['binaries']:,} binaries ({_size(c['binary_bytes'])}), "
+               f"{c['versions']:,} versions, {c['tombstones']:,} tombstones; "
+               f"{_size(report.store_bytes)} on disk, {report.seconds:.1f} s.")
+    if not report.ok:
+        for digest in report.missing_binaries:
+            click.echo(f"MISSING binary content {digest} (not in the source repository)",
+                       err=True)
+        for digest in report.corrupt_binaries:
+            click.echo(f"CORRUPT binary content {digest} (does not match its digest in "
+                       "the source repository; not copied)", err=True)
+        ctx.exit(EXIT_PROBLEMS)
+
+
+@cli.command()
+@_common_options
+@click.argument("src", metavar="SRC")
+@click.pass_context
+@_command
+def restore(ctx: click.Context, config_path: str | None, data_dir: str | None,
+            src: str) -> None:
+    """Restore the backup in SRC into the data directory, and verify it.
+
+    The data directory (--data-dir) must be empty or not exist. The restore is
+    built beside it and moved into place only after every binary has been
+    re-hashed and the store's counts match the backup's manifest.
+    """
+    cfg = _load_config(ctx, config_path, data_dir)
+    report = admin.restore(src, cfg, progress=ClickProgress())
+    c = report.counts
+    click.echo(f"Restored {c['resources']:,} resources and {c['binaries']:,} binaries "
+               f"into {report.path} in {report.seconds:.1f} s; verified.")
+    if not report.ok:
+        for problem in report.problems:
+            click.echo(f"PROBLEM {problem}", err=True)
+        ctx.exit(EXIT_PROBLEMS)
+
+
+@cli.command()
+@_common_options
+@click.argument("src_url", metavar="SRC_URL")
+@click.argument("dest_dir", metavar="DEST_DIR")
+@click.option("--start", "starts", multiple=True, metavar="PATH",
+              help="Where to begin the crawl (a path or URL under SRC_URL; repeatable; "
+                   "default: the root).")
+@click.option("--list-file", metavar="FILE", default=None,
+              help="A file of paths or URLs to begin from, one per line (# comments).")
+@click.option("--auth", metavar="USER:PASS", default=None,
+              help="HTTP Basic credentials for the source.")
+@click.option("--skip-errors", is_flag=True,
+              help="Record resources that fail and go on, instead of stopping.")
+@click.option("--report", "report_file", metavar="FILE", default=None,
+              help="Write skipped and failed resources to FILE as CSV.")
+@click.option("--timeout", type=click.FloatRange(min=1), default=60.0, show_default=True,
+              metavar="SECONDS", help="Time limit of each HTTP request.")
+@click.pass_context
+@_command
+def migrate(ctx: click.Context, config_path: str | None, data_dir: str | None,
+            src_url: str, dest_dir: str, starts: tuple[str, ...], list_file: str | None,
+            auth: str | None, skip_errors: bool, report_file: str | None,
+            timeout: float) -> None:
+    """Copy an LDP or Fedora repository at SRC_URL into a new repository in DEST_DIR.
+
+    Crawls containment and links between resources, copies every RDF source
+    (client triples, interaction model) and binary (content verified against
+    the source's digests, media type, file name, description). Server-managed
+    triples (dates, containment) are made anew; versions are not copied.
+    DEST_DIR must be empty or new; on error (without --skip-errors) or Ctrl-C
+    nothing is left in it.
+    """
+    from lakesuperior.util.http import parse_auth
+    if data_dir and os.path.abspath(data_dir) != os.path.abspath(dest_dir):
+        raise click.UsageError("DEST_DIR is the data directory of the new repository: "
+                               "do not give a different --data-dir.")
+    try:
+        credentials = parse_auth(auth)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="--auth") from e
+    cfg = _load_config(ctx, config_path, dest_dir)
+    report = admin.migrate(src_url, cfg, start=starts or ("/",), list_file=list_file,
+                           auth=credentials, skip_errors=skip_errors, timeout=timeout,
+                           progress=ClickProgress())
+    click.echo(f"Migrated {report.copied:,} resources from {report.source} into "
+               f"{report.dest}: {report.rdf_sources:,} RDF sources, {report.binaries:,} "
+               f"binaries ({_size(report.binary_bytes)}), {report.triples:,} triples, "
+               f"in {report.seconds:.1f} s. Skipped {len(report.skipped)}, "
+               f"failed {len(report.failed)}.")
+    for url in report.unverified:
+        click.echo(f"UNVERIFIED {url}: the source gave no digest for this binary", err=True)
+    for status, url, why in admin.iter_rows(report):
+        click.echo(f"{status.upper():8} {url}: {why}", err=True)
+    if report_file:
+        with open(report_file, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(("status", "url", "reason"))
+            writer.writerows(admin.iter_rows(report))
+    if not report.ok:
+        ctx.exit(EXIT_PROBLEMS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``lsup-admin`` console script."""
+    return cli.main(args=argv, prog_name="lsup-admin")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Utilities that sit beside the API: the benchmark workload and the benchmark."""

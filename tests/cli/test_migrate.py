@@ -1,0 +1,300 @@
+"""lsup-admin migrate: against a real lsup-server on loopback (every migrated graph
+isomorphic to its source, every binary with the same digest), and against a stub
+LDP server on loopback for the sources that fail or send garbage."""
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import http.client
+import os
+
+import pytest
+import rdflib
+from rdflib.compare import isomorphic
+
+from lakesuperior.config import Config
+
+from .conftest import free_port, populate
+
+pytestmark = pytest.mark.slow
+
+LDP = "http://www.w3.org/ns/ldp#"
+DEST_BASE = Config().base_uri
+TTL = {"Content-Type": "text/turtle"}
+
+
+def _request(url: str, method: str = "GET", body: bytes | None = None,
+             headers: dict | None = None) -> tuple[int, dict, bytes]:
+    from urllib.parse import urlsplit
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.netloc, timeout=30)
+    try:
+        conn.request(method, parts.path, body=body, headers=headers or {})
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+def _user_graph(triples, old_base: str | None = None, new_base: str | None = None):
+    """An rdflib Graph of the client triples (server-managed and containment dropped),
+    with ``old_base`` IRIs rewritten under ``new_base``."""
+    from lakesuperior.model.ldp import is_server_managed
+    from lakesuperior.rdfio import to_rdflib
+    g = rdflib.Graph()
+    for s, p, o in triples:
+        if is_server_managed(p, o):
+            continue
+        if old_base:
+            s, o = (t.replace("<" + old_base, "<" + new_base, 1) for t in (s, o))
+        g.add((to_rdflib(s), to_rdflib(p), to_rdflib(o)))
+    return g
+
+
+def _source_triples(url: str):
+    from lakesuperior import rdfio
+    status, _, body = _request(url, headers={
+        "Accept": "text/turtle",
+        "Prefer": f'return=representation; omit="{LDP}PreferMembership"'})
+    assert status == 200, (url, status)
+    return rdfio.parse(body, "text/turtle", url)
+
+
+@pytest.fixture
+def source(tmp_path, start_server):
+    """A populated repository served by lsup-server, with one more resource linked
+    only from another (not contained by a start point)."""
+    data = tmp_path / "source"
+    uids = populate(data)
+    srv = start_server(data)
+    status, _, _ = _request(srv.url + "/coll/linker", "PUT",
+                            f"<> <http://ex.org/see> <{srv.url}/flat> .".encode(), TTL)
+    assert status == 201
+    return srv, uids
+
+
+def test_migrate_our_server(invoke, source, tmp_path):
+    srv, uids = source
+    dest = tmp_path / "dest"
+    res = invoke("migrate", srv.url, dest, "--report", tmp_path / "report.csv")
+    assert res.exit_code == 0, res.output + srv.log_text()
+    assert "Migrated 9 resources" in res.output          # root + 8 (tombstone not copied)
+    assert "Skipped 0, failed 0" in res.output
+    assert (tmp_path / "report.csv").read_text().strip() == "status,url,reason"
+
+    from lakesuperior import Repository
+    with Repository(srv.data_dir, sync=False) as src_repo:
+        src_uids = sorted(_all_uids(src_repo))
+    with Repository(dest, base_uri=DEST_BASE, sync=False) as repo:
+        assert sorted(_all_uids(repo)) == src_uids
+        for uid in src_uids:
+            mine = repo.get(uid, incl_membership=False)
+            src_res = _source_triples(srv.url + uid
+                                      + ("/fcr:metadata" if mine.is_binary else ""))
+            want = _user_graph(src_res, srv.url, DEST_BASE)
+            got = _user_graph(mine.triples)
+            assert isomorphic(want, got), (uid, sorted(want), sorted(got))
+            assert len(want) == len(got)
+            status, headers, _ = _request(srv.url + uid, "HEAD")
+            src_types = {t.strip().split(">")[0].lstrip("<")
+                         for t in headers["link"].split(",") if 'rel="type"' in t}
+            assert mine.interaction_model[1:-1] in src_types, uid
+        # binaries: same content digest, media type and file name
+        binary = repo.get("/coll/file.bin")
+        assert binary.digest == uids["digest"]
+        assert binary.filename == "file.bin"
+        assert binary.mimetype == "application/octet-stream"
+        with binary.content as fh:
+            assert hashlib.sha512(fh.read()).hexdigest() == uids["digest"]
+        note = repo.get("/coll/note.txt")
+        assert note.mimetype == "text/plain"
+        assert note.digest == hashlib.sha512(b"hello world\n").hexdigest()
+        assert ("<" + DEST_BASE + "/coll/file.bin>", "<http://purl.org/dc/terms/title>",
+                '"a binary"') in binary.triples
+        # the direct container makes its membership triples again
+        assert ("<" + DEST_BASE + "/coll>", "<http://purl.org/dc/terms/hasPart>",
+                "<" + DEST_BASE + "/dc/m1>") in repo.get("/coll").triples
+        assert repo.integrity_check().ok
+        for uid in ("/coll/file.bin", "/coll/note.txt"):
+            assert repo.fixity_check(uid).ok
+    assert invoke("check-fixity", "--all", "--data-dir", dest).exit_code == 0
+
+
+def _all_uids(repo) -> list[str]:
+    out, todo = [], ["/"]
+    while todo:
+        uid = todo.pop()
+        out.append(uid)
+        todo.extend(repo.get(uid).children)
+    return out
+
+
+def test_migrate_from_a_start_point_follows_links(invoke, source, tmp_path):
+    srv, _ = source
+    dest = tmp_path / "dest"
+    res = invoke("migrate", srv.url + "/", dest, "--start", "/coll")
+    assert res.exit_code == 0, res.output
+    from lakesuperior import Repository
+    with Repository(dest, sync=False) as repo:
+        got = sorted(_all_uids(repo))
+    # /flat only through the link from /coll/linker; /dc not reachable
+    assert got == ["/", "/coll", "/coll/doc", "/coll/file.bin", "/coll/linker",
+                   "/coll/note.txt", "/flat"]
+
+
+def test_migrate_list_file(invoke, source, tmp_path):
+    srv, _ = source
+    listing = tmp_path / "list.txt"
+    listing.write_text(f"# starting points\n{srv.url}/dc\n\n/flat\n")
+    res = invoke("migrate", srv.url, tmp_path / "dest", "--list-file", listing,
+                 "--start", "/dc")
+    assert res.exit_code == 0, res.output
+    from lakesuperior import Repository
+    with Repository(tmp_path / "dest", sync=False) as repo:
+        # /dc links to its membership resource /coll, which contains the rest
+        assert "/coll/doc" in _all_uids(repo) and "/flat" in _all_uids(repo)
+
+
+def test_migrate_refusals(invoke, source, tmp_path):
+    srv, _ = source
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "x").write_text("x")
+    res = invoke("migrate", srv.url, full)
+    assert res.exit_code == 2 and "not empty" in res.output
+    assert os.listdir(full) == ["x"]
+    res = invoke("migrate", "ftp://example.org/rest", tmp_path / "d")
+    assert res.exit_code == 2 and "http(s) URL" in res.output
+    res = invoke("migrate", f"http://127.0.0.1:{free_port()}/rest", tmp_path / "d")
+    assert res.exit_code == 2 and "Cannot reach the migration source" in res.output
+    res = invoke("migrate", srv.url, tmp_path / "d", "--start", "http://elsewhere.org/x")
+    assert res.exit_code == 2 and "not under the source" in res.output
+    res = invoke("migrate", srv.url, tmp_path / "d", "--start", "/no/such/thing")
+    assert res.exit_code == 2 and "404" in res.output
+    res = invoke("migrate", srv.url, tmp_path / "d", "--list-file", tmp_path / "nolist")
+    assert res.exit_code == 2 and "Cannot read the list file" in res.output
+    res = invoke("migrate", srv.url, tmp_path / "d", "--auth", "nocolon")
+    assert res.exit_code == 2 and "USER:PASS" in res.output
+    res = invoke("migrate", srv.url, tmp_path / "d", "--data-dir", tmp_path / "other")
+    assert res.exit_code == 2
+    assert not (tmp_path / "d").exists()
+    assert not [p for p in os.listdir(tmp_path) if ".migrating-" in p]
+
+
+# --- a stub source on loopback ------------------------------------------------------------
+
+def _ldp(body: bytes, model: str = "BasicContainer", ctype: str = "text/turtle",
+         extra: dict | None = None):
+    headers = {"Content-Type": ctype, "Link": f'<{LDP}{model}>; rel="type"', **(extra or {})}
+    return (200, headers, body)
+
+
+def _stub_routes(contains: list[str]) -> dict:
+    body = "".join(f"<> <{LDP}contains> </rest/{c}> .\n" for c in contains).encode()
+    return {"/rest/": _ldp(body),
+            "/rest/good": _ldp(b'<> <http://purl.org/dc/terms/title> "good" .'),
+            "/rest/bad": (500, {"Content-Type": "text/plain"}, b"internal error"),
+            "/rest/garbage": _ldp(b"this is <<< not turtle"),
+            "/rest/html": _ldp(b"<html></html>", ctype="text/html"),
+            "/rest/missing": (404, {}, b"")}
+
+
+def test_migrate_failing_source_stops_cleanly(invoke, stub_server, tmp_path):
+    url = stub_server(_stub_routes(["good", "bad"]))
+    res = invoke("migrate", url + "/rest", tmp_path / "d")
+    assert res.exit_code == 2
+    assert "/rest/bad: HEAD answered 500" in res.output
+    assert not (tmp_path / "d").exists()
+    assert not [p for p in os.listdir(tmp_path) if ".migrating-" in p]
+
+
+@pytest.mark.parametrize("name, message", [
+    ("garbage", "not valid RDF"),
+    ("html", "text/html, which is not RDF"),
+])
+def test_migrate_garbage_stops_cleanly(invoke, stub_server, tmp_path, name, message):
+    url = stub_server(_stub_routes(["good", name]))
+    res = invoke("migrate", url + "/rest", tmp_path / "d")
+    assert res.exit_code == 2
+    assert message in res.output
+    assert not (tmp_path / "d").exists()
+
+
+def test_migrate_skip_errors_reports_everything(invoke, stub_server, tmp_path):
+    url = stub_server(_stub_routes(["good", "bad", "garbage", "html", "missing"]))
+    report = tmp_path / "report.csv"
+    res = invoke("migrate", url + "/rest", tmp_path / "d", "--skip-errors", "--report", report)
+    assert res.exit_code == 1, res.output
+    assert "Migrated 2 resources" in res.output and "Skipped 1, failed 3" in res.output
+    with report.open(newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["status", "url", "reason"]
+    assert sorted((r[0], r[1].rsplit("/", 1)[1]) for r in rows[1:]) == [
+        ("failed", "bad"), ("failed", "garbage"), ("failed", "html"), ("skipped", "missing")]
+    from lakesuperior import Repository
+    with Repository(tmp_path / "d", sync=False) as repo:
+        assert repo.get("/").children == ["/good"]
+        assert ("<http://purl.org/dc/terms/title>", '"good"') in {
+            (p, o) for s, p, o in repo.get("/good").triples}
+
+
+def test_migrate_not_ldp_and_auth(invoke, stub_server, tmp_path):
+    url = stub_server({"/rest/": (200, {"Content-Type": "text/html"}, b"<html/>")})
+    res = invoke("migrate", url + "/rest", tmp_path / "d")
+    assert res.exit_code == 2 and "does not answer like an LDP server" in res.output
+
+    token = "Basic " + base64.b64encode(b"alice:secret").decode()
+    root = _ldp(b'<> <http://purl.org/dc/terms/title> "locked" .')
+
+    def guarded(handler):
+        if handler.headers.get("Authorization") != token:
+            return (401, {"WWW-Authenticate": 'Basic realm="x"'}, b"")
+        return root
+
+    url = stub_server({"/rest/": guarded})
+    res = invoke("migrate", url + "/rest", tmp_path / "d")
+    assert res.exit_code == 2 and "--auth" in res.output
+    res = invoke("migrate", url + "/rest", tmp_path / "d", "--auth", "alice:secret")
+    assert res.exit_code == 0, res.output
+
+
+def test_migrate_verifies_binary_digests(invoke, stub_server, tmp_path):
+    content = b"binary payload"
+    good = base64.b64encode(hashlib.sha512(content).digest()).decode()
+    bad = base64.b64encode(hashlib.sha512(b"other").digest()).decode()
+    md5 = hashlib.md5(content).hexdigest()
+
+    def binary(digest):
+        return (200, {"Content-Type": "image/png", "Digest": f"sha-512={digest}",
+                      "Link": f'<{LDP}NonRDFSource>; rel="type", '
+                              '</rest/b/fcr:metadata>; rel="describedby"'}, content)
+
+    desc = (b'<http://S/rest/b> <http://www.loc.gov/premis/rdf/v1#hasMessageDigest> '
+            b'<urn:md5:' + md5.encode() + b'> ; '
+            b'<http://www.ebu.ch/metadata/ontologies/ebucore/ebucore#filename> "pic.png" ; '
+            b'<http://purl.org/dc/terms/title> "picture" .')
+    routes = {"/rest/": _ldp(f"<> <{LDP}contains> </rest/b> .".encode()),
+              "/rest/b": binary(good),
+              "/rest/b/fcr:metadata": _ldp(desc, "RDFSource")}
+    url = stub_server(routes)
+    routes["/rest/b/fcr:metadata"] = _ldp(desc.replace(b"http://S", url.encode()), "RDFSource")
+    res = invoke("migrate", url + "/rest", tmp_path / "ok")
+    assert res.exit_code == 0, res.output
+    from lakesuperior import Repository
+    with Repository(tmp_path / "ok", sync=False) as repo:
+        b = repo.get("/b")
+        assert b.digest == hashlib.sha512(content).hexdigest()
+        assert b.digests["md5"] == md5
+        assert b.filename == "pic.png" and b.mimetype == "image/png"
+        assert any(p == "<http://purl.org/dc/terms/title>" for s, p, o in b.triples)
+    routes["/rest/b"] = binary(bad)
+    res = invoke("migrate", url + "/rest", tmp_path / "bad")
+    assert res.exit_code == 2 and "digest mismatch" in res.output
+    assert not (tmp_path / "bad").exists()
+    routes["/rest/b"] = (200, {"Content-Type": "image/png",
+                               "Link": f'<{LDP}NonRDFSource>; rel="type"'}, content)
+    routes["/rest/b/fcr:metadata"] = _ldp(b"", "RDFSource")
+    res = invoke("migrate", url + "/rest", tmp_path / "unverified")
+    assert res.exit_code == 0, res.output
+    assert "UNVERIFIED" in res.output
