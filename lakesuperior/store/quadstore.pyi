@@ -80,8 +80,9 @@ class QuadStore:
         """How many writes the union-graph indices have not taken in yet."""
     def stats(self) -> dict[str, Any]:
         """Counts and sizes: quads, graphs, terms, store bytes, map size."""
-    def copy(self, dest: str, compact: bool = True) -> None:
-        """A consistent copy of the store files into directory ``dest``."""
+    def copy(self, dest: str, compact: bool = False) -> None:
+        """A consistent copy of the main data into ``dest`` (must not exist); the
+        copy rebuilds its union-graph index on first use."""
     def close(self) -> None: ...
     def __enter__(self) -> "QuadStore": ...
     def __exit__(self, *exc: Any) -> None: ...

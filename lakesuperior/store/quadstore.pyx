@@ -34,6 +34,7 @@ from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport malloc, free, qsort
 from libc.string cimport memcpy, memcmp
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
+from cpython.exc cimport PyErr_CheckSignals
 
 from lakesuperior.store.terms cimport (term_id, kind_of, canonical_utf8, id_of_utf8,
                                        KIND_SHIFT, KIND_MASK, HASH_MASK)
@@ -350,14 +351,19 @@ cdef class QuadStore:
                     total += os.stat(p).st_blocks * 512
         return total
 
-    def copy(self, str dest, bint compact=True):
-        """A consistent copy of the store into directory ``dest`` (must not exist)."""
+    def copy(self, str dest, bint compact=False):
+        """A consistent copy of the store into directory ``dest`` (must not exist).
+
+        The main environment is copied from one snapshot; the union-graph index
+        is derived data and is not copied: the copy rebuilds it on first use.
+        ``compact`` is off by default (py-lmdb 3.0.0 can crash compacting
+        dupsort/dupfixed tables).
+        """
         self._check_open()
         if os.path.exists(dest):
             raise StoreError(f"{dest} exists already")
         os.makedirs(os.path.join(dest, "index"))
         self.env.copy(dest, compact=compact)
-        self.ienv.copy(os.path.join(dest, "index"), compact=compact)
 
     def close(self):
         if self.closed:
@@ -1412,6 +1418,7 @@ cdef class Indexer:
         try:
             gids = _graphs_after(<ReadTxn>rt, after, st.index_batch)
             for gid in gids:
+                PyErr_CheckSignals()
                 self._add(gid, (<ReadTxn>rt).graph_ids(gid))
             self._flush(itxn)
         finally:
@@ -1437,6 +1444,8 @@ cdef class Indexer:
                 if (until and seq > until and n) or n >= st.index_batch:
                     seq -= 1
                     break
+                if n % 64 == 0:
+                    PyErr_CheckSignals()   # Ctrl-C aborts the batch (nothing applied)
                 kind_, gid, nrem, nadd = _LOG_HEAD.unpack_from(entry)
                 if nrem:
                     self._flush(itxn)
@@ -1507,8 +1516,13 @@ cdef class Indexer:
             if osp.set_key_dup(be(o), be_n(s, p, gid, 3)):
                 osp.delete()
             subjects.add(s)
-        # A subject leaves sg only when the graph has no triple about it now.
-        current = {t[0] for t in rt.graph_ids(gid)}
+        # A subject leaves sg only when the graph has no triple about it now
+        # (a range lookup per subject, never a read of the whole graph).
+        cdef Record rec = rt.record(gid)
         for s in subjects:
-            if s not in current and sg.set_key_dup(be(s), be(gid)):
+            if rec is not None and rec.triple_ids_for(s):
+                continue
+            if rt.gx_ids(gid, s, 0):
+                continue
+            if sg.set_key_dup(be(s), be(gid)):
                 sg.delete()

@@ -228,7 +228,8 @@ class PythonTarget:
         repo.store.index()
         out["index_catch_up_s"] = round(time.perf_counter() - t0, 4)
         out["sparql_count_s"], out["sparql_count"] = _timed(lambda: _python_sparql_count(repo))
-        out["sparql_via"] = "rdflib Dataset over lakesuperior.store.rdflib_store.LmdbStore"
+        out["sparql_via"] = ("Repository.sparql_query" if hasattr(repo, "sparql_query") else
+                             "rdflib Dataset over lakesuperior.store.rdflib_store.LmdbStore")
 
     def sizes(self) -> tuple[int | None, int | None]:
         root = self.data_dir
@@ -244,7 +245,10 @@ class PythonTarget:
 
 
 def _python_sparql_count(repo: Any) -> int:
-    """The SPARQL count through rdflib over the store plugin (its native fast path)."""
+    """The SPARQL count through ``Repository.sparql_query`` (or, where the
+    Repository has none, through rdflib over the store plugin's fast path)."""
+    if hasattr(repo, "sparql_query"):
+        return int(next(iter(repo.sparql_query(SPARQL_COUNT)))[0])
     import rdflib
     from lakesuperior.store.rdflib_store import LmdbStore, enable_sparql_fast_path
     enable_sparql_fast_path()

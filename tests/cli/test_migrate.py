@@ -239,6 +239,20 @@ def test_migrate_skip_errors_reports_everything(invoke, stub_server, tmp_path):
             (p, o) for s, p, o in repo.get("/good").triples}
 
 
+def test_migrate_interrupted_leaves_nothing(invoke, stub_server, tmp_path, monkeypatch):
+    from lakesuperior.api import admin
+    url = stub_server(_stub_routes(["good"]))
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(admin, "_migrate_one", interrupt)
+    res = invoke("migrate", url + "/rest", tmp_path / "d")
+    assert res.exit_code == 130 and "Interrupted" in res.output
+    assert not (tmp_path / "d").exists()
+    assert not [p for p in os.listdir(tmp_path) if ".migrating-" in p]
+
+
 def test_migrate_not_ldp_and_auth(invoke, stub_server, tmp_path):
     url = stub_server({"/rest/": (200, {"Content-Type": "text/html"}, b"<html/>")})
     res = invoke("migrate", url + "/rest", tmp_path / "d")
