@@ -185,16 +185,21 @@ def _if_range_holds(headers: dict[str, str]) -> bool:
     return date is not None and hdr.format_http_date(date) == headers.get("Last-Modified")
 
 
+def _chunks(stream: BinaryIO, start: int, end: int) -> Iterator[bytes]:
+    """Bytes ``start``..``end`` (inclusive) of an open stream, in chunks."""
+    stream.seek(start)
+    left = end - start + 1
+    while left > 0:
+        chunk = stream.read(min(CHUNK, left))
+        if not chunk:
+            break
+        left -= len(chunk)
+        yield chunk
+
+
 def _read_range(stream: BinaryIO, start: int, end: int) -> Iterator[bytes]:
     try:
-        stream.seek(start)
-        left = end - start + 1
-        while left > 0:
-            chunk = stream.read(min(CHUNK, left))
-            if not chunk:
-                break
-            left -= len(chunk)
-            yield chunk
+        yield from _chunks(stream, start, end)
     finally:
         stream.close()
 
@@ -204,14 +209,7 @@ def _multipart(stream: BinaryIO, parts: list[tuple[int, int, bytes]],
     try:
         for start, end, head in parts:
             yield head
-            stream.seek(start)
-            left = end - start + 1
-            while left > 0:
-                chunk = stream.read(min(CHUNK, left))
-                if not chunk:
-                    break
-                left -= len(chunk)
-                yield chunk
+            yield from _chunks(stream, start, end)
             yield b"\r\n"
         yield closing
     finally:
