@@ -18,6 +18,7 @@ from lakesuperior.config import Config
 from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints import errors
 from lakesuperior.endpoints import headers as hdr
+from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp
 from lakesuperior.version import __version__
@@ -56,6 +57,7 @@ def create_app(config: Config | None = None, *, repository: Any = None) -> Flask
     app.register_blueprint(ldp_bp, url_prefix="/rest", name="rest")
     app.register_blueprint(ldp_bp, url_prefix="/ldp", name="ldp")
     app.register_blueprint(query_bp, url_prefix="/query")
+    app.register_blueprint(admin_bp, url_prefix="/admin")
 
     @app.get("/", endpoint="root_redirect")
     def root_redirect() -> Response:

@@ -1,0 +1,39 @@
+"""Admin pages: repository statistics and a fixity check over HTTP."""
+from __future__ import annotations
+
+import dataclasses
+
+from flask import Blueprint, Response, current_app, jsonify, render_template, request
+
+from lakesuperior.api import admin as admin_api
+from lakesuperior.endpoints import headers as hdr
+
+bp = Blueprint("admin", __name__)
+
+_OFFERED = ("application/json", "text/html")
+
+
+def _repository():
+    return current_app.extensions["lakesuperior"].repository
+
+
+@bp.get("/stats")
+def stats() -> Response:
+    """The figures of ``lsup-admin stats``: JSON, or HTML when asked for."""
+    best = hdr.negotiate(request.headers.get("Accept"), _OFFERED)
+    if best is None:
+        return Response("Not acceptable: /admin/stats is served as "
+                        + " or ".join(_OFFERED) + "\n", 406, mimetype="text/plain")
+    data = admin_api.repository_stats(_repository())
+    if best == "text/html":
+        return Response(render_template("admin_stats.html", stats=data),
+                        mimetype="text/html")
+    return jsonify(data)
+
+
+@bp.get("/fixity/<path:uid>")
+def fixity(uid: str) -> Response:
+    """Re-hash one binary against its recorded digest (200 either way; ``ok``
+    says whether it still matches). Unknown or non-binary resources are errors."""
+    result = _repository().fixity_check("/" + uid)
+    return jsonify(dataclasses.asdict(result))

@@ -1,0 +1,43 @@
+"""Admin pages: /admin/stats (JSON and HTML) and /admin/fixity/<uid>."""
+import os
+
+
+def test_stats_json_matches_the_cli_figures(client, repo):
+    repo.create_or_replace("/a", data=b"<> <http://purl.org/dc/terms/title> 'A' .",
+                           media_type="text/turtle")
+    r = client.get("/admin/stats", headers={"Accept": "application/json"})
+    assert r.status_code == 200 and r.mimetype == "application/json"
+    from lakesuperior.api.admin import repository_stats
+    expected = repository_stats(repo)
+    assert r.get_json()["by_model"] == expected["by_model"]
+    assert r.get_json()["by_model"]["ldp:BasicContainer"] >= 2   # root and /a
+
+
+def test_stats_html_and_406(client):
+    r = client.get("/admin/stats", headers={"Accept": "text/html"})
+    assert r.status_code == 200 and r.mimetype == "text/html"
+    assert b"Repository statistics" in r.data and b"by_model" in r.data
+    r = client.get("/admin/stats", headers={"Accept": "image/png"})
+    assert r.status_code == 406
+    assert b"application/json" in r.data
+
+
+def test_fixity_of_a_binary(client, repo):
+    repo.create_or_replace("/bin", stream=b"hello fixity", media_type="text/plain")
+    r = client.get("/admin/fixity/bin")
+    assert r.status_code == 200
+    body = r.get_json()
+    assert body["ok"] is True and body["uid"] == "/bin" and body["size"] == 12
+    # Corrupt the stored file: the check says so.
+    path = repo.binaries.path(body["expected"])
+    os.chmod(path, 0o600)
+    with open(path, "wb") as fh:
+        fh.write(b"tampered")
+    body = client.get("/admin/fixity/bin").get_json()
+    assert body["ok"] is False
+
+
+def test_fixity_of_unknown_resource_is_404(client):
+    r = client.get("/admin/fixity/nope")
+    assert r.status_code == 404
+    assert b"nope" in r.data
