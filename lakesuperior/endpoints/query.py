@@ -107,9 +107,9 @@ def _parse_request() -> _Request:
         raise PayloadTooLargeError(f"The request body ({length} bytes) is too long for a "
                                    f"query (at most {MAX_QUERY_LENGTH} characters)")
     if ctype == FORM:
-        if "update" in request.form:
-            raise BadRequest(_UPDATE_REFUSED)
         form = request.form
+        if "update" in form:
+            raise BadRequest(_UPDATE_REFUSED)
         if "query" in args:
             raise BadRequest("A POSTed form carries the query in its body, not in the URL")
         return _Request(_maybe(_one(form.getlist("query"), "query")),
