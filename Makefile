@@ -7,13 +7,22 @@ SOURCES := $(shell find lakesuperior -name '*.py' -o -name '*.pyx' -o -name '*.p
 	setup.py pyproject.toml etc.defaults/application.yml
 DATA_DIR ?= data
 
-.PHONY: run test install bench clean
+.PHONY: run test lint install bench clean
 
 run: install
 	LSUP_DATA_DIR=$(DATA_DIR) $(BIN)/lsup-server
 
 test: install
 	$(BIN)/pytest -q
+
+# The gate CI runs before the tests: ruff, mypy, cython-lint, and stubtest for
+# every compiled module (its .pyi must match what the extension exports).
+COMPILED := $(subst /,.,$(patsubst %.pyx,%,$(shell find lakesuperior -name '*.pyx' | sort)))
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/cython-lint lakesuperior
+	cd $(VENV) && bin/python -m mypy.stubtest --concise $(COMPILED)
 
 install: $(STAMP)
 
@@ -24,7 +33,7 @@ $(VENV)/bin/python:
 
 # A regular (not editable) install: the tests import the built, compiled package.
 $(STAMP): $(VENV)/bin/python $(SOURCES)
-	$(BIN)/pip install -q --no-build-isolation ".[test,bench]"
+	$(BIN)/pip install -q --no-build-isolation ".[test,bench,lint]"
 	rm -rf build
 	touch $(STAMP)
 

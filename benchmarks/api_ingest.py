@@ -24,8 +24,8 @@ import tempfile
 import time
 import uuid
 
-from lakesuperior.util.benchmark import disk_usage, machine, summarize
-from lakesuperior.util.workload import GRAPH_SIZE, workload_graph, workload_turtle
+from lakesuperior.bench.benchmark import disk_usage, machine, summarize
+from lakesuperior.bench.workload import GRAPH_SIZE, workload_graph, workload_turtle
 
 
 def summary(ms: list[float]) -> dict:

@@ -1,6 +1,6 @@
 """Query benchmark through the Python API and the HTTP endpoint (issue 5 targets).
 
-Loads ``--count`` workload resources (``lakesuperior.util.workload``: 200 triples
+Loads ``--count`` workload resources (``lakesuperior.bench.workload``: 200 triples
 each, 50 of them links to 5 external URIs) as children of ``/bench`` through
 ``Repository`` (or reuses ``--data-dir`` if it holds them), catches the union
 index up, then times (first run and median of ``--repeat``):
@@ -32,8 +32,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from lakesuperior.util.benchmark import machine
-from lakesuperior.util.workload import EXTERNAL, workload_turtle
+from lakesuperior.bench.benchmark import machine
+from lakesuperior.bench.workload import EXTERNAL, workload_turtle
 
 PARENT = "/bench"
 COUNT_Q = "SELECT (COUNT(?s) AS ?c) WHERE { ?s a ldp:Container }"

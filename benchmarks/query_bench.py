@@ -35,7 +35,9 @@ from store_ingest import BASE, LDP_CONTAINS, machine, workload_triples  # noqa: 
 
 from lakesuperior.store.quadstore import QuadStore  # noqa: E402
 from lakesuperior.store.rdflib_store import (  # noqa: E402
-    LmdbStore, disable_sparql_fast_path, enable_sparql_fast_path,
+    LmdbStore,
+    disable_sparql_fast_path,
+    enable_sparql_fast_path,
 )
 from lakesuperior.store.terms import literal  # noqa: E402
 

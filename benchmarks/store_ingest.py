@@ -18,9 +18,9 @@ import tempfile
 import time
 import uuid
 
+from lakesuperior.bench.benchmark import machine, summarize  # machine: query_bench imports it here
+from lakesuperior.bench.workload import workload_triples  # noqa: F401 (re-exported)
 from lakesuperior.store.quadstore import QuadStore
-from lakesuperior.util.benchmark import machine, summarize  # machine: query_bench imports it here
-from lakesuperior.util.workload import workload_triples  # noqa: F401 (re-exported)
 
 LDP_CONTAINS = "<http://www.w3.org/ns/ldp#contains>"
 BASE = "info:fcres"

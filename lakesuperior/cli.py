@@ -2,7 +2,7 @@
 
 Every command takes ``--config FILE`` (or ``LSUP_CONFIG``) and ``--data-dir DIR``
 (or ``LSUP_DATA_DIR``), before or after the command name; ``--help`` on each
-says what it does. The logic lives in ``lakesuperior.api.admin``; this module
+says what it does. The logic lives in ``lakesuperior.admin.operations``; this module
 only parses options, shows progress and prints reports.
 
 Exit codes (the same for every command):
@@ -31,7 +31,7 @@ from typing import Any
 
 import click
 
-from lakesuperior.api import admin
+from lakesuperior.admin import operations as admin
 from lakesuperior.config import Config
 from lakesuperior.exceptions import LakesuperiorError
 
@@ -431,7 +431,7 @@ def migrate(ctx: click.Context, config_path: str | None, data_dir: str | None,
     DEST_DIR must be empty or new; on error (without --skip-errors) or Ctrl-C
     nothing is left in it.
     """
-    from lakesuperior.util.http import parse_auth
+    from lakesuperior.admin.http import parse_auth
     if data_dir and os.path.abspath(data_dir) != os.path.abspath(dest_dir):
         raise click.UsageError("DEST_DIR is the data directory of the new repository: "
                                "do not give a different --data-dir.")

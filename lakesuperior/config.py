@@ -5,10 +5,11 @@ Nothing is read at import time: call ``Config.load()``.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import yaml
 
@@ -40,7 +41,7 @@ class Config:
 
     @classmethod
     def load(cls, path: str | os.PathLike | None = None,
-             environ: Mapping[str, str] | None = None, **overrides: Any) -> "Config":
+             environ: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         """Defaults, then the YAML file ``path`` (or ``$LSUP_CONFIG``), then the
         environment, then keyword ``overrides``."""
         env = os.environ if environ is None else environ
@@ -56,7 +57,7 @@ class Config:
         return cls.from_mapping(values)
 
     @classmethod
-    def from_mapping(cls, values: Mapping[str, Any]) -> "Config":
+    def from_mapping(cls, values: Mapping[str, Any]) -> Config:
         """Build from flat keys, converting and checking each value."""
         known = {f.name: f for f in fields(cls)}
         kwargs: dict[str, Any] = {}
@@ -71,7 +72,7 @@ class Config:
         cfg.check()
         return cfg
 
-    def with_(self, **changes: Any) -> "Config":
+    def with_(self, **changes: Any) -> Config:
         """A copy with some values changed."""
         cfg = replace(self, **changes)
         cfg.check()

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from lakesuperior.config import Config
-from lakesuperior.model import admin, ldp, lifecycle, tombstones
+from lakesuperior.model import checks, ldp, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.context import Context, Settings
@@ -99,7 +99,7 @@ class Repository:
         self._bootstrap()
 
     @classmethod
-    def from_config(cls, config: Config, **kw: Any) -> "Repository":
+    def from_config(cls, config: Config, **kw: Any) -> Repository:
         return cls(config=config, **kw)
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -107,7 +107,7 @@ class Repository:
     def close(self) -> None:
         self.store.close()
 
-    def __enter__(self) -> "Repository":
+    def __enter__(self) -> Repository:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -167,7 +167,7 @@ class Repository:
         return UriMap(base_uri)
 
     @contextmanager
-    def transaction(self) -> Iterator["Repository"]:
+    def transaction(self) -> Iterator[Repository]:
         """Run several calls in one atomic write transaction.
 
         Nested ``transaction()`` blocks join the outer one. The block commits when
@@ -384,8 +384,8 @@ class Repository:
                      named_graph_uris: Iterable[str] = ()) -> Any:
         """A SPARQL 1.1 query over the current resources (public URIs; each resource
         a named graph, the default graph their union): an rdflib ``Result``, or the
-        serialized bytes with ``fmt``. See ``lakesuperior.api.query.sparql_query``."""
-        from lakesuperior.api import query as api
+        serialized bytes with ``fmt``. See ``lakesuperior.query.engine.sparql_query``."""
+        from lakesuperior.query import engine as api
         return api.sparql_query(self, query, fmt=fmt, base_uri=base_uri, timeout=timeout,
                                 default_graph_uris=tuple(default_graph_uris),
                                 named_graph_uris=tuple(named_graph_uris))
@@ -393,42 +393,42 @@ class Repository:
     def triple_match(self, s: Any = None, p: Any = None, o: Any = None, *,
                      base_uri: str | None = None) -> list[tuple[str, str, str]]:
         """Triples of the current resources matching a pattern (None: any), as
-        canonical term strings with public URIs. See ``api.query.triple_match``."""
-        from lakesuperior.api import query as api
+        canonical term strings with public URIs. See ``lakesuperior.query.engine.triple_match``."""
+        from lakesuperior.query import engine as api
         return api.triple_match(self, s, p, o, base_uri=base_uri)
 
     def term_search(self, terms: Iterable[Any], *, or_logic: bool = False,
                     base_uri: str | None = None, timeout: float | None = None) -> list[str]:
         """uids of the resources matching ``(predicate, operator, value)`` terms.
-        See ``lakesuperior.api.query.term_search``."""
-        from lakesuperior.api import query as api
+        See ``lakesuperior.query.engine.term_search``."""
+        from lakesuperior.query import engine as api
         return api.term_search(self, terms, or_logic=or_logic, base_uri=base_uri,
                                timeout=timeout)
 
     # -- admin ----------------------------------------------------------------------------
 
-    def fixity_check(self, uid: str) -> admin.FixityResult:
+    def fixity_check(self, uid: str) -> checks.FixityResult:
         """Re-hash a binary's content against its recorded digest."""
         uid = normalize_uid(uid)
         with self._read() as ctx:
-            return admin.fixity_check(ctx, uid)
+            return checks.fixity_check(ctx, uid)
 
-    def integrity_check(self) -> admin.IntegrityReport:
+    def integrity_check(self) -> checks.IntegrityReport:
         """Check containment, parents, binary content and links of every resource."""
         with self._read() as ctx:
-            return admin.integrity_check(ctx)
+            return checks.integrity_check(ctx)
 
     def stats(self) -> dict[str, Any]:
         """Counts (resources, tombstones, versions, binaries) and store sizes."""
         with self._read() as ctx:
-            return admin.stats(ctx, self.store)
+            return checks.stats(ctx, self.store)
 
     def cleanup(self, *, min_age: float = 3600.0) -> dict[str, int]:
         """Remove binary content no description refers to (left by purges and by
         aborted writes, which store the file before the transaction) and
         leftover temporary files, when older than ``min_age`` seconds."""
         with self._read() as ctx:
-            referenced = admin.referenced_digests(ctx)
-        return {"orphans": admin.remove_orphans(self.binaries, referenced, min_age),
+            referenced = checks.referenced_digests(ctx)
+        return {"orphans": checks.remove_orphans(self.binaries, referenced, min_age),
                 "temp_files": self.binaries.remove_temp_files(min_age)}
 

@@ -5,8 +5,8 @@ import dataclasses
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
-from lakesuperior.api import admin as admin_api
-from lakesuperior.endpoints import headers as hdr
+from lakesuperior import headers as hdr
+from lakesuperior.admin import operations as admin_api
 
 bp = Blueprint("admin", __name__)
 

@@ -13,11 +13,11 @@ from typing import Any
 
 from flask import Flask, Response, redirect, render_template, request
 
+from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.config import Config
 from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints import errors
-from lakesuperior.endpoints import headers as hdr
 from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp

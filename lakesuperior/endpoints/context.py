@@ -14,8 +14,8 @@ from typing import Any
 
 from flask import Response, current_app, request
 
+from lakesuperior import headers as hdr
 from lakesuperior import rdfio
-from lakesuperior.endpoints import headers as hdr
 from lakesuperior.endpoints import memento as mto
 from lakesuperior.endpoints.errors import (
     CONSTRAINED_BY,

@@ -20,7 +20,7 @@ from flask import Flask, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from lakesuperior import exceptions as exc
-from lakesuperior.endpoints import headers as hdr
+from lakesuperior import headers as hdr
 from lakesuperior.endpoints.paths import PathError
 from lakesuperior.model.context import literal_term
 from lakesuperior.rdfio import serialize

@@ -5,9 +5,9 @@ A version id is its Memento datetime ``yyyyMMddHHmmss`` in UTC.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from lakesuperior.endpoints.headers import format_http_date, format_link
+from lakesuperior.headers import format_http_date, format_link
 
 MEMENTO_NS = "http://mementoweb.org/ns#"
 MEMENTO = MEMENTO_NS + "Memento"
@@ -19,7 +19,7 @@ LINK_FORMAT = "application/link-format"
 
 def version_datetime(version_id: str) -> datetime:
     """The aware UTC datetime of a version id (``ValueError`` if malformed)."""
-    return datetime.strptime(version_id, "%Y%m%d%H%M%S").replace(tzinfo=timezone.utc)
+    return datetime.strptime(version_id, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
 
 
 def choose_memento(version_ids: Sequence[str], when: datetime) -> str | None:
@@ -28,7 +28,7 @@ def choose_memento(version_ids: Sequence[str], when: datetime) -> str | None:
     ``version_ids`` are sorted oldest first."""
     if not version_ids:
         return None
-    wanted = when.astimezone(timezone.utc).strftime("%Y%m%d%H%M%S")
+    wanted = when.astimezone(UTC).strftime("%Y%m%d%H%M%S")
     best = version_ids[0]
     for vid in version_ids:
         if vid <= wanted:

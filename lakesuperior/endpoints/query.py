@@ -10,7 +10,7 @@ as Turtle (first choice), N-Triples, JSON-LD or RDF/XML. A client that prefers
 ``text/html`` (a browser) gets a query form with the results as a table.
 
 Public URIs are the request's own root plus ``/rest`` (the LDP endpoint). The
-query runs through ``lakesuperior.api.query`` (one read snapshot, the
+query runs through ``lakesuperior.query.engine`` (one read snapshot, the
 configured ``query_timeout``). Errors go through ``errors`` like every other
 error: a syntax error is 400 with the parser's message, an unknown result
 format 406, an update 400 (writes go through LDP), an overlong query 413, a
@@ -23,16 +23,15 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, render_template, request
 
-from lakesuperior.api import query as api
-from lakesuperior.endpoints import errors
-from lakesuperior.endpoints import headers as hdr
-from lakesuperior.endpoints import html
+from lakesuperior import headers as hdr
+from lakesuperior.endpoints import errors, html
 from lakesuperior.endpoints.errors import BadRequest, NotAcceptable
 from lakesuperior.exceptions import (
     LakesuperiorError,
     PayloadTooLargeError,
     UnsupportedMediaTypeError,
 )
+from lakesuperior.query import engine as api
 
 __all__ = ["bp", "MAX_QUERY_LENGTH"]
 

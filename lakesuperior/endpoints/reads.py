@@ -13,8 +13,8 @@ from typing import Any, BinaryIO
 from flask import Response, render_template, request
 from werkzeug.wsgi import wrap_file
 
+from lakesuperior import headers as hdr
 from lakesuperior import rdfio
-from lakesuperior.endpoints import headers as hdr
 from lakesuperior.endpoints import html
 from lakesuperior.endpoints import memento as mto
 from lakesuperior.endpoints.context import (

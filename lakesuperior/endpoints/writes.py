@@ -18,8 +18,8 @@ from typing import Any, BinaryIO
 
 from flask import Response, current_app, request
 
+from lakesuperior import headers as hdr
 from lakesuperior import rdfio
-from lakesuperior.endpoints import headers as hdr
 from lakesuperior.endpoints.context import (
     CHUNK,
     CONTAINERS,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
@@ -28,7 +28,7 @@ class Settings:
 
 def datetime_literal(when: datetime) -> str:
     """An ``xsd:dateTime`` literal term in UTC, with microseconds."""
-    text = when.astimezone(timezone.utc).replace(tzinfo=None).isoformat(timespec="microseconds")
+    text = when.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
     return f'"{text}Z"^^<{XSD_DATETIME}>'
 
 
@@ -61,11 +61,11 @@ class Context:
         self.settings = settings
         self.urimap = urimap or UriMap(settings.base_uri)
         self.binaries = binaries
-        self.now = now or datetime.now(timezone.utc)
+        self.now = now or datetime.now(UTC)
         self.now_term = datetime_literal(self.now)
         self.agent_term = literal_term(settings.agent)
 
-    def with_base(self, base_uri: str | None) -> "Context":
+    def with_base(self, base_uri: str | None) -> Context:
         """The same operation seen under another public base URI."""
         if base_uri is None or base_uri.rstrip("/") == self.urimap.base:
             return self

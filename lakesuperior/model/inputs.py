@@ -40,7 +40,7 @@ class RdfInput:
 
     is_binary = False
 
-    def rebased(self, old_iri: str, new_iri: str) -> "RdfInput":
+    def rebased(self, old_iri: str, new_iri: str) -> RdfInput:
         """The same triples with the resource's public IRI ``old_iri`` (and its
         hash and child URIs) moved to ``new_iri``."""
         old_t, new_t = "<" + old_iri, "<" + new_iri
@@ -65,7 +65,7 @@ class BinaryInput:
 
     is_binary = True
 
-    def rebased(self, old_iri: str, new_iri: str) -> "BinaryInput":
+    def rebased(self, old_iri: str, new_iri: str) -> BinaryInput:
         return self
 
 

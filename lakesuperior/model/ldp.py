@@ -7,9 +7,8 @@ user triples, its server-managed triples, and (for a container) one
 """
 from __future__ import annotations
 
-from types import MappingProxyType
-
 from collections.abc import Iterable
+from types import MappingProxyType
 
 from lakesuperior.exceptions import (
     IncompatibleLdpTypeError,
@@ -24,6 +23,7 @@ from lakesuperior.exceptions import (
 from lakesuperior.model.context import Context
 from lakesuperior.model.namespaces import (
     EBUCORE_HAS_MIME_TYPE,
+    FCREPO_BINARY,
     FCREPO_CONTAINER,
     FCREPO_CREATED,
     FCREPO_CREATED_BY,
@@ -31,7 +31,6 @@ from lakesuperior.model.namespaces import (
     FCREPO_LAST_MODIFIED,
     FCREPO_LAST_MODIFIED_BY,
     FCREPO_NS,
-    FCREPO_BINARY,
     FCREPO_REPOSITORY_ROOT,
     FCREPO_RESOURCE,
     FCSYSTEM_BURIED_IN,

@@ -25,10 +25,10 @@ from lakesuperior.model import ldp, membership, nonrdf
 from lakesuperior.model.context import Context
 from lakesuperior.model.inputs import BinaryInput, RdfInput
 from lakesuperior.model.ldp import (
+    BASIC_CONTAINER,
     CONTAINERS,
     MEMBERSHIP_CONTAINERS,
     NON_RDF_SOURCE,
-    BASIC_CONTAINER,
     InputChecker,
     is_server_managed,
     model_name,

@@ -19,8 +19,8 @@ ETag and Last-Modified follow.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from lakesuperior.model.context import Context
 from lakesuperior.model.ldp import (

@@ -15,15 +15,14 @@ readable stream on each access; the caller closes it), ``size``,
 """
 from __future__ import annotations
 
-from types import MappingProxyType
-
 import hashlib
 from dataclasses import dataclass
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any, BinaryIO
 
-from lakesuperior.model.context import Context
 from lakesuperior.model import ldp, membership
+from lakesuperior.model.context import Context
 from lakesuperior.model.ldp import BINARY_PREDICATES, is_server_managed
 from lakesuperior.model.namespaces import (
     EBUCORE_FILENAME,
@@ -159,6 +158,7 @@ class RdfSource:
         """An rdflib Graph of ``triples`` (built on first access, on rdflib's
         ``SimpleMemory`` store: twice as fast to fill as the default one)."""
         import rdflib
+
         from lakesuperior.rdfio import triples_to_graph
         return triples_to_graph(self.triples, rdflib.Graph(store="SimpleMemory"))
 
@@ -318,7 +318,7 @@ def load(ctx: Context, uid: str, *, incl_children: bool = True, incl_inbound: bo
     if incl_inbound:
         extra.extend(inbound(txn, uid))
     if embed_children:
-        for s, p, o in own:
+        for _s, p, o in own:
             if p == LDP_CONTAINS:
                 child = txn.triples(o)
                 extra.extend(t for t in child if t[1] != LDP_CONTAINS

@@ -103,6 +103,7 @@ def _refuse_containment_delete(uid: str, request: Any) -> None:
 def update(ctx: Context, uid: str, text: str, handling: str = "strict") -> RdfSource:
     """Apply a SPARQL Update to resource ``uid`` (a binary's description for a binary)."""
     from rdflib.plugins.sparql.update import evalUpdate
+
     from lakesuperior.rdfio import graph_to_triples, triples_to_graph
 
     txn = ctx.txn

@@ -99,7 +99,7 @@ def _top_tombstone(ctx: Context, uid: str) -> None:
     marker = txn.triples(graph("tomb", uid))
     if not marker:
         raise ResourceNotExistsError(uid, f"There is no tombstone at {uid}")
-    for s, p, o in marker:
+    for _s, p, o in marker:
         if p == FCSYSTEM_BURIED_IN:
             top = uid_of(o)
             raise InvalidResourceError(uid, f"Resource {uid} was deleted with {top}: "
@@ -162,7 +162,7 @@ def _purge_tree(ctx: Context, uid: str, kind: str) -> None:
         txn.remove_graph(graph("tomb", u))
         versions.purge(ctx, u)
         grave = graph("grave", u)
-        for s, p, o in txn.triples(grave):
+        for _s, p, o in txn.triples(grave):
             if p == FCSYSTEM_HAS_TOMBSTONE:
                 _purge_tree(ctx, uid_of(o), "bury")
         txn.remove_graph(grave)

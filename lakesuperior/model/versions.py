@@ -96,7 +96,7 @@ def purge(ctx: Context, uid: str) -> None:
     """Remove every version of a resource."""
     txn = ctx.txn
     hist = graph("hist", uid)
-    for s, p, o in txn.triples(hist):
+    for _s, p, o in txn.triples(hist):
         if p == FCREPO_HAS_VERSION:
             txn.remove_graph(snap_graph(uid, o[o.rfind("/") + 1:-1]))
     txn.remove_graph(hist)

@@ -20,8 +20,9 @@ import os
 import re
 import tempfile
 import time
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import BinaryIO, Iterable, Iterator, Mapping
+from typing import BinaryIO
 
 from lakesuperior.exceptions import (
     BinaryNotFoundError,
@@ -259,7 +260,7 @@ class BinaryStore:
             _fsync_dir(parent)
 
 
-def _new_hash(algorithm: str) -> "hashlib._Hash":
+def _new_hash(algorithm: str) -> hashlib._Hash:
     return hashlib.new(algorithm, usedforsecurity=False)
 
 

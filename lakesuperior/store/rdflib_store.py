@@ -637,7 +637,7 @@ def _solutions(ctx: QueryContext, target: _Target, patterns: list[_Pattern],
             for start in range(0, len(rows), _CHECK_EVERY):
                 checkpoint()      # the consumer's work per row counts too (FILTER...)
                 for row in rows[start:start + _CHECK_EVERY]:
-                    values = zip(keys, [m[row[c]] for m, c in conv])
+                    values = zip(keys, [m[row[c]] for m, c in conv], strict=False)
                     yield FrozenBindings(ctx, {**base, **dict(values)} if base else values)
 
 
@@ -786,7 +786,7 @@ def _plan(patterns: list[_Pattern], graph_var: Variable | None
 
 def _score(pat: _Pattern, cols: dict[Any, int]) -> int:
     """Selectivity guess: a bound subject counts most, then object, then predicate."""
-    return sum(w for w, t, v in zip((4, 1, 2), pat.terms, pat.vars)
+    return sum(w for w, t, v in zip((4, 1, 2), pat.terms, pat.vars, strict=False)
                if t is not None or v in cols)
 
 
@@ -856,7 +856,7 @@ class _Stage:
     def match(self, key: tuple[str, ...], table: _Table) -> None:
         """Match the pattern with ``key`` bound (nothing if no quad can hold it)."""
         quad: list[str | None] = [*self.step.terms, self.target.graph]
-        for i, value in zip(self.step.key_pos, key):
+        for i, value in zip(self.step.key_pos, key, strict=False):
             quad[i] = value
         s, p, o, g = quad
         if (s is not None and s[0] == '"') or (p is not None and p[0] != "<") or (

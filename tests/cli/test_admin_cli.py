@@ -206,7 +206,7 @@ def test_check_fixity_reports_every_failure(invoke, data_dir):
 
 
 def _fixity(data_dir):
-    from lakesuperior.api import admin
+    from lakesuperior.admin import operations as admin
     from lakesuperior.config import Config
     with admin.open_repository(Config(data_dir=str(data_dir))) as repo:
         return admin.check_fixity(repo).results

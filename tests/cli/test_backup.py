@@ -144,7 +144,7 @@ def test_backup_reports_content_missing_in_the_source(invoke, data_dir, tmp_path
 @pytest.mark.parametrize("command", ["backup", "restore"])
 def test_interrupted_backup_or_restore_leaves_nothing(invoke, data_dir, tmp_path, monkeypatch,
                                                        command):
-    from lakesuperior.api import admin
+    from lakesuperior.admin import operations as admin
     backup = tmp_path / "b"
     if command == "restore":
         assert invoke("backup", backup, "--data-dir", data_dir).exit_code == 0
@@ -169,7 +169,7 @@ def test_interrupted_backup_or_restore_leaves_nothing(invoke, data_dir, tmp_path
 WRITER = r"""
 import os, random, sys
 from lakesuperior import Repository
-from lakesuperior.util.workload import workload_turtle
+from lakesuperior.bench.workload import workload_turtle
 path, flag, base = sys.argv[1:4]
 repo = Repository(path, base_uri=base, sync=False)
 rng = random.Random(7)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lakesuperior.util import workload
+from lakesuperior.bench import workload
 
 from .conftest import free_port, script
 
@@ -90,10 +90,10 @@ def test_workload_refuses_nonsense():
 
 
 def test_benchmarks_share_the_generator():
-    """benchmarks/store_ingest.py and api_ingest.py use lakesuperior.util.workload."""
+    """benchmarks/store_ingest.py and api_ingest.py use lakesuperior.bench.workload."""
     for name in ("store_ingest.py", "api_ingest.py"):
         text = (REPO_ROOT / "benchmarks" / name).read_text()
-        assert "from lakesuperior.util.workload import" in text
+        assert "from lakesuperior.bench.workload import" in text
         assert "ALPHABET =" not in text and "def workload_" not in text
 
 
@@ -101,7 +101,7 @@ def test_benchmarks_share_the_generator():
 
 @pytest.fixture
 def bench(runner, monkeypatch):
-    from lakesuperior.util.benchmark import command
+    from lakesuperior.bench.benchmark import command
     monkeypatch.delenv("LSUP_CONFIG", raising=False)
 
     def run(*args: str, env: dict | None = None):
@@ -175,7 +175,7 @@ def test_no_sparql_skips_the_index_catch_up(bench, tmp_path):
 
 
 def test_ctrl_c_prints_what_ran(bench, tmp_path, monkeypatch):
-    from lakesuperior.util import benchmark
+    from lakesuperior.bench import benchmark
     calls = []
     real = benchmark.PythonTarget.put
 

@@ -240,7 +240,7 @@ def test_migrate_skip_errors_reports_everything(invoke, stub_server, tmp_path):
 
 
 def test_migrate_interrupted_leaves_nothing(invoke, stub_server, tmp_path, monkeypatch):
-    from lakesuperior.api import admin
+    from lakesuperior.admin import operations as admin
     url = stub_server(_stub_routes(["good"]))
 
     def interrupt(*args, **kwargs):

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 from flask.testing import FlaskClient
 
+from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.config import Config
-from lakesuperior.endpoints import headers as hdr
 
 ROOT = "http://localhost/rest"
 LDP = "http://www.w3.org/ns/ldp#"
@@ -52,7 +52,7 @@ def links(response) -> list[hdr.Link]:
 
 
 def link_targets(response, rel: str) -> list[str]:
-    return [l.uri for l in links(response) if l.has_rel(rel)]
+    return [lk.uri for lk in links(response) if lk.has_rel(rel)]
 
 
 def types(response) -> set[str]:

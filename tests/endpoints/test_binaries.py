@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from lakesuperior.endpoints import headers as hdr
+from lakesuperior import headers as hdr
 
 from .conftest import DC_TITLE, LDP, ROOT, TTL, graph, link_targets, links, types
 
@@ -26,7 +26,7 @@ def test_post_binary(client):
     assert loc == f"{ROOT}/bin"
     assert link_targets(r, "describedby") == [f"{ROOT}/bin/fcr:metadata"]
     # the links of a POST response are about the new resource, not the container
-    described = [l for l in links(r) if l.has_rel("describedby")][0]
+    described = [lk for lk in links(r) if lk.has_rel("describedby")][0]
     assert described.params["anchor"] == loc
     assert link_targets(r, LDP + "constrainedBy")
     g = client.get("/rest/bin")

@@ -3,11 +3,22 @@ from __future__ import annotations
 
 import pytest
 
+from lakesuperior import headers as hdr
 from lakesuperior import rdfio
-from lakesuperior.endpoints import headers as hdr
 
-from .conftest import (DC_TITLE, FCREPO, LDP, NT, ROOT, TTL, graph, link_targets,
-                       post_ttl, put_ttl, types)
+from .conftest import (
+    DC_TITLE,
+    FCREPO,
+    LDP,
+    NT,
+    ROOT,
+    TTL,
+    graph,
+    link_targets,
+    post_ttl,
+    put_ttl,
+    types,
+)
 
 CONTAINER_TYPES = {LDP + "Resource", LDP + "RDFSource", LDP + "Container",
                    LDP + "BasicContainer", "http://mementoweb.org/ns#OriginalResource",

@@ -3,11 +3,23 @@ from __future__ import annotations
 
 import time
 
-from lakesuperior.endpoints import headers as hdr
+from lakesuperior import headers as hdr
 from lakesuperior.endpoints.memento import version_datetime
 
-from .conftest import DC_TITLE, LDP, MEMENTO, NT, ROOT, TTL, graph, link_targets, links, \
-    post_ttl, put_ttl, types
+from .conftest import (
+    DC_TITLE,
+    LDP,
+    MEMENTO,
+    NT,
+    ROOT,
+    TTL,
+    graph,
+    link_targets,
+    links,
+    post_ttl,
+    put_ttl,
+    types,
+)
 
 
 def _version(client, path):
@@ -21,7 +33,7 @@ def test_resource_is_a_timegate(client):
     put_ttl(client, "/rest/a")
     r = client.get("/rest/a")
     assert {MEMENTO + "OriginalResource", MEMENTO + "TimeGate"} <= types(r)
-    gates = [l for l in links(r) if l.has_rel("timegate")]
+    gates = [lk for lk in links(r) if lk.has_rel("timegate")]
     assert len(gates) == 1 and gates[0].has_rel("original") and gates[0].uri == f"{ROOT}/a"
     assert link_targets(r, "timemap") == [f"{ROOT}/a/fcr:versions"]
 
@@ -43,8 +55,8 @@ def test_timemap(client):
     assert lf.headers["Content-Type"].startswith("application/link-format")
     parsed = hdr.parse_link(lf.get_data(as_text=True).replace("\n", ""))
     assert parsed[0].uri == f"{ROOT}/a" and parsed[0].has_rel("original")
-    mementos = [l for l in parsed if l.has_rel("memento")]
-    assert [l.uri for l in mementos] == [uri]
+    mementos = [lk for lk in parsed if lk.has_rel("memento")]
+    assert [lk.uri for lk in mementos] == [uri]
     assert hdr.parse_http_date(mementos[0].params["datetime"]) is not None
     assert client.head("/rest/a/fcr:versions").status_code == 200
     opts = client.options("/rest/a/fcr:versions")
@@ -63,7 +75,7 @@ def test_memento(client):
     assert LDP + "Container" not in types(m)
     vid = uri.rsplit("/", 1)[1]
     assert hdr.parse_http_date(m.headers["Memento-Datetime"]) == version_datetime(vid)
-    gate = [l for l in links(m) if l.has_rel("timegate")]
+    gate = [lk for lk in links(m) if lk.has_rel("timegate")]
     assert gate[0].uri == f"{ROOT}/a" and gate[0].has_rel("original")
     assert link_targets(m, "timemap") == [f"{ROOT}/a/fcr:versions"]
     assert m.headers["Allow"] == "GET, HEAD, OPTIONS"

@@ -3,10 +3,21 @@ from __future__ import annotations
 
 import pytest
 
-from lakesuperior.endpoints import headers as hdr
+from lakesuperior import headers as hdr
 
-from .conftest import (DC_TITLE, FCREPO, LDP, NT, ROOT, TTL, graph, link_targets,
-                       post_ttl, put_ttl, types)
+from .conftest import (
+    DC_TITLE,
+    FCREPO,
+    LDP,
+    NT,
+    ROOT,
+    TTL,
+    graph,
+    link_targets,
+    post_ttl,
+    put_ttl,
+    types,
+)
 
 BUG = f"""@prefix dcterms: <http://purl.org/dc/terms/> .
 <> a <http://example.com/ns#Bug>, <{LDP}RDFSource> ;

@@ -1,6 +1,8 @@
 """LDP model functions: interaction models, server-managed triples, input checks."""
 from __future__ import annotations
 
+from datetime import UTC
+
 import pytest
 
 from lakesuperior.exceptions import (
@@ -70,8 +72,8 @@ def test_literal_terms():
     assert literal_term('a"b\\c\n') == '"a\\"b\\\\c\\n"'
     assert literal_term("5", "http://www.w3.org/2001/XMLSchema#long") == \
         '"5"^^<http://www.w3.org/2001/XMLSchema#long>'
-    from datetime import datetime, timezone
-    lit = datetime_literal(datetime(2020, 1, 2, 3, 4, 5, 6, tzinfo=timezone.utc))
+    from datetime import datetime
+    lit = datetime_literal(datetime(2020, 1, 2, 3, 4, 5, 6, tzinfo=UTC))
     assert lit == '"2020-01-02T03:04:05.000006Z"^^<http://www.w3.org/2001/XMLSchema#dateTime>'
 
 

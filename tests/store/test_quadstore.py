@@ -49,7 +49,7 @@ def all_patterns(quads, rng, n=6):
     for mask in itertools.product((False, True), repeat=4):
         for q in rng.sample(quads, n) + [("<http://ex.org/none>", "<http://ex.org/none>",
                                           '"none"', "<http://ex.org/none>")]:
-            yield tuple(v if bound else None for v, bound in zip(q, mask))
+            yield tuple(v if bound else None for v, bound in zip(q, mask, strict=False))
 
 
 def test_round_trip_tricky_terms(store):

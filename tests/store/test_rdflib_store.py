@@ -16,7 +16,10 @@ from rdflib.store import NO_STORE, VALID_STORE, Store, TripleAddedEvent
 from lakesuperior.exceptions import StoreError, TermError
 from lakesuperior.store.quadstore import QuadStore
 from lakesuperior.store.rdflib_store import (
-    BNODE_GRAPH_PREFIX, DEFAULT_GRAPH, LmdbStore, disable_sparql_fast_path,
+    BNODE_GRAPH_PREFIX,
+    DEFAULT_GRAPH,
+    LmdbStore,
+    disable_sparql_fast_path,
     enable_sparql_fast_path,
 )
 
@@ -528,7 +531,7 @@ def random_quads(seed: int, n: int = 400) -> list[tuple]:
     lits = ([Literal(w) for w in WORDS] + [Literal(w, lang=rng.choice(["en", "fr", "en-gb"]))
                                             for w in WORDS]
             + [Literal(i) for i in range(-3, 12)] + [Literal(Decimal("2.50")), Literal(7.5)]
-            + [Literal("2024-01-0%d" % d, datatype=XSD.date) for d in range(1, 4)])
+            + [Literal(f"2024-01-0{d}", datatype=XSD.date) for d in range(1, 4)])
     out = []
     for _ in range(n):
         s = rng.choice(res)
@@ -761,7 +764,7 @@ def test_fast_path_is_taken(pair, monkeypatch):
     finally:
         disable_sparql_fast_path()
     with pytest.raises(AssertionError, match="triples"):
-        ours.query(PREFIX + queries[0]).bindings
+        _ = ours.query(PREFIX + queries[0]).bindings
 
 
 def test_fast_path_streams(pair, monkeypatch):
@@ -850,7 +853,7 @@ def test_fast_path_checkpoint_stops_a_query(pair):
     enable_sparql_fast_path()
     try:
         with pytest.raises(Stop):
-            ours.query(PREFIX + "SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f }").bindings
+            _ = ours.query(PREFIX + "SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f }").bindings
         seen.clear()
         with pytest.raises(Stop):
             list(ours.query(PREFIX + "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }"))

@@ -3,8 +3,19 @@ import pytest
 
 from lakesuperior.exceptions import TermError
 from lakesuperior.store import terms
-from lakesuperior.store.terms import (KIND_BNODE, KIND_IRI, KIND_LITERAL, canonical, id_kind,
-                                      iri, kind_of, lexical, literal, literal_parts, term_id)
+from lakesuperior.store.terms import (
+    KIND_BNODE,
+    KIND_IRI,
+    KIND_LITERAL,
+    canonical,
+    id_kind,
+    iri,
+    kind_of,
+    lexical,
+    literal,
+    literal_parts,
+    term_id,
+)
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 

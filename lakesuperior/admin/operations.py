@@ -30,7 +30,7 @@ import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -42,15 +42,15 @@ from lakesuperior.exceptions import (
     UnsupportedDigestError,
 )
 from lakesuperior.model import ldp
-from lakesuperior.model.admin import FixityResult, IntegrityReport, referenced_digests
+from lakesuperior.model.checks import FixityResult, IntegrityReport, referenced_digests
 from lakesuperior.model.context import Context
 from lakesuperior.model.namespaces import EBUCORE_FILENAME, LDP_CONTAINS, LDP_NS, RDF_TYPE
 from lakesuperior.model.resource import lexical, parse_digest_urn
 from lakesuperior.model.uids import graph_kind, normalize_uid, uid_of_graph
 
 if TYPE_CHECKING:
+    from lakesuperior.admin.http import HttpClient
     from lakesuperior.repository import Repository
-    from lakesuperior.util.http import HttpClient
 
 __all__ = [
     "AdminError", "NoRepositoryError", "MigrationError", "Progress",
@@ -114,7 +114,7 @@ def store_exists(config: Config) -> bool:
     return os.path.isfile(os.path.join(config.store_dir, "data.mdb"))
 
 
-def open_repository(config: Config, **overrides: Any) -> "Repository":
+def open_repository(config: Config, **overrides: Any) -> Repository:
     """Open the existing repository of ``config``; ``NoRepositoryError`` if there is none.
 
     A store of another format raises ``StoreFormatError`` (from the store).
@@ -169,7 +169,7 @@ def bootstrap(config: Config, *, wipe: bool = False) -> dict[str, Any]:
 
 # --- statistics and checks ------------------------------------------------------------
 
-def _resource_types(repo: "Repository", type_term: str | None = None) -> dict[str, set[str]]:
+def _resource_types(repo: Repository, type_term: str | None = None) -> dict[str, set[str]]:
     """Resource graph -> its LDP rdf:types (one union-index scan)."""
     out: dict[str, set[str]] = {}
     with repo.store.read() as txn:
@@ -179,7 +179,7 @@ def _resource_types(repo: "Repository", type_term: str | None = None) -> dict[st
     return out
 
 
-def repository_stats(repo: "Repository") -> dict[str, Any]:
+def repository_stats(repo: Repository) -> dict[str, Any]:
     """``Repository.stats()`` plus resources counted by interaction model
     (``by_model``: ``ldp:BasicContainer`` -> n, ...) and the data directory."""
     out = dict(repo.stats())
@@ -192,7 +192,7 @@ def repository_stats(repo: "Repository") -> dict[str, Any]:
     return out
 
 
-def binary_uids(repo: "Repository") -> list[str]:
+def binary_uids(repo: Repository) -> list[str]:
     """Uids of every live binary (LDP-NR), sorted."""
     return sorted(uid_of_graph(g) for g in _resource_types(repo, ldp.NON_RDF_SOURCE))
 
@@ -212,7 +212,7 @@ class FixityReport:
         return not self.failures
 
 
-def check_fixity(repo: "Repository", uids: Sequence[str] | None = None, *,
+def check_fixity(repo: Repository, uids: Sequence[str] | None = None, *,
                  progress: Progress = _QUIET) -> FixityReport:
     """Re-hash binaries against their recorded digests: ``uids``, or all of them.
 
@@ -232,7 +232,7 @@ def check_fixity(repo: "Repository", uids: Sequence[str] | None = None, *,
     return report
 
 
-def check_refint(repo: "Repository") -> IntegrityReport:
+def check_refint(repo: Repository) -> IntegrityReport:
     """Links to missing repository resources and broken containment (see
     ``Repository.integrity_check``)."""
     return repo.integrity_check()
@@ -262,7 +262,7 @@ class CleanupReport:
         return sum(n for _, n in self.orphans) + sum(n for _, n in self.temp_files)
 
 
-def cleanup(repo: "Repository", *, dry_run: bool = False, min_age: float = 3600.0,
+def cleanup(repo: Repository, *, dry_run: bool = False, min_age: float = 3600.0,
             progress: Progress = _QUIET) -> CleanupReport:
     """Remove binary content files no description refers to (left by purges,
     replacements whose old content is no longer versioned, and aborted writes)
@@ -371,7 +371,7 @@ def _fsync_tree(root: str) -> None:
             os.close(fd)
 
 
-def _counts(repo: "Repository") -> tuple[dict[str, int], int]:
+def _counts(repo: Repository) -> tuple[dict[str, int], int]:
     st = repo.stats()
     counts = {k: int(st[k]) for k in ("resources", "tombstones", "versions", "binaries",
                                       "binary_bytes")}
@@ -380,12 +380,12 @@ def _counts(repo: "Repository") -> tuple[dict[str, int], int]:
     return counts, int(st["store"]["store_bytes"])
 
 
-def _referenced(repo: "Repository") -> set[str]:
+def _referenced(repo: Repository) -> set[str]:
     with repo.store.read() as txn:
         return referenced_digests(Context(txn, repo.settings, repo.binaries, repo.urimap))
 
 
-def backup(repo: "Repository", dest: str | os.PathLike, *,
+def backup(repo: Repository, dest: str | os.PathLike, *,
            progress: Progress = _QUIET) -> BackupReport:
     """Write a backup of ``repo`` to the new directory ``dest`` (see the module doc).
 
@@ -435,7 +435,7 @@ def backup(repo: "Repository", dest: str | os.PathLike, *,
         manifest = {
             "kind": BACKUP_KIND, "backup_format": BACKUP_FORMAT,
             "lakesuperior_version": __version__,
-            "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
             "source": os.path.abspath(repo.config.data_dir),
             "store_format": _store_format(), "digest_algorithm": repo.binaries.algorithm,
             "counts": counts, "missing_binaries": missing, "corrupt_binaries": corrupt,
@@ -652,7 +652,7 @@ class _Failure(Exception):
 class _Source:
     """The LDP server being migrated: URL <-> uid mapping and its requests."""
 
-    def __init__(self, url: str, client: "HttpClient"):
+    def __init__(self, url: str, client: HttpClient):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise AdminError(f"The migration source must be an http(s) URL, not {url!r}")
@@ -723,7 +723,7 @@ def _read_list_file(path: str) -> list[str]:
 def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
             list_file: str | None = None, auth: tuple[str, str] | None = None,
             skip_errors: bool = False, timeout: float = 60.0,
-            progress: Progress = _QUIET, client: "HttpClient | None" = None) -> MigrationReport:
+            progress: Progress = _QUIET, client: HttpClient | None = None) -> MigrationReport:
     """Copy the resources of an LDP / Fedora server into a new repository in
     ``config.data_dir`` (empty or new).
 
@@ -740,8 +740,8 @@ def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
     ``skip_errors``, which records it and goes on. Versions and tombstones are
     not copied.
     """
+    from lakesuperior.admin.http import HttpClient, HttpError
     from lakesuperior.repository import Repository
-    from lakesuperior.util.http import HttpClient, HttpError
 
     t0 = time.perf_counter()
     dest = os.path.abspath(config.data_dir)
@@ -827,7 +827,7 @@ def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
 
 def _probe(src: _Source, uid: str) -> None:
     """Check that the source answers like an LDP server (``MigrationError`` if not)."""
-    from lakesuperior.util.http import HttpError
+    from lakesuperior.admin.http import HttpError
     url = src.url(uid)
     try:
         resp = src.client.request("HEAD", url, headers={"Accept": _RDF_ACCEPT})
@@ -865,7 +865,7 @@ def _get_rdf(src: _Source, url: str) -> list[tuple[str, str, str]]:
         raise _Failure(f"the {ctype} representation is not valid RDF: {e}") from e
 
 
-def _migrate_one(src: _Source, repo: "Repository", uid: str, url: str,
+def _migrate_one(src: _Source, repo: Repository, uid: str, url: str,
                  report: MigrationReport, enqueue: Any, is_start: bool) -> None:
     head = src.client.request("HEAD", url, headers={"Accept": _RDF_ACCEPT})
     if head.status in (404, 410) and is_start:
@@ -897,7 +897,7 @@ def _migrate_one(src: _Source, repo: "Repository", uid: str, url: str,
     report.triples += len(user)
 
 
-def _convert(src: _Source, repo: "Repository", uid: str,
+def _convert(src: _Source, repo: Repository, uid: str,
              triples: list[tuple[str, str, str]], enqueue: Any):
     """Client triples with source links rewritten to the new repository, the
     digests and file name a binary description records; enqueue linked resources."""
@@ -936,7 +936,7 @@ def _convert(src: _Source, repo: "Repository", uid: str,
     return user, digests, filename
 
 
-def _copy_content(src: _Source, repo: "Repository", uid: str, url: str,
+def _copy_content(src: _Source, repo: Repository, uid: str, url: str,
                   user: list[tuple[str, str, str]], digests: dict[str, str],
                   filename: str | None, report: MigrationReport) -> None:
     resp, stream = src.client.open("GET", url, headers={"Want-Digest": _WANT_DIGEST})

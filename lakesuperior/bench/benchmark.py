@@ -3,7 +3,7 @@
 Creates ``--count`` children of one container (``--parent``), by PUT
 (client-minted ``<parent>/<uuid4>``) or POST (server-minted), each a fresh
 synthetic graph of ``--graph-size`` triples about itself (see
-``lakesuperior.util.workload``) or, with ``--resource-type binary|both``, a
+``lakesuperior.bench.workload``) or, with ``--resource-type binary|both``, a
 binary of ``--binary-size`` random bytes (``both`` alternates). Only the
 request (or API call) is timed, not making its body. Then measures the
 container: a Turtle GET with all its ``ldp:contains``, a retrieval through the
@@ -47,7 +47,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from lakesuperior.util.workload import GRAPH_SIZE, random_bytes, workload_turtle
+from lakesuperior.bench.workload import GRAPH_SIZE, random_bytes, workload_turtle
 
 __all__ = ["main", "run", "Options", "summarize", "machine", "disk_usage", "plot",
            "BenchmarkError", "SPARQL_COUNT"]
@@ -250,6 +250,7 @@ def _python_sparql_count(repo: Any) -> int:
     if hasattr(repo, "sparql_query"):
         return int(next(iter(repo.sparql_query(SPARQL_COUNT)))[0])
     import rdflib
+
     from lakesuperior.store.rdflib_store import LmdbStore, enable_sparql_fast_path
     enable_sparql_fast_path()
     ds = rdflib.Dataset(store=LmdbStore(quadstore=repo.store), default_union=True)
@@ -266,7 +267,7 @@ class HttpTarget:
     """Plain LDP over HTTP (keep-alive), against any LDP server."""
 
     def __init__(self, opts: Options):
-        from lakesuperior.util.http import HttpClient
+        from lakesuperior.admin.http import HttpClient
         if not opts.endpoint:
             raise BenchmarkError("--mode http needs --endpoint URL")
         parts = urlsplit(opts.endpoint)
@@ -631,7 +632,7 @@ def command(mode: str, endpoint: str | None, auth: str | None, count: int, paren
     """Time the creation of COUNT resources in one container (WORKLOAD.md), then
     the container's retrieval and a SPARQL count; print one line, optionally
     write JSON and a plot."""
-    from lakesuperior.util.http import parse_auth
+    from lakesuperior.admin.http import parse_auth
     if mode == "http" and not endpoint:
         raise click.UsageError("--mode http needs --endpoint URL")
     if plot_file and importlib.util.find_spec("matplotlib") is None:
@@ -658,8 +659,8 @@ def command(mode: str, endpoint: str | None, auth: str | None, count: int, paren
     except BenchmarkError as e:
         raise click.ClickException(str(e)) from e
     except Exception as e:
+        from lakesuperior.admin.http import HttpError
         from lakesuperior.exceptions import LakesuperiorError
-        from lakesuperior.util.http import HttpError
         if isinstance(e, (LakesuperiorError, HttpError)):
             raise click.ClickException(str(e)) from e
         raise

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import http.client
-import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import Message
@@ -106,7 +105,7 @@ class _Body:
     """A response body to stream; ``close()`` before it was read to the end drops
     the connection (its unread bytes would corrupt the next response)."""
 
-    def __init__(self, client: "HttpClient", url: str, resp: http.client.HTTPResponse):
+    def __init__(self, client: HttpClient, url: str, resp: http.client.HTTPResponse):
         self._client = client
         self._url = url
         self._resp = resp
@@ -123,7 +122,7 @@ class _Body:
             self._resp.close()
             self._client._drop(self._url)
 
-    def __enter__(self) -> "_Body":
+    def __enter__(self) -> _Body:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -142,7 +141,7 @@ class HttpClient:
             self._headers["Authorization"] = f"Basic {token}"
         self._conns: dict[tuple[str, str], http.client.HTTPConnection] = {}
 
-    def __enter__(self) -> "HttpClient":
+    def __enter__(self) -> HttpClient:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -165,7 +164,7 @@ class HttpClient:
         return self._wrap(resp, url, data)
 
     def open(self, method: str, url: str,
-             headers: Mapping[str, str] | None = None) -> tuple[HttpResponse, "_Body"]:
+             headers: Mapping[str, str] | None = None) -> tuple[HttpResponse, _Body]:
         """Send a request and return its head and the unread body stream.
 
         Read the stream to its end (or call ``close()``) before the next request.
@@ -219,7 +218,7 @@ class HttpClient:
                 if attempt or fresh:
                     raise HttpError(f"{method} {url}: the server closed the connection "
                                     f"({e.__class__.__name__})") from e
-            except (OSError, socket.timeout, http.client.HTTPException) as e:
+            except (TimeoutError, OSError, http.client.HTTPException) as e:
                 self._drop(url)
                 raise HttpError(f"{method} {url}: {e}") from e
         raise AssertionError("unreachable")

@@ -2,7 +2,7 @@
 
 Usage::
 
-    from lakesuperior.api import query
+    from lakesuperior.query import engine as query
 
     result = query.sparql_query(repo, "SELECT ?s WHERE { ?s a ldp:Container }")
     for row in result: ...                                 # an rdflib Result
@@ -118,7 +118,7 @@ TERM_OPERATORS = ("_id", "=", "!=", "<", ">", "<=", ">=", "contains")
 _RES = "<info:fcres/"           # every internal resource URI and resource graph name
 _RES_LEN = len("<info:fcres")   # what public URIs replace (the "/" stays)
 _CHECK_EVERY = 1024             # triples streamed between two deadline checks
-_EVAL_KEY = "lakesuperior.api.query"
+_EVAL_KEY = "lakesuperior.query.engine"
 _WATCHDOG_REPEAT = 0.05         # seconds between two interruptions of a stuck query
 
 
@@ -507,7 +507,7 @@ def _materialize(res: Mapping[str, Any], deadline: _Deadline) -> SPARQLResult:
     return SPARQLResult(res)
 
 
-def _evaluate(repo: "Repository", query: Query, urimap: UriMap, deadline: _Deadline,
+def _evaluate(repo: Repository, query: Query, urimap: UriMap, deadline: _Deadline,
               default: frozenset[str] | None, named: frozenset[str] | None,
               init_bindings: Mapping[Variable, Node] | None = None) -> SPARQLResult:
     with repo._read() as rctx:
@@ -519,20 +519,20 @@ def _evaluate(repo: "Repository", query: Query, urimap: UriMap, deadline: _Deadl
         return _materialize(evalPart(ctx, query.algebra), deadline)
 
 
-def _urimap(repo: "Repository", base_uri: str | None) -> UriMap:
+def _urimap(repo: Repository, base_uri: str | None) -> UriMap:
     if base_uri is None or base_uri.rstrip("/") == repo.urimap.base:
         return repo.urimap
     return UriMap(base_uri)
 
 
-def _catch_up(repo: "Repository") -> None:
+def _catch_up(repo: Repository) -> None:
     """Bring the union-graph indices up to date before the clock starts (a query
     after a large ingest would otherwise spend its time limit indexing)."""
     if not repo._in_own_txn() and repo.store.pending():
         repo.store.index()
 
 
-def sparql_query(repo: "Repository", query: str, *, fmt: str | None = None,
+def sparql_query(repo: Repository, query: str, *, fmt: str | None = None,
                  base_uri: str | None = None, timeout: float | None = None,
                  default_graph_uris: Sequence[str] = (),
                  named_graph_uris: Sequence[str] = ()) -> Result | bytes:
@@ -636,7 +636,7 @@ def _json(names: list[str], rows: Iterable[list[Node | None]] | None,
     """SPARQL 1.1 Query Results JSON Format."""
     if rows is None:
         return json.dumps({"head": {}, "boolean": boolean}).encode()
-    bindings = [{n: _json_term(v) for n, v in zip(names, row) if v is not None}
+    bindings = [{n: _json_term(v) for n, v in zip(names, row, strict=False) if v is not None}
                 for row in rows]
     doc = {"head": {"vars": names}, "results": {"bindings": bindings}}
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode()
@@ -675,7 +675,7 @@ def _xml(names: list[str], rows: Iterable[list[Node | None]] | None,
         for row in rows:
             out.append("<result>")
             out.extend(f"<binding name={quoteattr(n)}>{_xml_term(v)}</binding>"
-                       for n, v in zip(names, row) if v is not None)
+                       for n, v in zip(names, row, strict=False) if v is not None)
             out.append("</result>\n")
         out.append("</results>\n")
     out.append("</sparql>\n")
@@ -732,7 +732,7 @@ def _pattern_text(term: Any, role: str) -> str | None:
                     f"not {type(term).__name__}")
 
 
-def triple_match(repo: "Repository", s: Any = None, p: Any = None, o: Any = None, *,
+def triple_match(repo: Repository, s: Any = None, p: Any = None, o: Any = None, *,
                  base_uri: str | None = None) -> list[Triple]:
     """The triples of the current resources matching a pattern (None: any term), as
     canonical N-Triples strings with public URIs, each triple once. Terms: canonical
@@ -827,7 +827,7 @@ def _term_parts(term: Any) -> tuple[Any, Any, Any]:
     return pred, op, val
 
 
-def term_search(repo: "Repository", terms: Iterable[Any], *, or_logic: bool = False,
+def term_search(repo: Repository, terms: Iterable[Any], *, or_logic: bool = False,
                 base_uri: str | None = None, timeout: float | None = None) -> list[str]:
     """The uids of the resources with triples matching the terms, sorted.
 

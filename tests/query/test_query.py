@@ -19,10 +19,10 @@ from rdflib import Literal, URIRef
 from rdflib.compare import isomorphic
 from rdflib.plugins.sparql import CUSTOM_EVALS
 
-from lakesuperior.api import query
+from lakesuperior import rdfio
 from lakesuperior.exceptions import QueryTimeoutError, SparqlError, TermError
 from lakesuperior.model.uids import graph_kind
-from lakesuperior import rdfio
+from lakesuperior.query import engine as query
 from lakesuperior.rdfio import to_rdflib
 
 BASE = "http://test.example/rest"
@@ -204,7 +204,7 @@ def both(repo, text):
         theirs = oracle(repo).query(PREFIXES + text, initNs=dict(query.QUERY_NAMESPACES),
                                     base=BASE + "/")
         if theirs.type == "SELECT":
-            theirs.bindings   # evaluated here
+            _ = theirs.bindings   # evaluated here
     return ours, theirs
 
 
@@ -401,7 +401,7 @@ def test_syntax_errors(data, text, message):
 
 
 def test_the_view_is_read_only(data, state):
-    from lakesuperior.api.query import QueryView, _Deadline, _PublicTxn
+    from lakesuperior.query.engine import QueryView, _Deadline, _PublicTxn
     before = state(data)
     with data.store.read() as txn:
         view = QueryView(_PublicTxn(txn, data.urimap, _Deadline(None)))

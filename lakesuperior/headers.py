@@ -9,10 +9,11 @@ from __future__ import annotations
 import base64
 import re
 import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Iterable, Literal, Mapping, Sequence
+from typing import Literal
 from urllib.parse import quote, unquote, unquote_to_bytes
 
 from lakesuperior.exceptions import (
@@ -288,7 +289,7 @@ def _present(header: str | None) -> bool:
 
 def _to_second(dt: datetime) -> datetime:
     """UTC, truncated to the second: HTTP dates have no fractions."""
-    dt = dt.replace(tzinfo=timezone.utc) if dt.tzinfo is None else dt.astimezone(timezone.utc)
+    dt = dt.replace(tzinfo=UTC) if dt.tzinfo is None else dt.astimezone(UTC)
     return dt.replace(microsecond=0)
 
 
@@ -539,7 +540,7 @@ def parse_http_date(value: str | None, *, now: datetime | None = None) -> dateti
         day, month, year, hh, mm, ss = m.groups()
     elif m := _RFC850_DATE.fullmatch(text):
         day, month, yy, hh, mm, ss = m.groups()
-        this_year = (now or datetime.now(timezone.utc)).year
+        this_year = (now or datetime.now(UTC)).year
         year = str(this_year - this_year % 100 + int(yy))
         if int(year) > this_year + 50:
             year = str(int(year) - 100)
@@ -549,7 +550,7 @@ def parse_http_date(value: str | None, *, now: datetime | None = None) -> dateti
         return None
     try:
         return datetime(int(year), _MONTHS.index(month) + 1, int(day), int(hh), int(mm),
-                        min(int(ss), 59), tzinfo=timezone.utc)
+                        min(int(ss), 59), tzinfo=UTC)
     except ValueError:
         return None
 

@@ -106,7 +106,7 @@ def integrity_check(ctx: Context) -> IntegrityReport:
                 report.missing_parent.append(uid)
             elif not txn.count(res_uri(parent), LDP_CONTAINS, res, res_uri(parent)):
                 report.not_contained.append(uid)
-        for s, p, o in txn.triples(g):
+        for _s, p, o in txn.triples(g):
             if p == LDP_CONTAINS:
                 if not txn.has_graph(o):
                     report.dangling_children.append((uid, uid_of(o)))
@@ -145,7 +145,7 @@ def referenced_digests(ctx: Context) -> set[str]:
     description."""
     algo = ctx.binaries.algorithm
     out = set()
-    for s, p, o, g in ctx.txn.match(None, PREMIS_HAS_MESSAGE_DIGEST, None, None):
+    for _s, _p, o, _g in ctx.txn.match(None, PREMIS_HAS_MESSAGE_DIGEST, None, None):
         a, value = parse_digest_urn(o)
         if a == algo:
             out.add(value)

@@ -6,12 +6,12 @@ import hashlib
 import os
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
-from lakesuperior.endpoints import headers as h
+from lakesuperior import headers as h
 from lakesuperior.exceptions import (
     InvalidDigestError,
     LakesuperiorError,
@@ -20,11 +20,11 @@ from lakesuperior.exceptions import (
 )
 
 LDP = "http://www.w3.org/ns/ldp#"
-UTC = timezone.utc
+UTC = UTC
 
 
 def test_no_flask_import():
-    code = "import sys, lakesuperior.endpoints.headers; assert 'flask' not in sys.modules"
+    code = "import sys, lakesuperior.headers; assert 'flask' not in sys.modules"
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": root}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)

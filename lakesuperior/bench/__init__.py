@@ -1,0 +1,1 @@
+"""The benchmark front door (``lsup-benchmark``, ``util/benchmark.py``) and its workload."""

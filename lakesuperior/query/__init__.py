@@ -1,0 +1,1 @@
+"""SPARQL and pattern queries over a read snapshot of the repository."""

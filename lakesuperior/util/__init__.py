@@ -1,1 +1,0 @@
-"""Utilities that sit beside the API: the benchmark workload and the benchmark."""
