@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from lakesuperior.config import Config
-from lakesuperior.model import checks, ldp, lifecycle, tombstones
+from lakesuperior.model import checks, interaction, ldp, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.context import Context, Settings
@@ -128,7 +128,7 @@ class Repository:
         with self._write() as ctx:
             if not ctx.txn.has_graph(res_uri(ROOT_UID)):
                 ldp.write_graph(ctx, ROOT_UID,
-                                ldp.server_triples(ctx, ROOT_UID, ldp.BASIC_CONTAINER))
+                                ldp.server_triples(ctx, ROOT_UID, interaction.BASIC_CONTAINER))
 
     # -- transactions --------------------------------------------------------------------
 
@@ -369,7 +369,7 @@ class Repository:
             versions_mod.snapshot(ctx, uid, current)
             old_user = [t for t in current if not ldp.is_server_managed(t[1], t[2])]
             new_user = [t for t in snap if not ldp.is_server_managed(t[1], t[2])]
-            if model == ldp.NON_RDF_SOURCE:
+            if model == interaction.NON_RDF_SOURCE:
                 from lakesuperior.model.resource import binary_values
                 keep = [t for t in current if t[1] not in ldp.BINARY_PREDICATES]
                 current = keep + binary_values(snap, uid)

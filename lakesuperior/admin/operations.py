@@ -41,7 +41,7 @@ from lakesuperior.exceptions import (
     LakesuperiorError,
     UnsupportedDigestError,
 )
-from lakesuperior.model import ldp
+from lakesuperior.model import interaction, ldp
 from lakesuperior.model.checks import FixityResult, IntegrityReport, referenced_digests
 from lakesuperior.model.context import Context
 from lakesuperior.model.namespaces import EBUCORE_FILENAME, LDP_CONTAINS, LDP_NS, RDF_TYPE
@@ -183,9 +183,10 @@ def repository_stats(repo: Repository) -> dict[str, Any]:
     """``Repository.stats()`` plus resources counted by interaction model
     (``by_model``: ``ldp:BasicContainer`` -> n, ...) and the data directory."""
     out = dict(repo.stats())
-    by_model: dict[str, int] = {ldp.model_name(m): 0 for m in ldp.INTERACTION_MODELS}
+    models = interaction.INTERACTION_MODELS
+    by_model: dict[str, int] = {interaction.model_name(m): 0 for m in models}
     for types in _resource_types(repo).values():
-        name = ldp.model_name(ldp.model_of(types))
+        name = interaction.model_name(interaction.model_of(types))
         by_model[name] = by_model.get(name, 0) + 1
     out["by_model"] = by_model
     out["data_dir"] = os.path.abspath(repo.config.data_dir)
@@ -194,7 +195,7 @@ def repository_stats(repo: Repository) -> dict[str, Any]:
 
 def binary_uids(repo: Repository) -> list[str]:
     """Uids of every live binary (LDP-NR), sorted."""
-    return sorted(uid_of_graph(g) for g in _resource_types(repo, ldp.NON_RDF_SOURCE))
+    return sorted(uid_of_graph(g) for g in _resource_types(repo, interaction.NON_RDF_SOURCE))
 
 
 @dataclass
@@ -846,7 +847,7 @@ def _probe(src: _Source, uid: str) -> None:
 
 def _model_from_links(resp: Any) -> str | None:
     types = {"<" + t + ">" for t in resp.link_targets("type")}
-    return ldp.model_of(types)
+    return interaction.model_of(types)
 
 
 def _get_rdf(src: _Source, url: str) -> list[tuple[str, str, str]]:
@@ -880,13 +881,13 @@ def _migrate_one(src: _Source, repo: Repository, uid: str, url: str,
     if model is None:
         raise _Failure("the response has no LDP interaction model (Link rel=\"type\"): "
                        "is this an LDP server?")
-    if model == ldp.NON_RDF_SOURCE:
+    if model == interaction.NON_RDF_SOURCE:
         described = head.link_targets("describedby")
         triples = _get_rdf(src, described[0] if described else url + "/fcr:metadata")
     else:
         triples = _get_rdf(src, url)
     user, digests, filename = _convert(src, repo, uid, triples, enqueue)
-    if model == ldp.NON_RDF_SOURCE:
+    if model == interaction.NON_RDF_SOURCE:
         _copy_content(src, repo, uid, url, user, digests, filename, report)
     else:
         if uid != "/" or user:
@@ -954,7 +955,7 @@ def _copy_content(src: _Source, repo: Repository, uid: str, url: str,
         mimetype = resp.headers.get("Content-Type") or "application/octet-stream"
         with repo.transaction():
             _, res = repo.create_or_replace(uid, stream=stream, media_type=mimetype.strip(),
-                                            interaction_model=ldp.NON_RDF_SOURCE,
+                                            interaction_model=interaction.NON_RDF_SOURCE,
                                             digests=digests or None, filename=filename,
                                             handling="lenient")
             if user:

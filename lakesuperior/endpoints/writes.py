@@ -22,12 +22,6 @@ from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints.context import (
     CHUNK,
-    CONTAINERS,
-    LDP_BASIC,
-    LDP_DIRECT,
-    LDP_INDIRECT,
-    LDP_NON_RDF_SOURCE,
-    LDP_RDF_SOURCE,
     SPARQL_UPDATE,
     Call,
     advertised_types,
@@ -57,13 +51,9 @@ from lakesuperior.exceptions import (
     UnsupportedDigestError,
     UnsupportedMediaTypeError,
 )
-from lakesuperior.model.namespaces import LDP_NS
+from lakesuperior.model import interaction
 from lakesuperior.store.binaries import is_supported, normalize_digest
 
-_MODELS = {"RDFSource": LDP_RDF_SOURCE, "NonRDFSource": LDP_NON_RDF_SOURCE,
-           "BasicContainer": LDP_BASIC, "DirectContainer": LDP_DIRECT,
-           "IndirectContainer": LDP_INDIRECT, "Container": LDP_BASIC}
-_KNOWN_LDP_TYPES = frozenset((*_MODELS, "Resource"))
 _SPOOL_MEMORY = 1 << 20
 
 
@@ -92,10 +82,10 @@ def _create(call: Call) -> Response:
             segment = slug_segment(slug)
         except PathError as e:
             raise BadRequest(f"Unusable Slug {slug_header!r}: {e}") from None
-    binary = model == LDP_NON_RDF_SOURCE or (
+    binary = model == interaction.NON_RDF_SOURCE or (
         model is None and not _is_rdf(media_type) and (media_type is not None or _has_body()))
     repo = call.repo
-    im = f"<{model}>" if model else None
+    im = model
     guarded = conditional()
 
     def check_parent() -> None:
@@ -190,7 +180,7 @@ def put(call: Call) -> Response:
     rdf_body = _is_rdf(media_type)
     has_body = _has_body()
     spool = None
-    if not rdf_body and (has_body or model == LDP_NON_RDF_SOURCE):
+    if not rdf_body and (has_body or model == interaction.NON_RDF_SOURCE):
         spool = _spool()   # binary, or a body we will refuse: read it before the lock
         body = b""
     else:
@@ -212,22 +202,17 @@ def put(call: Call) -> Response:
                                     weak=False)
             im = model
             if current is not None:
-                cur_model = (current.interaction_model or "")[1:-1]
-                if im is not None and (f"<{im}>" in current.ldp_types or im == cur_model):
-                    im = None           # a current type: keep the model
-                if im is not None:
-                    raise IncompatibleLdpTypeError(
-                        uid, f"{call.url()} is a {_short(cur_model)}: its interaction model "
-                             f"cannot change to {_short(im)}")
+                interaction.check_change(uid, current.interaction_model, im, name=call.url())
+                im = None               # a current type: keep the model
                 if current.is_binary:
-                    im = LDP_NON_RDF_SOURCE
+                    im = interaction.NON_RDF_SOURCE
                 if not current.is_binary and im is None and spool is not None:
                     raise UnsupportedMediaTypeError(
                         f"{call.url()} is an RDF source: its body must be RDF "
                         f"({', '.join(sorted(rdfio.PARSEABLE))}), not "
                         f"{media_type or 'content without a Content-Type'}")
-            binary = im == LDP_NON_RDF_SOURCE or (im is None and spool is not None)
-            kwargs: dict[str, Any] = dict(interaction_model=f"<{im}>" if im else None,
+            binary = im == interaction.NON_RDF_SOURCE or (im is None and spool is not None)
+            kwargs: dict[str, Any] = dict(interaction_model=im,
                                           handling=call.handling or "tolerant",
                                           base_uri=call.base)
             if binary:
@@ -262,7 +247,7 @@ def _put_description(call: Call) -> Response:
     Relative IRIs resolve against the request URI; the description's own URI
     stands for the binary, the subject of its triples (as in its GET)."""
     _check_size()
-    if _requested_model() not in (None, LDP_RDF_SOURCE):
+    if _requested_model() not in (None, interaction.RDF_SOURCE):
         raise IncompatibleLdpTypeError(call.uid, "A binary description is an ldp:RDFSource")
     media_type = _media_type()
     if not _is_rdf(media_type):
@@ -339,35 +324,10 @@ def delete(call: Call) -> Response:
 
 
 def _requested_model() -> str | None:
-    """The interaction model asked for with ``Link: <...>; rel="type"`` (bare IRI), or None."""
-    names = set()
-    for link in hdr.parse_link(request.headers.getlist("Link")):
-        if link.has_rel("type") and link.uri.startswith(LDP_NS):
-            names.add(link.uri[len(LDP_NS):])
-    unknown = names - _KNOWN_LDP_TYPES
-    if unknown:
-        raise IncompatibleLdpTypeError(None, "Unsupported LDP interaction model(s): "
-                                       + ", ".join(sorted(LDP_NS + n for n in unknown)))
-    models = {_MODELS[n] for n in names if n in _MODELS}
-    containers = models & CONTAINERS
-    if len(containers) > 1 and containers != {LDP_BASIC}:
-        if "Container" in names and len(containers - {LDP_BASIC}) == 1:
-            containers -= {LDP_BASIC}
-        else:
-            raise IncompatibleLdpTypeError(None, "Conflicting interaction models requested: "
-                                           + ", ".join(sorted(containers)))
-    if LDP_NON_RDF_SOURCE in models and (containers or LDP_RDF_SOURCE in models):
-        raise IncompatibleLdpTypeError(None, "Conflicting interaction models requested: "
-                                       "ldp:NonRDFSource and an RDF source")
-    if containers:
-        return next(iter(containers))
-    if models:
-        return next(iter(models))
-    return None
-
-
-def _short(model: str) -> str:
-    return "ldp:" + model[len(LDP_NS):] if model.startswith(LDP_NS) else model
+    """The interaction model asked for with ``Link: <...>; rel="type"`` (a term), or None."""
+    return interaction.requested_model(
+        link.uri for link in hdr.parse_link(request.headers.getlist("Link"))
+        if link.has_rel("type"))
 
 
 def _media_type() -> str | None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lakesuperior.exceptions import BinaryNotFoundError, IncompatibleLdpTypeError
-from lakesuperior.model import ldp
+from lakesuperior.model import interaction, ldp
 from lakesuperior.model.context import Context
 from lakesuperior.model.namespaces import (
     FCREPO_HAS_PARENT,
@@ -44,8 +44,8 @@ def fixity_check(ctx: Context, uid: str) -> FixityResult:
     """Re-hash a binary's content and compare it with its recorded digest."""
     txn = ctx.txn
     model = ldp.require_model(txn, uid)
-    if model != ldp.NON_RDF_SOURCE:
-        raise IncompatibleLdpTypeError(uid, f"{uid} is a {ldp.model_name(model)}: only "
+    if model != interaction.NON_RDF_SOURCE:
+        raise IncompatibleLdpTypeError(uid, f"{uid} is a {interaction.model_name(model)}: only "
                                             "binaries have a fixity to check")
     res = res_uri(uid)
     store = ctx.binaries

@@ -23,7 +23,7 @@ from lakesuperior.exceptions import (
     TermError,
     UnsupportedMediaTypeError,
 )
-from lakesuperior.model.ldp import NON_RDF_SOURCE, normalize_interaction_model
+from lakesuperior.model.interaction import NON_RDF_SOURCE, normalize_interaction_model
 
 Triple = tuple[str, str, str]
 

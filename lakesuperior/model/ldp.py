@@ -8,10 +8,8 @@ user triples, its server-managed triples, and (for a container) one
 from __future__ import annotations
 
 from collections.abc import Iterable
-from types import MappingProxyType
 
 from lakesuperior.exceptions import (
-    IncompatibleLdpTypeError,
     InvalidResourceError,
     InvalidTripleError,
     RefIntViolationError,
@@ -21,10 +19,16 @@ from lakesuperior.exceptions import (
     TombstoneError,
 )
 from lakesuperior.model.context import Context
+from lakesuperior.model.interaction import (
+    DIRECT_CONTAINER,
+    INDIRECT_CONTAINER,
+    MEMBERSHIP_CONTAINERS,
+    MODEL_TYPES,
+    model_name,
+    model_of,
+)
 from lakesuperior.model.namespaces import (
     EBUCORE_HAS_MIME_TYPE,
-    FCREPO_BINARY,
-    FCREPO_CONTAINER,
     FCREPO_CREATED,
     FCREPO_CREATED_BY,
     FCREPO_HAS_PARENT,
@@ -32,25 +36,17 @@ from lakesuperior.model.namespaces import (
     FCREPO_LAST_MODIFIED_BY,
     FCREPO_NS,
     FCREPO_REPOSITORY_ROOT,
-    FCREPO_RESOURCE,
     FCSYSTEM_BURIED_IN,
     FCSYSTEM_DELETED,
     FCSYSTEM_NS,
-    LDP_BASIC_CONTAINER,
-    LDP_CONTAINER,
     LDP_CONTAINS,
-    LDP_DIRECT_CONTAINER,
     LDP_HAS_MEMBER_RELATION,
-    LDP_INDIRECT_CONTAINER,
     LDP_INSERTED_CONTENT_RELATION,
     LDP_IS_MEMBER_OF_RELATION,
     LDP_MEMBER,
     LDP_MEMBER_SUBJECT,
     LDP_MEMBERSHIP_RESOURCE,
-    LDP_NON_RDF_SOURCE,
     LDP_NS,
-    LDP_RDF_SOURCE,
-    LDP_RESOURCE,
     PREMIS_HAS_MESSAGE_DIGEST,
     PREMIS_HAS_SIZE,
     RDF_TYPE,
@@ -65,71 +61,6 @@ from lakesuperior.model.uids import (
 )
 
 Triple = tuple[str, str, str]
-
-# --- interaction models ---------------------------------------------------------------
-
-RDF_SOURCE = LDP_RDF_SOURCE
-NON_RDF_SOURCE = LDP_NON_RDF_SOURCE
-BASIC_CONTAINER = LDP_BASIC_CONTAINER
-DIRECT_CONTAINER = LDP_DIRECT_CONTAINER
-INDIRECT_CONTAINER = LDP_INDIRECT_CONTAINER
-
-INTERACTION_MODELS = (RDF_SOURCE, NON_RDF_SOURCE, BASIC_CONTAINER, DIRECT_CONTAINER,
-                      INDIRECT_CONTAINER)
-CONTAINERS = frozenset((BASIC_CONTAINER, DIRECT_CONTAINER, INDIRECT_CONTAINER))
-MEMBERSHIP_CONTAINERS = frozenset((DIRECT_CONTAINER, INDIRECT_CONTAINER))
-
-#: rdf:type triples the server writes for each interaction model.
-MODEL_TYPES = MappingProxyType({
-    RDF_SOURCE: (LDP_RESOURCE, LDP_RDF_SOURCE, FCREPO_RESOURCE),
-    NON_RDF_SOURCE: (LDP_RESOURCE, LDP_NON_RDF_SOURCE, FCREPO_RESOURCE, FCREPO_BINARY),
-    BASIC_CONTAINER: (LDP_RESOURCE, LDP_RDF_SOURCE, LDP_CONTAINER, LDP_BASIC_CONTAINER,
-                      FCREPO_RESOURCE, FCREPO_CONTAINER),
-    DIRECT_CONTAINER: (LDP_RESOURCE, LDP_RDF_SOURCE, LDP_CONTAINER, LDP_DIRECT_CONTAINER,
-                       FCREPO_RESOURCE, FCREPO_CONTAINER),
-    INDIRECT_CONTAINER: (LDP_RESOURCE, LDP_RDF_SOURCE, LDP_CONTAINER,
-                         LDP_INDIRECT_CONTAINER, FCREPO_RESOURCE, FCREPO_CONTAINER),
-})
-
-# Most specific first: the first one found among a resource's types is its model.
-_MODEL_ORDER = (INDIRECT_CONTAINER, DIRECT_CONTAINER, BASIC_CONTAINER, NON_RDF_SOURCE,
-                RDF_SOURCE)
-_SHORT_NAMES = MappingProxyType({t[len(LDP_NS) + 1:-1]: t for t in INTERACTION_MODELS})
-
-
-def normalize_interaction_model(value: object) -> str | None:
-    """The canonical term of an interaction model given as a term, a bare IRI,
-    ``ldp:Name`` or ``Name``; None stays None. Raises ``IncompatibleLdpTypeError``
-    for anything else."""
-    if value is None:
-        return None
-    text = str(value).strip()
-    if text.startswith("<") and text.endswith(">"):
-        text = text[1:-1]
-    if text.startswith(LDP_NS):
-        text = text[len(LDP_NS):]
-    elif text.startswith("ldp:"):
-        text = text[4:]
-    model = _SHORT_NAMES.get(text)
-    if model is None:
-        raise IncompatibleLdpTypeError(
-            None, f"Unknown interaction model {value!r}; use one of "
-                  f"{', '.join(m[1:-1] for m in INTERACTION_MODELS)}")
-    return model
-
-
-def model_of(types: Iterable[str]) -> str | None:
-    """The interaction model among a resource's rdf:type terms."""
-    found = set(types)
-    for model in _MODEL_ORDER:
-        if model in found:
-            return model
-    return None
-
-
-def model_name(model: str | None) -> str:
-    return "none" if model is None else "ldp:" + model[len(LDP_NS) + 1:-1]
-
 
 # --- server-managed triples -------------------------------------------------------------
 

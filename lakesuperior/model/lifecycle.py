@@ -21,18 +21,17 @@ from lakesuperior.exceptions import (
     ResourceNotExistsError,
     ServerManagedTermError,
 )
-from lakesuperior.model import ldp, membership, nonrdf
+from lakesuperior.model import interaction, ldp, membership, nonrdf
 from lakesuperior.model.context import Context
 from lakesuperior.model.inputs import BinaryInput, RdfInput
-from lakesuperior.model.ldp import (
+from lakesuperior.model.interaction import (
     BASIC_CONTAINER,
     CONTAINERS,
     MEMBERSHIP_CONTAINERS,
     NON_RDF_SOURCE,
-    InputChecker,
-    is_server_managed,
     model_name,
 )
+from lakesuperior.model.ldp import InputChecker, is_server_managed
 from lakesuperior.model.namespaces import (
     FCREPO_CREATED,
     FCREPO_CREATED_BY,
@@ -58,7 +57,7 @@ def create_or_replace(ctx: Context, uid: str, inp: RdfInput | BinaryInput,
     """PUT semantics: ``('create' | 'replace', view)``. Missing intermediate
     path segments are created as basic containers."""
     txn = ctx.txn
-    model = ldp.model_of(ldp.types_of(txn, uid))
+    model = interaction.model_of(ldp.types_of(txn, uid))
     if model is not None:
         return "replace", replace(ctx, uid, model, inp, handling)
     if ldp.is_tombstone(txn, uid):
@@ -95,7 +94,7 @@ def ensure_parent(ctx: Context, uid: str, *, create_missing: bool) -> str:
     missing = []
     cur = parent_uid(uid)
     while True:
-        model = ldp.model_of(ldp.types_of(txn, cur))
+        model = interaction.model_of(ldp.types_of(txn, cur))
         if model is not None:
             break
         if ldp.is_tombstone(txn, cur):
@@ -156,10 +155,7 @@ def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
     if model != NON_RDF_SOURCE and inp.is_binary:
         raise IncompatibleLdpTypeError(uid, f"{uid} is a {model_name(model)}: it cannot be "
                                             "replaced with a binary")
-    if inp.model is not None and inp.model != model:
-        raise IncompatibleLdpTypeError(uid, f"{uid} is a {model_name(model)}; its "
-                                            f"interaction model cannot change to "
-                                            f"{model_name(inp.model)}")
+    interaction.check_change(uid, model, inp.model)
     res = res_uri(uid)
     old = txn.triples(res)
     children = [o[_CUT:-1] for s, p, o in old if p == LDP_CONTAINS]
@@ -206,8 +202,8 @@ def after_change(ctx: Context, uid: str, model: str, old: list[Triple],
             membership.rebuild(ctx, uid, new_cfg)
     parent = parent_uid(uid)
     if parent is not None:
-        parent_model = ldp.model_of(ldp.types_of(txn, parent))
-        if parent_model == ldp.INDIRECT_CONTAINER:
+        parent_model = interaction.model_of(ldp.types_of(txn, parent))
+        if parent_model == interaction.INDIRECT_CONTAINER:
             cfg = membership.read_config(txn, parent, parent_model)
             membership.on_child_changed(ctx, cfg, uid, old, new)
 

@@ -23,13 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lakesuperior.model.context import Context
-from lakesuperior.model.ldp import (
-    INDIRECT_CONTAINER,
-    MEMBERSHIP_CONTAINERS,
-    children_of,
-    model_of,
-    touch,
-)
+from lakesuperior.model.interaction import INDIRECT_CONTAINER, MEMBERSHIP_CONTAINERS, model_of
+from lakesuperior.model.ldp import children_of, touch
 from lakesuperior.model.namespaces import (
     FCSYSTEM_MEMBERSHIP_FROM,
     LDP_HAS_MEMBER_RELATION,

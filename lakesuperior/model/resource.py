@@ -21,7 +21,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, BinaryIO
 
-from lakesuperior.model import ldp, membership
+from lakesuperior.model import interaction, ldp, membership
 from lakesuperior.model.context import Context
 from lakesuperior.model.ldp import BINARY_PREDICATES, is_server_managed
 from lakesuperior.model.namespaces import (
@@ -122,7 +122,7 @@ class RdfSource:
     @property
     def interaction_model(self) -> str | None:
         if self._model is None:
-            self._model = ldp.model_of(self.types)
+            self._model = interaction.model_of(self.types)
         return self._model
 
     # -- triples ------------------------------------------------------------------------
@@ -291,13 +291,13 @@ def view(ctx: Context, uid: str, own: list[Triple], *, model: str | None = None,
     """Build the right view class for a resource's triples."""
     if model is None:
         res = res_uri(uid)
-        model = ldp.model_of(o for s, p, o in own if p == RDF_TYPE and s == res)
+        model = interaction.model_of(o for s, p, o in own if p == RDF_TYPE and s == res)
     kw = dict(urimap=ctx.urimap, extra=extra, incl_children=incl_children,
               incl_srv_mgd=incl_srv_mgd, versions=versions, model=model,
               version_of=version_of)
-    if model == ldp.NON_RDF_SOURCE:
+    if model == interaction.NON_RDF_SOURCE:
         return Binary(uid, own, binaries=ctx.binaries, **kw)
-    if model in ldp.CONTAINERS:
+    if model in interaction.CONTAINERS:
         return Container(uid, own, **kw)
     return RdfSource(uid, own, **kw)
 
@@ -347,7 +347,7 @@ class ResourceInfo:
         self.has_membership = has_membership
 
     def __repr__(self) -> str:
-        return f"<ResourceInfo {self._view.uid} {ldp.model_name(self.interaction_model)}>"
+        return f"<ResourceInfo {self._view.uid} {interaction.model_name(self.interaction_model)}>"
 
     uid = property(lambda self: self._view.uid)
     uri = property(lambda self: self._view.uri)
@@ -402,10 +402,10 @@ def load_info(ctx: Context, uid: str) -> ResourceInfo:
     txn = ctx.txn
     res = res_uri(uid)
     own = [q[:3] for q in txn.match(res, RDF_TYPE, None, res)]
-    model = ldp.model_of(t[2] for t in own)
+    model = interaction.model_of(t[2] for t in own)
     if model is None:
         ldp.require_model(txn, uid)  # raises the right error
-    preds = (_INFO_PREDICATES + _BINARY_INFO_PREDICATES if model == ldp.NON_RDF_SOURCE
+    preds = (_INFO_PREDICATES + _BINARY_INFO_PREDICATES if model == interaction.NON_RDF_SOURCE
              else _INFO_PREDICATES)
     for p in preds:
         own.extend(q[:3] for q in txn.match(res, p, None, res))

@@ -21,9 +21,9 @@ from lakesuperior.exceptions import (
     ResourceExistsError,
     ResourceNotExistsError,
 )
-from lakesuperior.model import ldp, membership, versions
+from lakesuperior.model import interaction, ldp, membership, versions
 from lakesuperior.model.context import Context
-from lakesuperior.model.ldp import MEMBERSHIP_CONTAINERS
+from lakesuperior.model.interaction import MEMBERSHIP_CONTAINERS
 from lakesuperior.model.namespaces import (
     FCSYSTEM_BURIED_IN,
     FCSYSTEM_DELETED,
@@ -52,14 +52,14 @@ def subtree(txn, uid: str, kind: str = "res") -> list[str]:
 
 def _model(triples: list[Triple], uid: str) -> str | None:
     res = res_uri(uid)
-    return ldp.model_of(o for s, p, o in triples if p == RDF_TYPE and s == res)
+    return interaction.model_of(o for s, p, o in triples if p == RDF_TYPE and s == res)
 
 
 def _detach(ctx: Context, uid: str, own: list[Triple]) -> None:
     """Remove a resource's containment and membership in its parent."""
     txn = ctx.txn
     parent = parent_uid(uid)
-    parent_model = ldp.model_of(ldp.types_of(txn, parent))
+    parent_model = interaction.model_of(ldp.types_of(txn, parent))
     if parent_model in MEMBERSHIP_CONTAINERS:
         cfg = membership.read_config(txn, parent, parent_model)
         membership.on_child_removed(ctx, cfg, uid, own)
@@ -124,7 +124,7 @@ def resurrect(ctx: Context, uid: str) -> None:
         if u == uid:
             own = mine
     for u in nodes:
-        model = ldp.model_of(ldp.types_of(txn, u))
+        model = interaction.model_of(ldp.types_of(txn, u))
         if model in MEMBERSHIP_CONTAINERS:
             membership.rebuild(ctx, u, membership.read_config(txn, u, model))
     ldp.add_child(ctx, parent, uid)
@@ -156,7 +156,7 @@ def _purge_tree(ctx: Context, uid: str, kind: str) -> None:
     txn = ctx.txn
     for u in subtree(txn, uid, kind):
         g = graph(kind, u)
-        if kind == "res" and ldp.model_of(ldp.types_of(txn, u)) in MEMBERSHIP_CONTAINERS:
+        if kind == "res" and interaction.model_of(ldp.types_of(txn, u)) in MEMBERSHIP_CONTAINERS:
             membership.drop(ctx, u)
         txn.remove_graph(g)
         txn.remove_graph(graph("tomb", u))

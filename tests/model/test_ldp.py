@@ -12,7 +12,7 @@ from lakesuperior.exceptions import (
     ServerManagedTermError,
     SingleSubjectError,
 )
-from lakesuperior.model import ldp
+from lakesuperior.model import interaction, ldp
 from lakesuperior.model.context import Context, Settings, datetime_literal, literal_term
 from lakesuperior.model.namespaces import FCREPO, LDP, LDP_NS, RDF_TYPE, Namespace
 
@@ -34,23 +34,23 @@ def test_namespace_terms():
     "DirectContainer",
 ])
 def test_normalize_interaction_model(given):
-    assert ldp.normalize_interaction_model(given) == LDP.DirectContainer
+    assert interaction.normalize_interaction_model(given) == LDP.DirectContainer
 
 
 def test_normalize_interaction_model_refuses_unknown():
-    assert ldp.normalize_interaction_model(None) is None
+    assert interaction.normalize_interaction_model(None) is None
     with pytest.raises(IncompatibleLdpTypeError):
-        ldp.normalize_interaction_model("ldp:Bucket")
+        interaction.normalize_interaction_model("ldp:Bucket")
     with pytest.raises(IncompatibleLdpTypeError):
-        ldp.normalize_interaction_model("http://example.org/Container")
+        interaction.normalize_interaction_model("http://example.org/Container")
 
 
 def test_model_of_picks_most_specific():
-    assert ldp.model_of(ldp.MODEL_TYPES[ldp.INDIRECT_CONTAINER]) == ldp.INDIRECT_CONTAINER
-    assert ldp.model_of(ldp.MODEL_TYPES[ldp.BASIC_CONTAINER]) == ldp.BASIC_CONTAINER
-    assert ldp.model_of(ldp.MODEL_TYPES[ldp.NON_RDF_SOURCE]) == ldp.NON_RDF_SOURCE
-    assert ldp.model_of(ldp.MODEL_TYPES[ldp.RDF_SOURCE]) == ldp.RDF_SOURCE
-    assert ldp.model_of([EX.Thing]) is None
+    assert interaction.model_of(interaction.MODEL_TYPES[interaction.INDIRECT_CONTAINER]) == interaction.INDIRECT_CONTAINER
+    assert interaction.model_of(interaction.MODEL_TYPES[interaction.BASIC_CONTAINER]) == interaction.BASIC_CONTAINER
+    assert interaction.model_of(interaction.MODEL_TYPES[interaction.NON_RDF_SOURCE]) == interaction.NON_RDF_SOURCE
+    assert interaction.model_of(interaction.MODEL_TYPES[interaction.RDF_SOURCE]) == interaction.RDF_SOURCE
+    assert interaction.model_of([EX.Thing]) is None
 
 
 @pytest.mark.parametrize("p, o, expected", [
@@ -149,14 +149,14 @@ def test_checker_refint(repo, mode):
 
 def test_complete_membership_config_defaults():
     res = "<info:fcres/c>"
-    out = ldp.complete_membership_config("/c", ldp.DIRECT_CONTAINER, [])
+    out = ldp.complete_membership_config("/c", interaction.DIRECT_CONTAINER, [])
     assert (res, LDP.membershipResource, res) in out
     assert (res, LDP.hasMemberRelation, LDP.member) in out
-    out = ldp.complete_membership_config("/c", ldp.INDIRECT_CONTAINER,
+    out = ldp.complete_membership_config("/c", interaction.INDIRECT_CONTAINER,
                                          [(res, LDP.isMemberOfRelation, EX.partOf)])
     assert (res, LDP.insertedContentRelation, LDP.MemberSubject) in out
     assert not any(t[1] == LDP.hasMemberRelation for t in out)
-    assert ldp.complete_membership_config("/c", ldp.BASIC_CONTAINER, []) == []
+    assert ldp.complete_membership_config("/c", interaction.BASIC_CONTAINER, []) == []
 
 
 @pytest.mark.parametrize("triples", [
@@ -169,4 +169,4 @@ def test_complete_membership_config_defaults():
 ])
 def test_complete_membership_config_refuses(triples):
     with pytest.raises(InvalidTripleError):
-        ldp.complete_membership_config("/c", ldp.DIRECT_CONTAINER, triples)
+        ldp.complete_membership_config("/c", interaction.DIRECT_CONTAINER, triples)

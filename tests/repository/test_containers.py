@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidTripleError
-from lakesuperior.model.namespaces import LDP
+from lakesuperior.model.namespaces import LDP, LDP_BASIC_CONTAINER
 
 BASE = "http://test.example/rest"
 EX = "http://ex.org/"
@@ -42,10 +42,12 @@ def test_interaction_model_cannot_change(repo, state):
     with pytest.raises(IncompatibleLdpTypeError):
         repo.create_or_replace("/r", interaction_model="ldp:DirectContainer")
     with pytest.raises(IncompatibleLdpTypeError):
-        repo.create_or_replace("/r", interaction_model="ldp:RDFSource")
+        repo.create_or_replace("/r", interaction_model="ldp:IndirectContainer")
     assert state(repo) == before
-    # the same model, or none, is fine
+    # the same model, one of its own types (ldp:RDFSource), or none, is fine: the model stays
     assert repo.create_or_replace("/r", interaction_model="ldp:BasicContainer")[0] == "replace"
+    assert repo.create_or_replace("/r", interaction_model="ldp:RDFSource")[0] == "replace"
+    assert repo.get("/r").interaction_model == LDP_BASIC_CONTAINER
     assert repo.create_or_replace("/r")[0] == "replace"
     assert LDP.BasicContainer in repo.get("/r").ldp_types
 
