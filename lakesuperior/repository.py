@@ -35,18 +35,19 @@ from contextlib import contextmanager
 from typing import Any
 
 from lakesuperior.config import Config
-from lakesuperior.model import checks, interaction, ldp, lifecycle, tombstones
+from lakesuperior.model import checks, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
+from lakesuperior.model.containment import write_graph
 from lakesuperior.model.context import Context, Settings
 from lakesuperior.model.inputs import read_input
-from lakesuperior.model.resource import (
-    RdfSource,
-    ResourceInfo,
-    VersionInfo,
-    load,
-    load_info,
-    view,
+from lakesuperior.model.lookup import is_tombstone, require_model, tombstone_error
+from lakesuperior.model.resource import RdfSource, ResourceInfo, load, load_info, view
+from lakesuperior.model.server_managed import (
+    BINARY_PREDICATES,
+    binary_values,
+    is_server_managed,
+    server_triples,
 )
 from lakesuperior.model.uids import (
     ROOT_UID,
@@ -56,6 +57,7 @@ from lakesuperior.model.uids import (
     normalize_uid,
     res_uri,
 )
+from lakesuperior.model.versions import VersionInfo
 
 __all__ = ["Repository"]
 
@@ -127,8 +129,8 @@ class Repository:
                 return
         with self._write() as ctx:
             if not ctx.txn.has_graph(res_uri(ROOT_UID)):
-                ldp.write_graph(ctx, ROOT_UID,
-                                ldp.server_triples(ctx, ROOT_UID, interaction.BASIC_CONTAINER))
+                write_graph(ctx, ROOT_UID,
+                            server_triples(ctx, ROOT_UID, interaction.BASIC_CONTAINER))
 
     # -- transactions --------------------------------------------------------------------
 
@@ -201,8 +203,8 @@ class Repository:
         with self._read() as ctx:
             if ctx.txn.has_graph(res_uri(uid)):
                 return True
-            if ldp.is_tombstone(ctx.txn, uid):
-                raise ldp.tombstone_error(ctx.txn, uid)
+            if is_tombstone(ctx.txn, uid):
+                raise tombstone_error(ctx.txn, uid)
             return False
 
     def get(self, uid: str, *, incl_children: bool = True, incl_inbound: bool = False,
@@ -338,14 +340,14 @@ class Repository:
         the first."""
         uid = normalize_uid(uid)
         with self._write() as ctx:
-            ldp.require_model(ctx.txn, uid)
+            require_model(ctx.txn, uid)
             return versions_mod.snapshot(ctx, uid, ctx.txn.triples(res_uri(uid)), label)
 
     def versions(self, uid: str) -> list[VersionInfo]:
         """The versions of a resource, oldest first."""
         uid = normalize_uid(uid)
         with self._read() as ctx:
-            ldp.require_model(ctx.txn, uid)
+            require_model(ctx.txn, uid)
             return versions_mod.list_versions(ctx, uid)
 
     def get_version(self, uid: str, version_id: str, *,
@@ -353,7 +355,7 @@ class Repository:
         """A version of a resource, as a read-only view of its snapshot."""
         uid = normalize_uid(uid)
         with self._read(base_uri) as ctx:
-            ldp.require_model(ctx.txn, uid)
+            require_model(ctx.txn, uid)
             triples = versions_mod.read_snapshot(ctx, uid, version_id)
             return view(ctx, uid, triples, version_of=version_id)
 
@@ -363,15 +365,14 @@ class Repository:
         uid = normalize_uid(uid)
         with self._write() as ctx:
             txn = ctx.txn
-            model = ldp.require_model(txn, uid)
+            model = require_model(txn, uid)
             snap = versions_mod.read_snapshot(ctx, uid, version_id)
             current = txn.triples(res_uri(uid))
             versions_mod.snapshot(ctx, uid, current)
-            old_user = [t for t in current if not ldp.is_server_managed(t[1], t[2])]
-            new_user = [t for t in snap if not ldp.is_server_managed(t[1], t[2])]
+            old_user = [t for t in current if not is_server_managed(t[1], t[2])]
+            new_user = [t for t in snap if not is_server_managed(t[1], t[2])]
             if model == interaction.NON_RDF_SOURCE:
-                from lakesuperior.model.resource import binary_values
-                keep = [t for t in current if t[1] not in ldp.BINARY_PREDICATES]
+                keep = [t for t in current if t[1] not in BINARY_PREDICATES]
                 current = keep + binary_values(snap, uid)
             return lifecycle.apply_delta(ctx, uid, old_user, new_user, "lenient",
                                          old=current, model=model)

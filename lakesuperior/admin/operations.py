@@ -41,11 +41,13 @@ from lakesuperior.exceptions import (
     LakesuperiorError,
     UnsupportedDigestError,
 )
-from lakesuperior.model import interaction, ldp
+from lakesuperior.model import interaction
 from lakesuperior.model.checks import FixityResult, IntegrityReport, referenced_digests
 from lakesuperior.model.context import Context
 from lakesuperior.model.namespaces import EBUCORE_FILENAME, LDP_CONTAINS, LDP_NS, RDF_TYPE
-from lakesuperior.model.resource import lexical, parse_digest_urn
+from lakesuperior.model.literals import lexical
+from lakesuperior.model.nonrdf import parse_digest_urn
+from lakesuperior.model.server_managed import is_server_managed
 from lakesuperior.model.uids import graph_kind, normalize_uid, uid_of_graph
 
 if TYPE_CHECKING:
@@ -919,7 +921,7 @@ def _convert(src: _Source, repo: Repository, uid: str,
             if child is not None:
                 enqueue(child)
             continue
-        if ldp.is_server_managed(p, o):
+        if is_server_managed(p, o):
             algo, value = parse_digest_urn(o)
             if algo:
                 digests[algo] = value.lower()

@@ -273,7 +273,7 @@ def _timemap(call: Call, head: bool) -> Response:
         triples.append((tm, LDP_CONTAINS, m))
         triples.append((m, MEMENTO_DATETIME,
                         f'"{mto.version_datetime(v.id).strftime("%Y-%m-%dT%H:%M:%SZ")}"'
-                        f"^^<{XSD_DATETIME}>"))
+                        f"^^{XSD_DATETIME}"))
         if v.label:
             triples.append((m, RDFS_LABEL, literal_term(v.label)))
     if media_type == HTML:

@@ -7,15 +7,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lakesuperior.exceptions import BinaryNotFoundError, IncompatibleLdpTypeError
-from lakesuperior.model import interaction, ldp
+from lakesuperior.model import interaction
 from lakesuperior.model.context import Context
+from lakesuperior.model.lookup import require_model
 from lakesuperior.model.namespaces import (
     FCREPO_HAS_PARENT,
     LDP_CONTAINS,
     PREMIS_HAS_MESSAGE_DIGEST,
     RDF_TYPE,
 )
-from lakesuperior.model.resource import parse_digest_urn
+from lakesuperior.model.nonrdf import parse_digest_urn
 from lakesuperior.model.uids import (
     RES_PREFIX,
     graph_kind,
@@ -43,7 +44,7 @@ class FixityResult:
 def fixity_check(ctx: Context, uid: str) -> FixityResult:
     """Re-hash a binary's content and compare it with its recorded digest."""
     txn = ctx.txn
-    model = ldp.require_model(txn, uid)
+    model = require_model(txn, uid)
     if model != interaction.NON_RDF_SOURCE:
         raise IncompatibleLdpTypeError(uid, f"{uid} is a {interaction.model_name(model)}: only "
                                             "binaries have a fixity to check")

@@ -2,16 +2,15 @@
 
 The repository builds one ``Context`` per API call and passes it explicitly to
 every model function; nothing in the model keeps state between calls.
+(``literal_term`` and ``datetime_literal`` live in ``model.literals``.)
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from types import MappingProxyType
 from typing import Any
 
-from lakesuperior.model.namespaces import XSD_DATETIME
+from lakesuperior.model.literals import datetime_literal, literal_term
 from lakesuperior.model.uids import UriMap
 
 
@@ -24,25 +23,6 @@ class Settings:
     allow_foreign_subjects: bool = False
     agent: str = "admin"
     digest_algorithm: str = "sha512"
-
-
-def datetime_literal(when: datetime) -> str:
-    """An ``xsd:dateTime`` literal term in UTC, with microseconds."""
-    text = when.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
-    return f'"{text}Z"^^<{XSD_DATETIME}>'
-
-
-_ESCAPES = MappingProxyType({**{c: f"\\u{c:04X}" for c in (*range(0x20), 0x7F, 0xFFFE, 0xFFFF)},
-            0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r",
-            0x22: '\\"', 0x5C: "\\\\"})
-_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\x7f\ufffe\uffff]')
-
-
-def literal_term(text: str, datatype: str | None = None) -> str:
-    """A literal term in canonical form (``datatype`` a bare IRI, or None)."""
-    if _NEEDS_ESCAPE.search(text):
-        text = text.translate(_ESCAPES)
-    return f'"{text}"^^<{datatype}>' if datatype else f'"{text}"'
 
 
 class Context:
@@ -69,5 +49,4 @@ class Context:
         """The same operation seen under another public base URI."""
         if base_uri is None or base_uri.rstrip("/") == self.urimap.base:
             return self
-        ctx = Context(self.txn, self.settings, self.binaries, UriMap(base_uri), self.now)
-        return ctx
+        return Context(self.txn, self.settings, self.binaries, UriMap(base_uri), self.now)

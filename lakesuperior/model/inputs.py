@@ -154,7 +154,7 @@ def graph_triples(graph: Any, base_iri: str) -> list[Triple]:
 def _graph_triples_resolving(graph: Any, base_iri: str) -> list[Triple]:
     from rdflib import URIRef
 
-    def fix(node):
+    def fix(node: Any) -> Any:
         if isinstance(node, URIRef) and not _ABSOLUTE.match(node):
             return URIRef(urljoin(base_iri, str(node)))
         return node

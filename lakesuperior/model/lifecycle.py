@@ -15,13 +15,14 @@ import uuid
 from collections.abc import Iterable
 from typing import Any
 
+from lakesuperior import rdfio
 from lakesuperior.exceptions import (
     IncompatibleLdpTypeError,
     InvalidTripleError,
     ResourceNotExistsError,
     ServerManagedTermError,
 )
-from lakesuperior.model import interaction, ldp, membership, nonrdf
+from lakesuperior.model import containment, interaction, membership, nonrdf
 from lakesuperior.model.context import Context
 from lakesuperior.model.inputs import BinaryInput, RdfInput
 from lakesuperior.model.interaction import (
@@ -31,24 +32,19 @@ from lakesuperior.model.interaction import (
     NON_RDF_SOURCE,
     model_name,
 )
-from lakesuperior.model.ldp import InputChecker, is_server_managed
-from lakesuperior.model.namespaces import (
-    FCREPO_CREATED,
-    FCREPO_CREATED_BY,
-    LDP_CONTAINS,
-    RDF_TYPE,
+from lakesuperior.model.lookup import is_tombstone, model_at, require_model, tombstone_error
+from lakesuperior.model.namespaces import LDP_CONTAINS, RDF_TYPE
+from lakesuperior.model.resource import RdfSource, view
+from lakesuperior.model.server_managed import (
+    binary_values,
+    is_server_managed,
+    renewed_server_triples,
+    server_triples,
 )
-from lakesuperior.model.resource import RdfSource, binary_values, view
-from lakesuperior.model.uids import (
-    RES_PREFIX,
-    child_uid,
-    parent_uid,
-    res_uri,
-)
-
-Triple = tuple[str, str, str]
-_CUT = len(RES_PREFIX)
-
+from lakesuperior.model.uids import child_uid, parent_of, parent_uid, res_uri
+from lakesuperior.model.validation import InputChecker
+from lakesuperior.model.versions import list_versions
+from lakesuperior.rdfio import Triple
 
 # --- create / replace ---------------------------------------------------------------------
 
@@ -57,11 +53,11 @@ def create_or_replace(ctx: Context, uid: str, inp: RdfInput | BinaryInput,
     """PUT semantics: ``('create' | 'replace', view)``. Missing intermediate
     path segments are created as basic containers."""
     txn = ctx.txn
-    model = interaction.model_of(ldp.types_of(txn, uid))
+    model = model_at(txn, uid)
     if model is not None:
         return "replace", replace(ctx, uid, model, inp, handling)
-    if ldp.is_tombstone(txn, uid):
-        raise ldp.tombstone_error(txn, uid)
+    if is_tombstone(txn, uid):
+        raise tombstone_error(txn, uid)
     parent_model = ensure_parent(ctx, uid, create_missing=True)
     return "create", create_at(ctx, uid, inp, handling, parent_model)
 
@@ -71,16 +67,17 @@ def create_child(ctx: Context, parent: str, candidate: str, inp: RdfInput | Bina
     """POST semantics: create under ``parent`` at ``candidate`` (the slug or a
     minted uuid) or, if that is taken, at a fresh uuid."""
     txn = ctx.txn
-    parent_model = ldp.require_model(txn, parent)
+    parent_model = require_model(txn, parent)
     check_can_contain(parent, parent_model, candidate)
     uid = candidate
-    if txn.has_graph(res_uri(uid)) or ldp.is_tombstone(txn, uid):
+    if txn.has_graph(res_uri(uid)) or is_tombstone(txn, uid):
         uid = child_uid(parent, str(uuid.uuid4()))
         inp = inp.rebased(ctx.urimap.public_iri(candidate), ctx.urimap.public_iri(uid))
     return create_at(ctx, uid, inp, handling, parent_model)
 
 
 def check_can_contain(parent: str, parent_model: str, uid: str) -> None:
+    """``IncompatibleLdpTypeError`` unless a ``parent_model`` resource may contain others."""
     if parent_model not in CONTAINERS:
         raise IncompatibleLdpTypeError(
             uid, f"Cannot create {uid}: {parent} is a {model_name(parent_model)}, "
@@ -92,22 +89,22 @@ def ensure_parent(ctx: Context, uid: str, *, create_missing: bool) -> str:
     return the parent's interaction model."""
     txn = ctx.txn
     missing = []
-    cur = parent_uid(uid)
+    cur = parent_of(uid)
     while True:
-        model = interaction.model_of(ldp.types_of(txn, cur))
+        model = model_at(txn, cur)
         if model is not None:
             break
-        if ldp.is_tombstone(txn, cur):
-            raise ldp.tombstone_error(txn, cur)
+        if is_tombstone(txn, cur):
+            raise tombstone_error(txn, cur)
         if not create_missing:
             raise ResourceNotExistsError(cur, f"Cannot create {uid}: its parent {cur} "
                                               "does not exist")
         missing.append(cur)
-        cur = parent_uid(cur)
+        cur = parent_of(cur)
     check_can_contain(cur, model, uid)
     for mid in reversed(missing):
-        triples = ldp.server_triples(ctx, mid, BASIC_CONTAINER)
-        ldp.write_graph(ctx, mid, triples)
+        triples = server_triples(ctx, mid, BASIC_CONTAINER)
+        containment.write_graph(ctx, mid, triples)
         attach(ctx, mid, triples, model)
         model = BASIC_CONTAINER
     return model
@@ -115,30 +112,36 @@ def ensure_parent(ctx: Context, uid: str, *, create_missing: bool) -> str:
 
 def attach(ctx: Context, uid: str, triples: list[Triple], parent_model: str) -> None:
     """Containment (and membership) of a new resource in its parent."""
-    parent = parent_uid(uid)
-    ldp.add_child(ctx, parent, uid)
+    parent = parent_of(uid)
+    containment.add_child(ctx, parent, uid)
     if parent_model in MEMBERSHIP_CONTAINERS:
         cfg = membership.read_config(ctx.txn, parent, parent_model)
         membership.on_child_added(ctx, cfg, uid, triples)
 
 
+def _user_triples(ctx: Context, uid: str, model: str, inp: RdfInput,
+                  handling: str) -> list[Triple]:
+    """The checked, deduplicated client triples of an RDF input, membership
+    configuration completed."""
+    user = list(dict.fromkeys(InputChecker(ctx, uid, handling, model).check(inp.triples)))
+    return membership.complete_config(uid, model, user)
+
+
 def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str,
               parent_model: str) -> RdfSource:
     """Create a resource whose parent exists and can contain it."""
-    if inp.is_binary:
+    if isinstance(inp, BinaryInput):
         model = NON_RDF_SOURCE
         user = nonrdf.user_triples(ctx, uid, inp)
-        sm = ldp.server_triples(ctx, uid, model) + nonrdf.content_triples(uid, inp)
+        sm = server_triples(ctx, uid, model) + nonrdf.content_triples(uid, inp)
     else:
         model = inp.model or BASIC_CONTAINER
         if model == NON_RDF_SOURCE:
             raise IncompatibleLdpTypeError(uid, "RDF input cannot make a NonRDFSource")
-        user = list(dict.fromkeys(InputChecker(ctx, uid, handling, model)
-                                  .check(inp.triples)))
-        user = ldp.complete_membership_config(uid, model, user)
-        sm = ldp.server_triples(ctx, uid, model)
+        user = _user_triples(ctx, uid, model, inp, handling)
+        sm = server_triples(ctx, uid, model)
     triples = sm + user
-    ldp.write_graph(ctx, uid, triples)
+    containment.write_graph(ctx, uid, triples)
     attach(ctx, uid, triples, parent_model)
     return view(ctx, uid, triples, model=model,
                 extra=membership.triples_about(ctx.txn, uid))
@@ -156,35 +159,23 @@ def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
         raise IncompatibleLdpTypeError(uid, f"{uid} is a {model_name(model)}: it cannot be "
                                             "replaced with a binary")
     interaction.check_change(uid, model, inp.model)
-    res = res_uri(uid)
-    old = txn.triples(res)
-    children = [o[_CUT:-1] for s, p, o in old if p == LDP_CONTAINS]
-    if inp.is_binary:
+    old = txn.triples(res_uri(uid))
+    children = containment.children_in(old)
+    extra_sm: list[Triple] = []
+    if isinstance(inp, BinaryInput):
         old_user = [t for t in old if not is_server_managed(t[1], t[2])]
         user = nonrdf.user_triples(ctx, uid, inp, old_user)
         extra_sm = nonrdf.content_triples(uid, inp)
     else:
-        user = list(dict.fromkeys(InputChecker(ctx, uid, handling, model)
-                                  .check(inp.triples)))
-        user = ldp.complete_membership_config(uid, model, user)
-        extra_sm = []
-    new = _server_triples_kept(ctx, uid, model, old) + extra_sm + user
-    ldp.write_graph(ctx, uid, new, children)
+        user = _user_triples(ctx, uid, model, inp, handling)
+    new = renewed_server_triples(ctx, uid, model, old) + extra_sm + user
+    containment.write_graph(ctx, uid, new, children)
     after_change(ctx, uid, model, old, new)
     return _view_after_write(ctx, uid, model, new, children)
 
 
-def _server_triples_kept(ctx: Context, uid: str, model: str, old: list[Triple]) -> list[Triple]:
-    """Fresh server-managed triples keeping the creation date and agent."""
-    res = res_uri(uid)
-    return ldp.server_triples(ctx, uid, model,
-                              created=ldp.first_value(old, res, FCREPO_CREATED),
-                              created_by=ldp.first_value(old, res, FCREPO_CREATED_BY))
-
-
 def _view_after_write(ctx: Context, uid: str, model: str, own: list[Triple],
                       children: list[str]) -> RdfSource:
-    from lakesuperior.model.versions import list_versions
     res = res_uri(uid)
     full = own + [(res, LDP_CONTAINS, res_uri(c)) for c in children] if children else own
     return view(ctx, uid, full, model=model, extra=membership.triples_about(ctx.txn, uid),
@@ -202,7 +193,7 @@ def after_change(ctx: Context, uid: str, model: str, old: list[Triple],
             membership.rebuild(ctx, uid, new_cfg)
     parent = parent_uid(uid)
     if parent is not None:
-        parent_model = interaction.model_of(ldp.types_of(txn, parent))
+        parent_model = model_at(txn, parent)
         if parent_model == interaction.INDIRECT_CONTAINER:
             cfg = membership.read_config(txn, parent, parent_model)
             membership.on_child_changed(ctx, cfg, uid, old, new)
@@ -220,10 +211,9 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
     """
     txn = ctx.txn
     if model is None:
-        model = ldp.require_model(txn, uid)
-    res = res_uri(uid)
+        model = require_model(txn, uid)
     if old is None:
-        old = txn.triples(res)
+        old = txn.triples(res_uri(uid))
     to_internal = ctx.urimap.to_internal
     removed_int = {(to_internal(s), p, to_internal(o)) for s, p, o in removed}
     sm_removed = [t for t in removed_int if is_server_managed(t[1], t[2])]
@@ -232,17 +222,17 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
         raise ServerManagedTermError(uid, f"Server-managed triples cannot be removed from "
                                           f"{uid}: {shown}")
     added_checked = InputChecker(ctx, uid, handling, model).check(added)
-    children = [o[_CUT:-1] for s, p, o in old if p == LDP_CONTAINS]
+    children = containment.children_in(old)
     old_user = [t for t in old if not is_server_managed(t[1], t[2])]
     kept = [t for t in old_user if t not in removed_int]
     present = set(kept)
     user = kept + [t for t in dict.fromkeys(added_checked) if t not in present]
-    user = ldp.complete_membership_config(uid, model, user)
-    sm = _server_triples_kept(ctx, uid, model, old)
+    user = membership.complete_config(uid, model, user)
+    sm = renewed_server_triples(ctx, uid, model, old)
     if model == NON_RDF_SOURCE:
         sm += binary_values(old, uid)
     new = sm + user
-    ldp.write_graph(ctx, uid, new, children)
+    containment.write_graph(ctx, uid, new, children)
     after_change(ctx, uid, model, old, new)
     return _view_after_write(ctx, uid, model, new, children)
 
@@ -258,27 +248,28 @@ def update_delta(ctx: Context, uid: str, remove: Iterable[Any] | None,
     under strict handling.
     """
     txn = ctx.txn
-    model = ldp.require_model(txn, uid)
-    res = res_uri(uid)
-    old = txn.triples(res)
+    model = require_model(txn, uid)
+    old = txn.triples(res_uri(uid))
     pub = ctx.urimap.public_iri(uid)
     to_internal = ctx.urimap.to_internal
 
-    def term(value: Any, wildcard: bool) -> str | None:
+    def term(value: Any) -> str:
         if value is None:
-            if not wildcard:
-                raise InvalidTripleError(uid, "None is only allowed in remove patterns")
-            return None
-        t = value if isinstance(value, str) and not hasattr(value, "n3") else _from_node(value)
+            raise InvalidTripleError(uid, "None is only allowed in remove patterns")
+        t = (value if isinstance(value, str) and not hasattr(value, "n3")
+             else rdfio.from_rdflib(value))
         if t == "<>":
             t = "<" + pub + ">"
         elif t.startswith("<#"):
             t = "<" + pub + t[1:]
         return to_internal(t)
 
+    def pattern_term(value: Any) -> str | None:
+        return None if value is None else term(value)
+
     removed: list[Triple] = []
     for pattern in _triples_of(remove):
-        s, p, o = (term(x, True) for x in pattern)
+        s, p, o = (pattern_term(x) for x in pattern)
         if (p is not None and is_server_managed(p, o or "")
                 and (p != RDF_TYPE or o is not None)):
             if handling == "strict":
@@ -290,16 +281,12 @@ def update_delta(ctx: Context, uid: str, remove: Iterable[Any] | None,
                 continue
             if (s is None or t[0] == s) and (p is None or t[1] == p) and (o is None or t[2] == o):
                 removed.append(t)
-    added = [tuple(term(x, False) for x in t) for t in _triples_of(add)]
+    added = [(term(s), term(p), term(o)) for s, p, o in _triples_of(add)]
     return apply_delta(ctx, uid, removed, added, handling, old=old, model=model)
 
 
-def _from_node(node: Any) -> str:
-    from lakesuperior.rdfio import from_rdflib
-    return from_rdflib(node)
-
-
-def _triples_of(value: Any) -> list:
+def _triples_of(value: Any) -> list[tuple[Any, Any, Any]]:
+    """The triples (or patterns) of an rdflib Graph or an iterable of 3-sequences."""
     if value is None:
         return []
     if hasattr(value, "triples") and hasattr(value, "serialize"):  # an rdflib Graph

@@ -21,20 +21,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
+from lakesuperior.exceptions import InvalidTripleError
+from lakesuperior.model.containment import children_of
 from lakesuperior.model.context import Context
-from lakesuperior.model.interaction import INDIRECT_CONTAINER, MEMBERSHIP_CONTAINERS, model_of
-from lakesuperior.model.ldp import children_of, touch
+from lakesuperior.model.interaction import (
+    DIRECT_CONTAINER,
+    INDIRECT_CONTAINER,
+    MEMBERSHIP_CONTAINERS,
+    model_name,
+)
+from lakesuperior.model.lookup import model_at
 from lakesuperior.model.namespaces import (
     FCSYSTEM_MEMBERSHIP_FROM,
+    LDP_CONTAINS,
     LDP_HAS_MEMBER_RELATION,
     LDP_INSERTED_CONTENT_RELATION,
     LDP_IS_MEMBER_OF_RELATION,
     LDP_MEMBER,
     LDP_MEMBER_SUBJECT,
     LDP_MEMBERSHIP_RESOURCE,
-    RDF_TYPE,
 )
+from lakesuperior.model.server_managed import touch
 from lakesuperior.model.uids import (
     RES_PREFIX,
     graph,
@@ -43,8 +52,11 @@ from lakesuperior.model.uids import (
     res_uri,
     uid_of,
 )
+from lakesuperior.rdfio import Triple
 
-Triple = tuple[str, str, str]
+#: The predicates of a container's membership configuration.
+CONFIG_PREDICATES = (LDP_MEMBERSHIP_RESOURCE, LDP_HAS_MEMBER_RELATION,
+                     LDP_IS_MEMBER_OF_RELATION, LDP_INSERTED_CONTENT_RELATION)
 
 
 @dataclass(frozen=True)
@@ -95,18 +107,63 @@ def config_from_triples(uid: str, model: str | None,
     return MembershipConfig(uid, resource, relation, inverse, icr)
 
 
-def read_config(txn, uid: str, model: str | None = None) -> MembershipConfig | None:
+def read_config(txn: Any, uid: str, model: str | None = None) -> MembershipConfig | None:
     """The membership configuration of a live container, by bound lookups only."""
-    res = res_uri(uid)
     if model is None:
-        model = model_of(q[2] for q in txn.match(res, RDF_TYPE, None, res))
+        model = model_at(txn, uid)
     if model not in MEMBERSHIP_CONTAINERS:
         return None
-    own = []
-    for p in (LDP_MEMBERSHIP_RESOURCE, LDP_HAS_MEMBER_RELATION, LDP_IS_MEMBER_OF_RELATION,
-              LDP_INSERTED_CONTENT_RELATION):
+    res = res_uri(uid)
+    own: list[Triple] = []
+    for p in CONFIG_PREDICATES:
         own.extend(q[:3] for q in txn.match(res, p, None, res))
     return config_from_triples(uid, model, own)
+
+
+def complete_config(uid: str, model: str, user: list[Triple]) -> list[Triple]:
+    """Check a Direct/Indirect container's membership triples and add defaults.
+
+    Exactly one ``ldp:membershipResource`` (default: the container itself), one
+    of ``ldp:hasMemberRelation`` / ``ldp:isMemberOfRelation`` (default
+    ``ldp:hasMemberRelation ldp:member``) and, for an Indirect container, at
+    most one ``ldp:insertedContentRelation`` (default ``ldp:MemberSubject``); a
+    Direct container's must be ``ldp:MemberSubject``. Values must be IRIs, and
+    the membership predicate cannot be ``ldp:contains`` (Fedora API 3.1.1).
+    """
+    if model not in MEMBERSHIP_CONTAINERS:
+        return user
+    res = res_uri(uid)
+    found: dict[str, list[str]] = {p: [] for p in CONFIG_PREDICATES}
+    for s, p, o in user:
+        if s == res and p in found:
+            found[p].append(o)
+    for p, values in found.items():
+        if len(values) > 1:
+            raise InvalidTripleError(uid, f"A {model_name(model)} has at most one {p}; "
+                                          f"got {len(values)}")
+        if values and values[0][:1] != "<":
+            raise InvalidTripleError(uid, f"The object of {p} must be an IRI, not "
+                                          f"{values[0][:100]}")
+    for p in (LDP_HAS_MEMBER_RELATION, LDP_IS_MEMBER_OF_RELATION):
+        if found[p] and found[p][0] == LDP_CONTAINS:
+            raise InvalidTripleError(uid, f"{LDP_CONTAINS} cannot be the membership "
+                                          f"predicate of a container ({p[1:-1]}): "
+                                          "containment and membership stay apart")
+    if found[LDP_HAS_MEMBER_RELATION] and found[LDP_IS_MEMBER_OF_RELATION]:
+        raise InvalidTripleError(uid, "A container has ldp:hasMemberRelation or "
+                                      "ldp:isMemberOfRelation, not both")
+    icr = found[LDP_INSERTED_CONTENT_RELATION]
+    if model == DIRECT_CONTAINER and icr and icr[0] != LDP_MEMBER_SUBJECT:
+        raise InvalidTripleError(uid, "A Direct container's ldp:insertedContentRelation "
+                                      "can only be ldp:MemberSubject")
+    extra = []
+    if not found[LDP_MEMBERSHIP_RESOURCE]:
+        extra.append((res, LDP_MEMBERSHIP_RESOURCE, res))
+    if not found[LDP_HAS_MEMBER_RELATION] and not found[LDP_IS_MEMBER_OF_RELATION]:
+        extra.append((res, LDP_HAS_MEMBER_RELATION, LDP_MEMBER))
+    if model == INDIRECT_CONTAINER and not icr:
+        extra.append((res, LDP_INSERTED_CONTENT_RELATION, LDP_MEMBER_SUBJECT))
+    return user + extra if extra else user
 
 
 # --- writing ------------------------------------------------------------------------
@@ -166,7 +223,7 @@ def remove(ctx: Context, cfg: MembershipConfig, triples: list[Triple], member: s
                 txn.remove(s, FCSYSTEM_MEMBERSHIP_FROM, cres, graph("midx", suid))
 
 
-def _still_contributed(txn, cfg: MembershipConfig, value: str, member: str) -> bool:
+def _still_contributed(txn: Any, cfg: MembershipConfig, value: str, member: str) -> bool:
     """Whether a child of the container other than ``member`` has (child, icr, value)."""
     for s, _, _, g in txn.match(None, cfg.icr, value, None):
         if graph_kind(g) != "res" or s != g:
@@ -235,7 +292,7 @@ def rebuild(ctx: Context, container: str, cfg: MembershipConfig | None) -> None:
 
 # --- reading --------------------------------------------------------------------------
 
-def triples_about(txn, uid: str) -> list[Triple]:
+def triples_about(txn: Any, uid: str) -> list[Triple]:
     """Membership triples whose subject is ``uid`` or one of its hash URIs."""
     pointers = txn.triples(graph("midx", uid))
     if not pointers:

@@ -1,8 +1,10 @@
-"""Vocabulary IRIs used by the LDP model, as canonical N-Triples terms.
+"""The one vocabulary: every LDP, Fedora and other IRI the package names.
 
-Every constant is a ``str`` in the store's term form (``<http://...>``); the
-``*_NS`` names are the bare namespace IRIs. ``Namespace`` builds terms of a
+Every term constant is a ``str`` in the store's term form (``<http://...>``);
+the ``*_NS`` names are the bare namespace IRIs. ``Namespace`` builds terms of a
 namespace by attribute: ``LDP.contains == "<http://www.w3.org/ns/ldp#contains>"``.
+Where a bare IRI is needed (a Link header, a literal's datatype), take it from
+the term with ``bare_iri``; never write a second list of bare IRIs.
 """
 from __future__ import annotations
 
@@ -51,6 +53,10 @@ PREMIS_NS = "http://www.loc.gov/premis/rdf/v1#"
 EBUCORE_NS = "http://www.ebu.ch/metadata/ontologies/ebucore/ebucore#"
 MEMENTO_NS = "http://mementoweb.org/ns#"
 DCTERMS_NS = "http://purl.org/dc/terms/"
+FCREPO_API_NS = "http://fedora.info/definitions/fcrepo#"   # Fedora API 1.0 Prefer values
+OA_NS = "http://www.w3.org/ns/oa#"
+HTTP_NS = "http://www.w3.org/2011/http#"
+IANA_NS = "http://www.iana.org/assignments/relation/"
 
 LDP = Namespace(LDP_NS)
 FCREPO = Namespace(FCREPO_NS)
@@ -61,6 +67,11 @@ XSD = Namespace(XSD_NS)
 PREMIS = Namespace(PREMIS_NS)
 EBUCORE = Namespace(EBUCORE_NS)
 MEMENTO = Namespace(MEMENTO_NS)
+DCTERMS = Namespace(DCTERMS_NS)
+FCREPO_API = Namespace(FCREPO_API_NS)
+OA = Namespace(OA_NS)
+HTTP = Namespace(HTTP_NS)
+IANA = Namespace(IANA_NS)
 
 #: Prefixes offered to serializers (prefix -> bare namespace IRI).
 DEFAULT_NAMESPACES = MappingProxyType({
@@ -76,7 +87,16 @@ DEFAULT_NAMESPACES = MappingProxyType({
     "dcterms": DCTERMS_NS,
 })
 
-# --- terms used on hot paths --------------------------------------------------------
+
+
+def bare_iri(term: str) -> str:
+    """The bare IRI of an IRI term: ``bare_iri(LDP_CONTAINS) == LDP_NS + "contains"``."""
+    if term[:1] != "<" or term[-1:] != ">":
+        raise ValueError(f"Not an IRI term: {term[:100]!r}")
+    return term[1:-1]
+
+
+# --- terms ----------------------------------------------------------------------------
 
 RDF_TYPE = RDF.type
 
@@ -94,6 +114,10 @@ LDP_HAS_MEMBER_RELATION = LDP.hasMemberRelation
 LDP_IS_MEMBER_OF_RELATION = LDP.isMemberOfRelation
 LDP_INSERTED_CONTENT_RELATION = LDP.insertedContentRelation
 LDP_MEMBER_SUBJECT = LDP.MemberSubject
+LDP_CONSTRAINED_BY = LDP.constrainedBy
+LDP_PREFER_CONTAINMENT = LDP.PreferContainment
+LDP_PREFER_MEMBERSHIP = LDP.PreferMembership
+LDP_PREFER_MINIMAL_CONTAINER = LDP.PreferMinimalContainer
 
 FCREPO_RESOURCE = FCREPO.Resource
 FCREPO_CONTAINER = FCREPO.Container
@@ -105,6 +129,11 @@ FCREPO_LAST_MODIFIED = FCREPO.lastModified
 FCREPO_LAST_MODIFIED_BY = FCREPO.lastModifiedBy
 FCREPO_HAS_PARENT = FCREPO.hasParent
 FCREPO_HAS_VERSION = FCREPO.hasVersion
+FCREPO_INBOUND_REFERENCES = FCREPO.InboundReferences
+FCREPO_SERVER_MANAGED = FCREPO.ServerManaged
+FCREPO_API_PREFER_INBOUND_REFERENCES = FCREPO_API.PreferInboundReferences
+FCREPO_API_SERVER_MANAGED = FCREPO_API.ServerManaged
+OA_PREFER_CONTAINED_DESCRIPTIONS = OA.PreferContainedDescriptions
 
 FCSYSTEM_TOMBSTONE = FCSYSTEM.Tombstone
 FCSYSTEM_BURIED_IN = FCSYSTEM.buriedIn
@@ -118,7 +147,21 @@ EBUCORE_HAS_MIME_TYPE = EBUCORE.hasMimeType
 EBUCORE_FILENAME = EBUCORE.filename
 
 RDFS_LABEL = RDFS.label
-MEMENTO_MEMENTO = MEMENTO.Memento
+RDFS_COMMENT = RDFS.comment
 
-XSD_DATETIME = XSD_NS + "dateTime"
-XSD_LONG = XSD_NS + "long"
+MEMENTO_MEMENTO = MEMENTO.Memento
+MEMENTO_TIMEMAP = MEMENTO.TimeMap
+MEMENTO_TIMEGATE = MEMENTO.TimeGate
+MEMENTO_ORIGINAL_RESOURCE = MEMENTO.OriginalResource
+MEMENTO_DATETIME = MEMENTO.mementoDatetime
+
+HTTP_RESPONSE = HTTP.Response
+HTTP_STATUS_CODE_VALUE = HTTP.statusCodeValue
+HTTP_REASON_PHRASE = HTTP.reasonPhrase
+
+IANA_DESCRIBEDBY = IANA.describedby
+IANA_DESCRIBES = IANA.describes
+
+XSD_DATETIME = XSD.dateTime
+XSD_LONG = XSD.long
+XSD_INT = XSD.int

@@ -1,4 +1,5 @@
-"""Binaries (LDP-NRs): the description triples that point at stored content.
+"""Binaries (LDP-NRs): the description triples that point at stored content, and
+the digest URNs they name it by.
 
 The content lives in the content-addressed binary store, under its digest in
 the store's algorithm. The resource's graph is its *description* (an RDF
@@ -16,19 +17,42 @@ transaction. A transaction that aborts leaves at most an orphan file, which
 """
 from __future__ import annotations
 
-from lakesuperior.model.context import Context, literal_term
+from types import MappingProxyType
+
+from lakesuperior.model.context import Context
 from lakesuperior.model.inputs import BinaryInput
+from lakesuperior.model.literals import literal_term
 from lakesuperior.model.namespaces import (
     EBUCORE_FILENAME,
     EBUCORE_HAS_MIME_TYPE,
     PREMIS_HAS_MESSAGE_DIGEST,
     PREMIS_HAS_SIZE,
     XSD_LONG,
+    bare_iri,
 )
-from lakesuperior.model.resource import digest_urn
 from lakesuperior.model.uids import res_uri
+from lakesuperior.rdfio import Triple
 
-Triple = tuple[str, str, str]
+_XSD_LONG_IRI = bare_iri(XSD_LONG)
+_URN_NAMES = MappingProxyType({"sha512": "sha-512", "sha256": "sha-256", "sha1": "sha1",
+                               "md5": "md5"})
+_URN_ALGOS = MappingProxyType({v: k for k, v in _URN_NAMES.items()})
+
+
+def digest_urn(algorithm: str, hexdigest: str) -> str:
+    """``<urn:sha-512:...>`` (the form Fedora writes)."""
+    return f"<urn:{_URN_NAMES[algorithm]}:{hexdigest}>"
+
+
+def parse_digest_urn(term: str) -> tuple[str | None, str]:
+    """``(hashlib algorithm name, hex)`` of a digest URN term; ``(None, "")`` for
+    anything else."""
+    if term.startswith("<urn:") and term.endswith(">"):
+        name, _, value = term[5:-1].partition(":")
+        algo = _URN_ALGOS.get(name.lower())
+        if algo:
+            return algo, value
+    return None, ""
 
 
 def content_triples(uid: str, inp: BinaryInput) -> list[Triple]:
@@ -38,7 +62,7 @@ def content_triples(uid: str, inp: BinaryInput) -> list[Triple]:
     digests = dict(info.digests or {})
     digests[info.algorithm] = info.digest
     out = [(res, PREMIS_HAS_MESSAGE_DIGEST, digest_urn(a, v)) for a, v in sorted(digests.items())]
-    out.append((res, PREMIS_HAS_SIZE, literal_term(str(info.size), XSD_LONG)))
+    out.append((res, PREMIS_HAS_SIZE, literal_term(str(info.size), _XSD_LONG_IRI)))
     out.append((res, EBUCORE_HAS_MIME_TYPE, literal_term(inp.mimetype)))
     return out
 

@@ -16,15 +16,20 @@ readable stream on each access; the caller closes it), ``size``,
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Mapping
 from functools import cached_property
-from types import MappingProxyType
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypedDict
 
-from lakesuperior.model import interaction, ldp, membership
+import rdflib
+
+from lakesuperior import rdfio
+from lakesuperior.model import interaction, membership
+from lakesuperior.model.containment import children_in
 from lakesuperior.model.context import Context
-from lakesuperior.model.ldp import BINARY_PREDICATES, is_server_managed
+from lakesuperior.model.literals import lexical
+from lakesuperior.model.lookup import require_model
 from lakesuperior.model.namespaces import (
+    DEFAULT_NAMESPACES,
     EBUCORE_FILENAME,
     EBUCORE_HAS_MIME_TYPE,
     FCREPO_CREATED,
@@ -32,42 +37,19 @@ from lakesuperior.model.namespaces import (
     FCREPO_HAS_PARENT,
     FCREPO_LAST_MODIFIED,
     FCREPO_LAST_MODIFIED_BY,
+    LDP,
     LDP_CONTAINS,
-    LDP_NS,
     PREMIS_HAS_MESSAGE_DIGEST,
     PREMIS_HAS_SIZE,
     RDF_TYPE,
 )
+from lakesuperior.model.nonrdf import parse_digest_urn
+from lakesuperior.model.server_managed import first_value, is_server_managed
 from lakesuperior.model.uids import RES_PREFIX, UriMap, graph, res_uri
+from lakesuperior.model.versions import VersionInfo, list_versions
+from lakesuperior.rdfio import Triple
 
-Triple = tuple[str, str, str]
-_LDP_PREFIX = "<" + LDP_NS
 _CUT = len(RES_PREFIX)
-
-
-@dataclass(frozen=True)
-class VersionInfo:
-    """One version of a resource."""
-
-    id: str            #: the Memento datetime, yyyyMMddHHmmss (UTC)
-    uid: str           #: the resource's uid
-    uri: str           #: public IRI of the version (``<resource>/fcr:versions/<id>``)
-    created: str       #: xsd:dateTime literal term of the snapshot
-    label: str | None  #: the label given to create_version, if any
-
-
-def lexical(term: str | None) -> str | None:
-    """The lexical form of a literal term (simple unescaping), or None."""
-    if term is None:
-        return None
-    if term[:1] != '"':
-        return term
-    end = term.rfind('"')
-    text = term[1:end]
-    if "\\" in text:
-        from lakesuperior.rdfio import to_rdflib
-        return str(to_rdflib(term))
-    return text
 
 
 class RdfSource:
@@ -117,7 +99,7 @@ class RdfSource:
 
     @cached_property
     def ldp_types(self) -> frozenset[str]:
-        return frozenset(t for t in self.types if t.startswith(_LDP_PREFIX))
+        return frozenset(t for t in self.types if t.startswith(LDP.prefix))
 
     @property
     def interaction_model(self) -> str | None:
@@ -154,18 +136,15 @@ class RdfSource:
             [t for t in self._own if t[1] != LDP_CONTAINS and is_server_managed(t[1], t[2])])
 
     @cached_property
-    def imr(self):
+    def imr(self) -> rdflib.Graph:
         """An rdflib Graph of ``triples`` (built on first access, on rdflib's
         ``SimpleMemory`` store: twice as fast to fill as the default one)."""
-        import rdflib
-
-        from lakesuperior.rdfio import triples_to_graph
-        return triples_to_graph(self.triples, rdflib.Graph(store="SimpleMemory"))
+        return rdfio.triples_to_graph(self.triples, rdflib.Graph(store="SimpleMemory"))
 
     @cached_property
     def children(self) -> list[str]:
         """Uids of the contained resources."""
-        return [o[_CUT:-1] for s, p, o in self._own if p == LDP_CONTAINS]
+        return children_in(self._own)
 
     @property
     def version_info(self) -> list[VersionInfo]:
@@ -174,17 +153,21 @@ class RdfSource:
     # -- server-managed values ---------------------------------------------------------------
 
     def _value(self, predicate: str) -> str | None:
-        return ldp.first_value(self._own, res_uri(self.uid), predicate)
+        return first_value(self._own, res_uri(self.uid), predicate)
+
+    def _text(self, predicate: str) -> str | None:
+        """The lexical form of the resource's first value of ``predicate``."""
+        return lexical(self._value(predicate))
 
     @property
     def created(self) -> str | None:
         """``fcrepo:created`` (lexical xsd:dateTime)."""
-        return lexical(self._value(FCREPO_CREATED))
+        return self._text(FCREPO_CREATED)
 
     @property
     def last_modified(self) -> str | None:
         """``fcrepo:lastModified`` (lexical xsd:dateTime)."""
-        return lexical(self._value(FCREPO_LAST_MODIFIED))
+        return self._text(FCREPO_LAST_MODIFIED)
 
     @property
     def etag(self) -> str:
@@ -192,12 +175,12 @@ class RdfSource:
         seed = f"{self.uid}|{self.version_of or ''}|{self._value(FCREPO_LAST_MODIFIED)}"
         return 'W/"' + hashlib.sha1(seed.encode(), usedforsecurity=False).hexdigest() + '"'
 
-    def serialize(self, media_type: str = "text/turtle", *, namespaces=None) -> bytes:
+    def serialize(self, media_type: str = "text/turtle", *,
+                  namespaces: Mapping[str, str] | None = None) -> bytes:
         """The representation in an RDF format (``rdfio.serialize``)."""
-        from lakesuperior.model.namespaces import DEFAULT_NAMESPACES
-        from lakesuperior.rdfio import serialize
-        return serialize(self.triples, media_type,
-                         namespaces=DEFAULT_NAMESPACES if namespaces is None else namespaces)
+        return rdfio.serialize(self.triples, media_type,
+                               namespaces=DEFAULT_NAMESPACES if namespaces is None
+                               else namespaces)
 
 
 class Container(RdfSource):
@@ -224,22 +207,22 @@ class Binary(RdfSource):
 
     @property
     def size(self) -> int:
-        value = lexical(self._value(PREMIS_HAS_SIZE))
+        value = self._text(PREMIS_HAS_SIZE)
         return int(value) if value is not None else 0
 
     @property
     def mimetype(self) -> str | None:
-        return lexical(self._value(EBUCORE_HAS_MIME_TYPE))
+        return self._text(EBUCORE_HAS_MIME_TYPE)
 
     @property
     def filename(self) -> str | None:
-        return lexical(self._value(EBUCORE_FILENAME))
+        return self._text(EBUCORE_FILENAME)
 
     @cached_property
     def digests(self) -> dict[str, str]:
         """Every recorded digest: hashlib algorithm name -> hex."""
         res = res_uri(self.uid)
-        out = {}
+        out: dict[str, str] = {}
         for s, p, o in self._own:
             if p == PREMIS_HAS_MESSAGE_DIGEST and s == res:
                 algo, value = parse_digest_urn(o)
@@ -261,28 +244,17 @@ class Binary(RdfSource):
         return self.digests.get(algo) if algo else None
 
 
-# --- digests as URNs -------------------------------------------------------------------------
-
-_URN_NAMES = MappingProxyType({"sha512": "sha-512", "sha256": "sha-256", "sha1": "sha1",
-                               "md5": "md5"})
-_URN_ALGOS = MappingProxyType({v: k for k, v in _URN_NAMES.items()})
-
-
-def digest_urn(algorithm: str, hexdigest: str) -> str:
-    """``<urn:sha-512:...>`` (the form Fedora writes)."""
-    return f"<urn:{_URN_NAMES[algorithm]}:{hexdigest}>"
-
-
-def parse_digest_urn(term: str) -> tuple[str | None, str]:
-    if term.startswith("<urn:") and term.endswith(">"):
-        name, _, value = term[5:-1].partition(":")
-        algo = _URN_ALGOS.get(name.lower())
-        if algo:
-            return algo, value
-    return None, ""
-
-
 # --- loading -------------------------------------------------------------------------------
+
+class _ViewOptions(TypedDict):
+    urimap: UriMap
+    extra: list[Triple] | None
+    incl_children: bool
+    incl_srv_mgd: bool
+    versions: list[VersionInfo] | None
+    model: str | None
+    version_of: str | None
+
 
 def view(ctx: Context, uid: str, own: list[Triple], *, model: str | None = None,
          extra: list[Triple] | None = None, incl_children: bool = True,
@@ -292,9 +264,9 @@ def view(ctx: Context, uid: str, own: list[Triple], *, model: str | None = None,
     if model is None:
         res = res_uri(uid)
         model = interaction.model_of(o for s, p, o in own if p == RDF_TYPE and s == res)
-    kw = dict(urimap=ctx.urimap, extra=extra, incl_children=incl_children,
-              incl_srv_mgd=incl_srv_mgd, versions=versions, model=model,
-              version_of=version_of)
+    kw: _ViewOptions = {"urimap": ctx.urimap, "extra": extra, "incl_children": incl_children,
+                        "incl_srv_mgd": incl_srv_mgd, "versions": versions, "model": model,
+                        "version_of": version_of}
     if model == interaction.NON_RDF_SOURCE:
         return Binary(uid, own, binaries=ctx.binaries, **kw)
     if model in interaction.CONTAINERS:
@@ -306,12 +278,11 @@ def load(ctx: Context, uid: str, *, incl_children: bool = True, incl_inbound: bo
          incl_srv_mgd: bool = True, embed_children: bool = False,
          incl_membership: bool = True) -> RdfSource:
     """Read a resource in ``ctx.txn``; ``ResourceNotExistsError`` / ``TombstoneError``."""
-    from lakesuperior.model import versions as _versions
     txn = ctx.txn
     res = res_uri(uid)
     own = txn.triples(res)
     if not own:
-        ldp.require_model(txn, uid)  # raises the right error
+        require_model(txn, uid)  # raises the right error
     extra: list[Triple] = []
     if incl_membership:
         extra.extend(membership.triples_about(txn, uid))
@@ -324,7 +295,7 @@ def load(ctx: Context, uid: str, *, incl_children: bool = True, incl_inbound: bo
                 extra.extend(t for t in child if t[1] != LDP_CONTAINS
                              and (incl_srv_mgd or not is_server_managed(t[1], t[2])))
     return view(ctx, uid, own, extra=extra, incl_children=incl_children,
-                incl_srv_mgd=incl_srv_mgd, versions=_versions.list_versions(ctx, uid))
+                incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid))
 
 
 class ResourceInfo:
@@ -384,7 +355,8 @@ class ResourceInfo:
     @property
     def content(self) -> BinaryIO | None:
         """For a binary, a new readable stream of the content (the caller closes it)."""
-        return self._view.content if self._view.is_binary else None
+        v = self._view
+        return v.content if isinstance(v, Binary) else None
 
 
 #: The predicates ``load_info`` reads, each with one bound lookup.
@@ -398,39 +370,31 @@ def load_info(ctx: Context, uid: str) -> ResourceInfo:
     """A resource's ``ResourceInfo`` in ``ctx.txn``: a few bound (subject,
     predicate) lookups, never the container's containment triples;
     ``ResourceNotExistsError`` / ``TombstoneError``."""
-    from lakesuperior.model import versions as _versions
     txn = ctx.txn
     res = res_uri(uid)
     own = [q[:3] for q in txn.match(res, RDF_TYPE, None, res)]
     model = interaction.model_of(t[2] for t in own)
     if model is None:
-        ldp.require_model(txn, uid)  # raises the right error
+        require_model(txn, uid)  # raises the right error
     preds = (_INFO_PREDICATES + _BINARY_INFO_PREDICATES if model == interaction.NON_RDF_SOURCE
              else _INFO_PREDICATES)
     for p in preds:
         own.extend(q[:3] for q in txn.match(res, p, None, res))
     v = view(ctx, uid, own, model=model, incl_children=False,
-             versions=_versions.list_versions(ctx, uid))
+             versions=list_versions(ctx, uid))
     return ResourceInfo(v, txn.has_graph(graph("midx", uid)))
 
 
-def inbound(txn, uid: str) -> list[Triple]:
+def inbound(txn: Any, uid: str) -> list[Triple]:
     """Triples of other live resources whose object is this resource (containment
     excluded)."""
     res = res_uri(uid)
-    out = []
+    out: list[Triple] = []
     for s, p, o, g in txn.match(None, None, res, None):
         if g != res and p != LDP_CONTAINS and g.startswith(RES_PREFIX):
             out.append((s, p, o))
     return out
 
 
-def binary_values(triples: list[Triple], uid: str) -> list[Triple]:
-    """The server-managed binary triples (digest, size, mimetype) of a description."""
-    res = res_uri(uid)
-    return [t for t in triples if t[1] in BINARY_PREDICATES and t[0] == res]
-
-
-__all__ = ["RdfSource", "Container", "Binary", "VersionInfo", "ResourceInfo", "load",
-           "load_info", "view",
-           "digest_urn", "parse_digest_urn"]
+__all__ = ["RdfSource", "Container", "Binary", "ResourceInfo", "load", "load_info", "view",
+           "inbound"]

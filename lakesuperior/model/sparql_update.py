@@ -18,22 +18,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from rdflib import URIRef
+from rdflib.plugins.sparql.algebra import translateUpdate
+from rdflib.plugins.sparql.parser import parseUpdate
+from rdflib.plugins.sparql.update import evalUpdate
+
 from lakesuperior.exceptions import ServerManagedTermError, SparqlError
-from lakesuperior.model import ldp
 from lakesuperior.model.context import Context
 from lakesuperior.model.lifecycle import apply_delta
-from lakesuperior.model.namespaces import LDP_CONTAINS
+from lakesuperior.model.lookup import require_model
+from lakesuperior.model.namespaces import LDP_CONTAINS, bare_iri
 from lakesuperior.model.resource import RdfSource
 from lakesuperior.model.uids import res_uri
+from lakesuperior.rdfio import graph_to_triples, triples_to_graph
 
 _ALLOWED = ("InsertData", "DeleteData", "DeleteWhere", "Modify")
 
 
-def parse(text: str, base: str) -> Any:
+def parse(text: str | bytes, base: str) -> Any:
     """Parse and translate a SPARQL Update; ``SparqlError`` with rdflib's message."""
-    from rdflib.plugins.sparql.algebra import translateUpdate
-    from rdflib.plugins.sparql.parser import parseUpdate
-
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -83,8 +86,7 @@ def _refuse(node: Any, names: tuple[str, ...]) -> None:
 def _refuse_containment_delete(uid: str, request: Any) -> None:
     """``ServerManagedTermError`` for an update whose DELETE names ``ldp:contains``
     (Fedora API 3.7: containment is changed by creating and deleting resources)."""
-    from rdflib import URIRef
-    contains = URIRef(LDP_CONTAINS[1:-1])
+    contains = URIRef(bare_iri(LDP_CONTAINS))
     for op in request.algebra:
         # dict.get: rdflib's CompValue.get answers other things for missing keys
         if op.name == "Modify":
@@ -100,14 +102,10 @@ def _refuse_containment_delete(uid: str, request: Any) -> None:
                      "the contained resource instead")
 
 
-def update(ctx: Context, uid: str, text: str, handling: str = "strict") -> RdfSource:
+def update(ctx: Context, uid: str, text: str | bytes, handling: str = "strict") -> RdfSource:
     """Apply a SPARQL Update to resource ``uid`` (a binary's description for a binary)."""
-    from rdflib.plugins.sparql.update import evalUpdate
-
-    from lakesuperior.rdfio import graph_to_triples, triples_to_graph
-
     txn = ctx.txn
-    model = ldp.require_model(txn, uid)
+    model = require_model(txn, uid)
     base = ctx.urimap.public_iri(uid)
     request = parse(text, base)
     if handling == "strict":

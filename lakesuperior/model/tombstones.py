@@ -21,9 +21,10 @@ from lakesuperior.exceptions import (
     ResourceExistsError,
     ResourceNotExistsError,
 )
-from lakesuperior.model import interaction, ldp, membership, versions
+from lakesuperior.model import containment, membership, versions
 from lakesuperior.model.context import Context
-from lakesuperior.model.interaction import MEMBERSHIP_CONTAINERS
+from lakesuperior.model.interaction import MEMBERSHIP_CONTAINERS, model_of
+from lakesuperior.model.lookup import model_at, require_model
 from lakesuperior.model.namespaces import (
     FCSYSTEM_BURIED_IN,
     FCSYSTEM_DELETED,
@@ -32,50 +33,36 @@ from lakesuperior.model.namespaces import (
     LDP_CONTAINS,
     RDF_TYPE,
 )
-from lakesuperior.model.uids import ROOT_UID, graph, parent_uid, res_uri, uid_of
-
-Triple = tuple[str, str, str]
-
-
-def subtree(txn, uid: str, kind: str = "res") -> list[str]:
-    """``uid`` and its descendants, parents before children (containment walk in
-    the live graphs, or in the buried ones for ``kind='bury'``)."""
-    out = [uid]
-    i = 0
-    while i < len(out):
-        u = out[i]
-        g = graph(kind, u)
-        out.extend(uid_of(q[2]) for q in txn.match(res_uri(u), LDP_CONTAINS, None, g))
-        i += 1
-    return out
+from lakesuperior.model.uids import ROOT_UID, graph, parent_of, res_uri, uid_of
+from lakesuperior.rdfio import Triple
 
 
 def _model(triples: list[Triple], uid: str) -> str | None:
     res = res_uri(uid)
-    return interaction.model_of(o for s, p, o in triples if p == RDF_TYPE and s == res)
+    return model_of(o for s, p, o in triples if p == RDF_TYPE and s == res)
 
 
 def _detach(ctx: Context, uid: str, own: list[Triple]) -> None:
     """Remove a resource's containment and membership in its parent."""
     txn = ctx.txn
-    parent = parent_uid(uid)
-    parent_model = interaction.model_of(ldp.types_of(txn, parent))
+    parent = parent_of(uid)
+    parent_model = model_at(txn, parent)
     if parent_model in MEMBERSHIP_CONTAINERS:
         cfg = membership.read_config(txn, parent, parent_model)
         membership.on_child_removed(ctx, cfg, uid, own)
-    ldp.remove_child(ctx, parent, uid)
+    containment.remove_child(ctx, parent, uid)
 
 
 def bury(ctx: Context, uid: str) -> None:
     """Soft delete: tombstone ``uid`` and bury its descendants."""
     txn = ctx.txn
-    ldp.require_model(txn, uid)
+    require_model(txn, uid)
     if uid == ROOT_UID:
         raise InvalidResourceError(uid, "The root cannot be deleted")
     own = txn.triples(res_uri(uid))
     _detach(ctx, uid, own)
     top = res_uri(uid)
-    for u in subtree(txn, uid):
+    for u in containment.subtree(txn, uid):
         res = res_uri(u)
         triples = own if u == uid else txn.triples(res)
         txn.add_graph(graph("bury", u), triples)
@@ -87,7 +74,7 @@ def bury(ctx: Context, uid: str) -> None:
         else:
             marker = [(res, FCSYSTEM_BURIED_IN, top)]
         txn.add_graph(graph("tomb", u), marker)
-    parent = parent_uid(uid)
+    parent = parent_of(uid)
     txn.add(((res_uri(parent), FCSYSTEM_HAS_TOMBSTONE, top, graph("grave", parent)),))
 
 
@@ -110,34 +97,33 @@ def resurrect(ctx: Context, uid: str) -> None:
     """Undo a soft delete: restore ``uid`` and its descendants."""
     txn = ctx.txn
     _top_tombstone(ctx, uid)
-    parent = parent_uid(uid)
-    parent_model = ldp.require_model(txn, parent)
-    nodes = subtree(txn, uid, "bury")
-    own = None
+    parent = parent_of(uid)
+    parent_model = require_model(txn, parent)
+    nodes = containment.subtree(txn, uid, "bury")
+    own: list[Triple] = []
     for u in nodes:
         triples = txn.triples(graph("bury", u))
-        children = [uid_of(o) for s, p, o in triples if p == LDP_CONTAINS]
         mine = [t for t in triples if t[1] != LDP_CONTAINS]
-        ldp.write_graph(ctx, u, mine, children)
+        containment.write_graph(ctx, u, mine, containment.children_in(triples))
         txn.remove_graph(graph("bury", u))
         txn.remove_graph(graph("tomb", u))
         if u == uid:
             own = mine
     for u in nodes:
-        model = interaction.model_of(ldp.types_of(txn, u))
+        model = model_at(txn, u)
         if model in MEMBERSHIP_CONTAINERS:
             membership.rebuild(ctx, u, membership.read_config(txn, u, model))
-    ldp.add_child(ctx, parent, uid)
+    containment.add_child(ctx, parent, uid)
     if parent_model in MEMBERSHIP_CONTAINERS:
         membership.on_child_added(ctx, membership.read_config(txn, parent, parent_model),
-                                  uid, own or [])
+                                  uid, own)
     txn.remove(res_uri(parent), FCSYSTEM_HAS_TOMBSTONE, res_uri(uid), graph("grave", parent))
 
 
 def purge(ctx: Context, uid: str) -> None:
     """Hard delete a live resource and everything under it."""
     txn = ctx.txn
-    ldp.require_model(txn, uid)
+    require_model(txn, uid)
     if uid == ROOT_UID:
         raise InvalidResourceError(uid, "The root cannot be deleted")
     _detach(ctx, uid, txn.triples(res_uri(uid)))
@@ -148,15 +134,15 @@ def forget(ctx: Context, uid: str) -> None:
     """Purge a tombstone and everything buried under it, versions included."""
     _top_tombstone(ctx, uid)
     _purge_tree(ctx, uid, "bury")
-    parent = parent_uid(uid)
+    parent = parent_of(uid)
     ctx.txn.remove(res_uri(parent), FCSYSTEM_HAS_TOMBSTONE, res_uri(uid), graph("grave", parent))
 
 
 def _purge_tree(ctx: Context, uid: str, kind: str) -> None:
     txn = ctx.txn
-    for u in subtree(txn, uid, kind):
+    for u in containment.subtree(txn, uid, kind):
         g = graph(kind, u)
-        if kind == "res" and interaction.model_of(ldp.types_of(txn, u)) in MEMBERSHIP_CONTAINERS:
+        if kind == "res" and model_at(txn, u) in MEMBERSHIP_CONTAINERS:
             membership.drop(ctx, u)
         txn.remove_graph(g)
         txn.remove_graph(graph("tomb", u))

@@ -11,9 +11,11 @@ canonical terms.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from types import MappingProxyType
 
 from lakesuperior.exceptions import InvalidResourceError
+from lakesuperior.rdfio import Triple
 
 ROOT_UID = "/"
 
@@ -64,7 +66,8 @@ def normalize_uid(uid: str) -> str:
         if not seg:
             raise InvalidResourceError(uid, f"Invalid uid {uid!r}: empty path segment ('//')")
         if seg in (".", ".."):
-            raise InvalidResourceError(uid, f"Invalid uid {uid!r}: '{seg}' segments are not allowed")
+            raise InvalidResourceError(
+                uid, f"Invalid uid {uid!r}: '{seg}' segments are not allowed")
         if seg[:4].lower() == "fcr:":
             raise InvalidResourceError(
                 uid, f"Invalid uid {uid!r}: segment {seg!r} uses the reserved 'fcr:' prefix")
@@ -86,6 +89,15 @@ def parent_uid(uid: str) -> str | None:
         return None
     head = uid.rpartition("/")[0]
     return head or ROOT_UID
+
+
+def parent_of(uid: str) -> str:
+    """The uid of the container of ``uid``, which is not the root
+    (``InvalidResourceError`` for the root)."""
+    parent = parent_uid(uid)
+    if parent is None:
+        raise InvalidResourceError(uid, "The root has no parent")
+    return parent
 
 
 def child_uid(parent: str, segment: str) -> str:
@@ -128,10 +140,6 @@ def snap_graph(uid: str, version_id: str) -> str:
 def version_uri(uid: str, version_id: str) -> str:
     """Internal URI of a version (public form: ``<resource>/fcr:versions/<id>``)."""
     return RES_PREFIX + ("" if uid == ROOT_UID else uid) + "/fcr:versions/" + version_id + ">"
-
-
-def is_internal(term: str) -> bool:
-    return term.startswith(RES_PREFIX)
 
 
 def uid_of(term: str) -> str:
@@ -206,13 +214,13 @@ class UriMap:
                 return RES_PREFIX + "/>"
         return term
 
-    def triples_to_public(self, triples) -> list[tuple[str, str, str]]:
+    def triples_to_public(self, triples: Iterable[Triple]) -> list[Triple]:
         """Map subjects and objects of internal triples to public URIs."""
         pre = RES_PREFIX
         n = _RES_LEN
         pub = self.pub_prefix
         subjects: dict[str, str] = {}    # subjects repeat: map each once
-        out = []
+        out: list[Triple] = []
         append = out.append
         for s, p, o in triples:
             s2 = subjects.get(s)

@@ -17,25 +17,39 @@ content too.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from lakesuperior.exceptions import InvalidResourceError, ResourceNotExistsError
-from lakesuperior.model.context import Context, literal_term
+from lakesuperior.model.context import Context
+from lakesuperior.model.literals import lexical, literal_term
 from lakesuperior.model.namespaces import (
     FCREPO_CREATED,
     FCREPO_HAS_VERSION,
     LDP_CONTAINS,
     RDFS_LABEL,
 )
-from lakesuperior.model.resource import VersionInfo, lexical
 from lakesuperior.model.uids import graph, res_uri, snap_graph, version_uri
+from lakesuperior.rdfio import Triple
 
-Triple = tuple[str, str, str]
+
+@dataclass(frozen=True)
+class VersionInfo:
+    """One version of a resource."""
+
+    id: str            #: the Memento datetime, yyyyMMddHHmmss (UTC)
+    uid: str           #: the resource's uid
+    uri: str           #: public IRI of the version (``<resource>/fcr:versions/<id>``)
+    created: str       #: xsd:dateTime literal term of the snapshot
+    label: str | None  #: the label given to create_version, if any
 
 
 def version_id(ctx: Context) -> str:
+    """The id of a version taken now: the call's time, yyyyMMddHHmmss (UTC)."""
     return ctx.now.strftime("%Y%m%d%H%M%S")
 
 
 def check_version_id(version_id: str) -> str:
+    """``version_id`` if it is well formed; ``InvalidResourceError`` if not."""
     if not (isinstance(version_id, str) and len(version_id) == 14 and version_id.isdigit()):
         raise InvalidResourceError(None, f"Invalid version id {version_id!r}: expected "
                                          "yyyyMMddHHmmss")
@@ -50,7 +64,7 @@ def list_versions(ctx: Context, uid: str) -> list[VersionInfo]:
     res = res_uri(uid)
     created: dict[str, str] = {}
     labels: dict[str, str] = {}
-    ids = []
+    ids: list[str] = []
     for s, p, o in hist:
         if p == FCREPO_HAS_VERSION and s == res:
             ids.append(o)

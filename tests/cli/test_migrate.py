@@ -40,7 +40,7 @@ def _request(url: str, method: str = "GET", body: bytes | None = None,
 def _user_graph(triples, old_base: str | None = None, new_base: str | None = None):
     """An rdflib Graph of the client triples (server-managed and containment dropped),
     with ``old_base`` IRIs rewritten under ``new_base``."""
-    from lakesuperior.model.ldp import is_server_managed
+    from lakesuperior.model.server_managed import is_server_managed
     from lakesuperior.rdfio import to_rdflib
     g = rdflib.Graph()
     for s, p, o in triples:

@@ -5,9 +5,10 @@ import pytest
 
 from lakesuperior.exceptions import IncompatibleLdpTypeError
 from lakesuperior.model import interaction as im
-from lakesuperior.model.namespaces import LDP_NS
+from lakesuperior.model.namespaces import LDP, LDP_NS, Namespace
 
 L = LDP_NS
+EX = Namespace("http://ex.org/")
 
 
 @pytest.mark.parametrize("iris, expected", [
@@ -70,3 +71,29 @@ def test_model_of_and_names():
     assert im.normalize_interaction_model(None) is None
     with pytest.raises(IncompatibleLdpTypeError):
         im.normalize_interaction_model("ldp:Nope")
+
+
+@pytest.mark.parametrize("given", [
+    "http://www.w3.org/ns/ldp#DirectContainer",
+    "<http://www.w3.org/ns/ldp#DirectContainer>",
+    "ldp:DirectContainer",
+    "DirectContainer",
+])
+def test_normalize_interaction_model(given):
+    assert im.normalize_interaction_model(given) == LDP.DirectContainer
+
+
+def test_normalize_interaction_model_refuses_unknown():
+    assert im.normalize_interaction_model(None) is None
+    with pytest.raises(IncompatibleLdpTypeError):
+        im.normalize_interaction_model("ldp:Bucket")
+    with pytest.raises(IncompatibleLdpTypeError):
+        im.normalize_interaction_model("http://example.org/Container")
+
+
+def test_model_of_picks_most_specific():
+    assert im.model_of(im.MODEL_TYPES[im.INDIRECT_CONTAINER]) == im.INDIRECT_CONTAINER
+    assert im.model_of(im.MODEL_TYPES[im.BASIC_CONTAINER]) == im.BASIC_CONTAINER
+    assert im.model_of(im.MODEL_TYPES[im.NON_RDF_SOURCE]) == im.NON_RDF_SOURCE
+    assert im.model_of(im.MODEL_TYPES[im.RDF_SOURCE]) == im.RDF_SOURCE
+    assert im.model_of([EX.Thing]) is None

@@ -72,6 +72,13 @@ def test_tree_helpers():
     assert not uids.is_descendant("/", "/")
 
 
+def test_parent_of_a_non_root_uid():
+    assert uids.parent_of("/a") == "/"
+    assert uids.parent_of("/a/b") == "/a"
+    with pytest.raises(InvalidResourceError):
+        uids.parent_of("/")
+
+
 def test_internal_uris():
     assert uids.res_uri("/") == "<info:fcres/>"
     assert uids.res_uri("/a/b") == "<info:fcres/a/b>"

@@ -101,7 +101,8 @@ def test_binary_description_update(repo):
     repo.create_or_replace("/f", data=b"content", media_type="text/plain")
     res = repo.update("/f", 'PREFIX dc: <http://purl.org/dc/terms/> '
                             'INSERT DATA { <> dc:title "T" ; '
-                            '<http://www.ebu.ch/metadata/ontologies/ebucore/ebucore#filename> "n.txt" }')
+                            '<http://www.ebu.ch/metadata/ontologies/ebucore/ebucore#filename> '
+                            '"n.txt" }')
     assert res.is_binary and res.filename == "n.txt"
     assert read(res) == b"content"
     with pytest.raises(ServerManagedTermError):

@@ -241,7 +241,7 @@ def test_replace_container_keeps_children(repo):
     assert sorted(repo.get("/p").children) == ["/p/a", "/p/b"]
 
 
-# --- create (POST) ---------------------------------------------------------------------------------
+# --- create (POST) --------------------------------------------------------------------------------
 
 def test_create_mints_uuid(repo):
     res = repo.create("/", data=b'<> <http://ex.org/p> "x" .', media_type="text/turtle")
