@@ -2,12 +2,14 @@
 or nothing. Bound lookups only: never reads a container's children."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from lakesuperior.exceptions import ResourceNotExistsError, TombstoneError
 from lakesuperior.model.interaction import model_of
 from lakesuperior.model.namespaces import FCSYSTEM_BURIED_IN, FCSYSTEM_DELETED, RDF_TYPE
 from lakesuperior.model.uids import graph, res_uri, uid_of
+from lakesuperior.rdfio import Triple
 
 
 def types_of(txn: Any, uid: str) -> list[str]:
@@ -15,6 +17,13 @@ def types_of(txn: Any, uid: str) -> list[str]:
     lookup that does not read the container's children."""
     res = res_uri(uid)
     return [q[2] for q in txn.match(res, RDF_TYPE, None, res)]
+
+
+def model_in(triples: Iterable[Triple], uid: str) -> str | None:
+    """The interaction model named by the rdf:type triples of ``uid`` among its
+    triples (read earlier), or None."""
+    res = res_uri(uid)
+    return model_of(o for s, p, o in triples if p == RDF_TYPE and s == res)
 
 
 def model_at(txn: Any, uid: str) -> str | None:

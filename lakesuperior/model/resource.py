@@ -27,7 +27,7 @@ from lakesuperior.model import interaction, membership
 from lakesuperior.model.containment import children_in
 from lakesuperior.model.context import Context
 from lakesuperior.model.literals import lexical
-from lakesuperior.model.lookup import require_model
+from lakesuperior.model.lookup import model_in, require_model
 from lakesuperior.model.namespaces import (
     DEFAULT_NAMESPACES,
     EBUCORE_FILENAME,
@@ -45,11 +45,9 @@ from lakesuperior.model.namespaces import (
 )
 from lakesuperior.model.nonrdf import parse_digest_urn
 from lakesuperior.model.server_managed import first_value, is_server_managed
-from lakesuperior.model.uids import RES_PREFIX, UriMap, graph, res_uri
+from lakesuperior.model.uids import RES_PREFIX, UriMap, graph, res_uri, uid_of
 from lakesuperior.model.versions import VersionInfo, list_versions
 from lakesuperior.rdfio import Triple
-
-_CUT = len(RES_PREFIX)
 
 
 class RdfSource:
@@ -262,8 +260,7 @@ def view(ctx: Context, uid: str, own: list[Triple], *, model: str | None = None,
          version_of: str | None = None) -> RdfSource:
     """Build the right view class for a resource's triples."""
     if model is None:
-        res = res_uri(uid)
-        model = interaction.model_of(o for s, p, o in own if p == RDF_TYPE and s == res)
+        model = model_in(own, uid)
     kw: _ViewOptions = {"urimap": ctx.urimap, "extra": extra, "incl_children": incl_children,
                         "incl_srv_mgd": incl_srv_mgd, "versions": versions, "model": model,
                         "version_of": version_of}
@@ -340,7 +337,7 @@ class ResourceInfo:
     @property
     def parent(self) -> str | None:
         value = self._view._value(FCREPO_HAS_PARENT)
-        return value[_CUT:-1] if value else None
+        return uid_of(value) if value else None
 
     def _binary_attr(self, name: str, default: Any = None) -> Any:
         return getattr(self._view, name) if self._view.is_binary else default

@@ -23,8 +23,8 @@ from lakesuperior.exceptions import (
 )
 from lakesuperior.model import containment, membership, versions
 from lakesuperior.model.context import Context
-from lakesuperior.model.interaction import MEMBERSHIP_CONTAINERS, model_of
-from lakesuperior.model.lookup import model_at, require_model
+from lakesuperior.model.interaction import MEMBERSHIP_CONTAINERS
+from lakesuperior.model.lookup import model_at, model_in, require_model
 from lakesuperior.model.namespaces import (
     FCSYSTEM_BURIED_IN,
     FCSYSTEM_DELETED,
@@ -35,11 +35,6 @@ from lakesuperior.model.namespaces import (
 )
 from lakesuperior.model.uids import ROOT_UID, graph, parent_of, res_uri, uid_of
 from lakesuperior.rdfio import Triple
-
-
-def _model(triples: list[Triple], uid: str) -> str | None:
-    res = res_uri(uid)
-    return model_of(o for s, p, o in triples if p == RDF_TYPE and s == res)
 
 
 def _detach(ctx: Context, uid: str, own: list[Triple]) -> None:
@@ -67,7 +62,7 @@ def bury(ctx: Context, uid: str) -> None:
         triples = own if u == uid else txn.triples(res)
         txn.add_graph(graph("bury", u), triples)
         txn.remove_graph(res)
-        if _model(triples, u) in MEMBERSHIP_CONTAINERS:
+        if model_in(triples, u) in MEMBERSHIP_CONTAINERS:
             membership.drop(ctx, u)
         if u == uid:
             marker = [(res, RDF_TYPE, FCSYSTEM_TOMBSTONE), (res, FCSYSTEM_DELETED, ctx.now_term)]
