@@ -1,4 +1,6 @@
-"""Membership triples of Direct and Indirect containers, kept materialized.
+"""Membership of Direct and Indirect containers: their configuration (checked
+and completed with its defaults by ``complete_config``) and the membership
+triples it makes, kept materialized.
 
 A Direct or Indirect container ``C`` with membership resource ``X``, relation
 ``P`` and inserted-content relation ``Q`` gives, for each child ``D``:
