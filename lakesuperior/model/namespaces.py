@@ -41,6 +41,13 @@ class Namespace:
         return "<" + self.iri
 
 
+def bare_iri(term: str) -> str:
+    """The bare IRI of an IRI term: ``bare_iri(LDP_CONTAINS) == LDP_NS + "contains"``."""
+    if term[:1] != "<" or term[-1:] != ">":
+        raise ValueError(f"Not an IRI term: {term[:100]!r}")
+    return term[1:-1]
+
+
 # --- namespaces -------------------------------------------------------------------
 
 LDP_NS = "http://www.w3.org/ns/ldp#"
@@ -86,14 +93,6 @@ DEFAULT_NAMESPACES = MappingProxyType({
     "memento": MEMENTO_NS,
     "dcterms": DCTERMS_NS,
 })
-
-
-
-def bare_iri(term: str) -> str:
-    """The bare IRI of an IRI term: ``bare_iri(LDP_CONTAINS) == LDP_NS + "contains"``."""
-    if term[:1] != "<" or term[-1:] != ">":
-        raise ValueError(f"Not an IRI term: {term[:100]!r}")
-    return term[1:-1]
 
 
 # --- terms ----------------------------------------------------------------------------
