@@ -44,8 +44,8 @@ from lakesuperior.exceptions import (
 from lakesuperior.model import interaction
 from lakesuperior.model.checks import FixityResult, IntegrityReport, referenced_digests
 from lakesuperior.model.context import Context
-from lakesuperior.model.namespaces import EBUCORE_FILENAME, LDP_CONTAINS, LDP_NS, RDF_TYPE
 from lakesuperior.model.literals import lexical
+from lakesuperior.model.namespaces import EBUCORE_FILENAME, LDP_CONTAINS, LDP_NS, RDF_TYPE
 from lakesuperior.model.nonrdf import parse_digest_urn
 from lakesuperior.model.server_managed import is_server_managed
 from lakesuperior.model.uids import graph_kind, normalize_uid, uid_of_graph

@@ -103,7 +103,7 @@ def requested_model(type_iris: Iterable[str]) -> str | None:
     if unknown:
         raise IncompatibleLdpTypeError(None, "Unsupported LDP interaction model(s): "
                                        + ", ".join(sorted(LDP_NS + n for n in unknown)))
-    models = {m for m in map(_REQUESTABLE.__getitem__, names) if m is not None}
+    models = {m for n in names if (m := _REQUESTABLE[n]) is not None}
     containers = models & CONTAINERS
     if len(containers) > 1 and "Container" in names:
         containers -= {BASIC_CONTAINER}     # ldp:Container with a specific kind
