@@ -105,9 +105,8 @@ class PythonTarget:
         for i in range(5):
             uid = child_path(refs, f"r{i}")
             if not repo.exists(uid):
-                repo.create_or_replace(uid, data=f'<> {_TITLE} '
-                                                 f'"benchmark reference {i}" .'.encode(),
-                                       media_type=TURTLE)
+                body = f'<> {_TITLE} "benchmark reference {i}" .'
+                repo.create_or_replace(uid, data=body.encode(), media_type=TURTLE)
             internal.append(repo.base_uri + uid)
         return internal
 
