@@ -88,6 +88,7 @@ def summary_line(res: dict[str, Any]) -> str:
 def plot(res: dict[str, Any], path: str) -> None:
     """Save ms per request against request number (rolling median), with the
     first-1K and last-1K medians marked."""
+    # matplotlib is optional (the ``bench`` extra): loaded only to plot.
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
