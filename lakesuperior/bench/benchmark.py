@@ -9,7 +9,7 @@ request (or API call) is timed, not making its body. Then measures the
 container: a Turtle GET with all its ``ldp:contains``, a retrieval through the
 Python API, and ``SELECT (COUNT(?s) AS ?c) WHERE { ?s a ldp:Container }``.
 
-Two doors, one script:
+Two doors (``lakesuperior.bench.targets``), one script:
 
 * ``--mode python``: the ``Repository`` in this process, on ``--data-dir`` (a
   temporary directory, removed afterwards, if not given);
@@ -23,8 +23,8 @@ Two doors, one script:
 
 Prints one line of text; ``--output FILE.json`` writes the figures (keys as in
 WORKLOAD.md, plus a few more), ``--plot FILE.png`` the latency curve (needs
-matplotlib: ``pip install 'lakesuperior[bench]'``). Ctrl-C stops the run and
-reports what ran.
+matplotlib: ``pip install 'lakesuperior[bench]'``; ``lakesuperior.bench.figures``).
+Ctrl-C stops the run and reports what ran.
 """
 from __future__ import annotations
 
