@@ -24,7 +24,9 @@ import tempfile
 import time
 import uuid
 
-from lakesuperior.bench.benchmark import disk_usage, machine, summarize
+from lakesuperior import Repository
+from lakesuperior.admin.files import dir_bytes
+from lakesuperior.bench.figures import machine, summarize
 from lakesuperior.bench.workload import GRAPH_SIZE, workload_graph, workload_turtle
 
 
@@ -57,8 +59,6 @@ def main(argv=None) -> int:
     ap.add_argument("--gets", type=int, default=1000, help="repetitions of the get timings")
     ap.add_argument("--output", help="JSON file")
     args = ap.parse_args(argv)
-
-    from lakesuperior import Repository
 
     rng = random.Random(args.seed)
     tmp = None
@@ -116,7 +116,7 @@ def main(argv=None) -> int:
             post["container_children"] = len(repo.get(parent).children)
             post["sparql_count_s"] = None
         repo.close()
-        store_bytes = disk_usage(data_dir)
+        store_bytes = dir_bytes(data_dir)
         result = {
             "mode": "python", "method": args.method, "input": args.input, "count": done,
             "graph_size": GRAPH_SIZE, "sync": not args.no_sync,
@@ -137,7 +137,8 @@ def main(argv=None) -> int:
           f"first1k={lat.get('first_1k_median')} last1k={lat.get('last_1k_median')} [{by}] "
           f"get={post.get('get_ms', {}).get('median')}ms "
           f"get+imr={post.get('get_imr_ms', {}).get('median')}ms "
-          f"container_get={post.get('container_get_s')}s ({post.get('container_children')} children)")
+          f"container_get={post.get('container_get_s')}s "
+          f"({post.get('container_children')} children)")
     if args.output:
         with open(args.output, "w") as fh:
             json.dump(result, fh, indent=2)

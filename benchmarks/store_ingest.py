@@ -18,12 +18,14 @@ import tempfile
 import time
 import uuid
 
-from lakesuperior.bench.benchmark import machine, summarize  # machine: query_bench imports it here
-from lakesuperior.bench.workload import workload_triples  # noqa: F401 (re-exported)
+from lakesuperior.bench.figures import machine, summarize
+from lakesuperior.bench.workload import workload_triples
+from lakesuperior.model.namespaces import DCTERMS_NS, LDP_CONTAINS
 from lakesuperior.store.quadstore import QuadStore
 
-LDP_CONTAINS = "<http://www.w3.org/ns/ldp#contains>"
+# benchmarks/query_bench.py imports BASE, LDP_CONTAINS, machine and workload_triples from here.
 BASE = "info:fcres"
+TITLE = f"<{DCTERMS_NS}title>"
 
 
 def run(count: int, path: str, sync: bool, seed: int) -> dict:
@@ -33,8 +35,8 @@ def run(count: int, path: str, sync: bool, seed: int) -> dict:
     internal = [f"<{BASE}/ref{i}>" for i in range(5)]
     with store.write() as txn:
         for ref in internal:
-            txn.add_graph(ref, [(ref, "<http://purl.org/dc/terms/title>", '"ref"')])
-        txn.add_graph(parent, [(parent, "<http://purl.org/dc/terms/title>", '"parent"')])
+            txn.add_graph(ref, [(ref, TITLE, '"ref"')])
+        txn.add_graph(parent, [(parent, TITLE, '"parent"')])
     write_ms = []
     children = []
     for n in range(count):

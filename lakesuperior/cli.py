@@ -2,8 +2,8 @@
 
 Every command takes ``--config FILE`` (or ``LSUP_CONFIG``) and ``--data-dir DIR``
 (or ``LSUP_DATA_DIR``), before or after the command name; ``--help`` on each
-says what it does. The logic lives in ``lakesuperior.admin.operations``; this module
-only parses options, shows progress and prints reports.
+says what it does. The logic lives in ``lakesuperior.admin``; this module only
+parses options, shows progress and prints reports.
 
 Exit codes (the same for every command):
 
@@ -31,9 +31,11 @@ from typing import Any
 
 import click
 
-from lakesuperior.admin import operations as admin
+from lakesuperior.admin import backup, checks, cleanup, datadir, http, migrate, stats
+from lakesuperior.admin.progress import Progress
 from lakesuperior.config import Config
 from lakesuperior.exceptions import LakesuperiorError
+from lakesuperior.repository import Repository
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -65,7 +67,7 @@ def _load_config(ctx: click.Context, config_path: str | None, data_dir: str | No
     path = config_path or root.get("config_path")
     ddir = data_dir or root.get("data_dir")
     try:
-        return Config.load(path, **({"data_dir": ddir} if ddir else {}))
+        return Config.load(path, data_dir=ddir) if ddir else Config.load(path)
     except LakesuperiorError as e:
         raise CommandError(str(e)) from e
 
@@ -88,7 +90,7 @@ def _command(fn: Callable) -> Callable:
     return wrapper
 
 
-class ClickProgress(admin.Progress):
+class ClickProgress(Progress):
     """Progress bars on stderr (a running count when the total is unknown)."""
 
     def __init__(self) -> None:
@@ -133,8 +135,8 @@ def _size(n: float | None) -> str:
     return str(n)
 
 
-def _open(cfg: Config) -> Any:
-    return admin.open_repository(cfg)
+def _open(cfg: Config) -> Repository:
+    return datadir.open_repository(cfg)
 
 
 # --- the group ------------------------------------------------------------------------------
@@ -152,12 +154,12 @@ def cli(config_path: str | None, data_dir: str | None) -> None:
     """
 
 
-@cli.command()
+@cli.command("bootstrap")
 @_common_options
 @click.option("--yes", "-y", is_flag=True, help="Wipe an existing repository without asking.")
 @click.pass_context
 @_command
-def bootstrap(ctx: click.Context, config_path: str | None, data_dir: str | None,
+def bootstrap_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
               yes: bool) -> None:
     """Create a repository with its root container, or wipe and re-create one.
 
@@ -167,7 +169,7 @@ def bootstrap(ctx: click.Context, config_path: str | None, data_dir: str | None,
     """
     cfg = _load_config(ctx, config_path, data_dir)
     where = os.path.abspath(cfg.data_dir)
-    exists = any(admin._has_content(p) for p in (cfg.store_dir, cfg.binary_dir))
+    exists = datadir.has_data(cfg)
     if exists and not yes:
         what = "a repository"
         try:
@@ -179,22 +181,22 @@ def bootstrap(ctx: click.Context, config_path: str | None, data_dir: str | None,
                              "a new, empty repository?", default=False, err=True):
             click.echo("Nothing was changed.", err=True)
             ctx.exit(EXIT_PROBLEMS)
-    report = admin.bootstrap(cfg, wipe=exists)
+    report = datadir.bootstrap(cfg, wipe=exists)
     verb = "Wiped and re-created" if report["wiped"] else "Created"
     click.echo(f"{verb} the repository in {where}: it holds the root container /.")
 
 
-@cli.command()
+@cli.command("stats")
 @_common_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.pass_context
 @_command
-def stats(ctx: click.Context, config_path: str | None, data_dir: str | None,
+def stats_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
           as_json: bool) -> None:
     """Show resources by type, triples, binaries, versions, tombstones and store size."""
     cfg = _load_config(ctx, config_path, data_dir)
     with _open(cfg) as repo:
-        st = admin.repository_stats(repo)
+        st = stats.repository_stats(repo)
         st["index_pending"] = repo.store.pending()
     if as_json:
         click.echo(json.dumps(st, indent=2, sort_keys=True))
@@ -223,7 +225,7 @@ def stats(ctx: click.Context, config_path: str | None, data_dir: str | None,
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.pass_context
 @_command
-def check_fixity(ctx: click.Context, config_path: str | None, data_dir: str | None,
+def check_fixity_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
                  uid: str | None, check_all: bool, as_json: bool) -> None:
     """Re-hash stored binaries against their recorded digests.
 
@@ -234,8 +236,8 @@ def check_fixity(ctx: click.Context, config_path: str | None, data_dir: str | No
         raise click.UsageError("Give either a UID or --all.")
     cfg = _load_config(ctx, config_path, data_dir)
     with _open(cfg) as repo:
-        report = admin.check_fixity(repo, None if check_all else [uid],
-                                    progress=ClickProgress() if check_all else admin.Progress())
+        report = checks.check_fixity(repo, [uid] if uid else None,
+                                     progress=ClickProgress() if check_all else Progress())
     if as_json:
         click.echo(json.dumps([dataclasses.asdict(r) for r in report.results], indent=2))
     else:
@@ -261,7 +263,7 @@ def check_fixity(ctx: click.Context, config_path: str | None, data_dir: str | No
               help="Write the CSV report to FILE instead of standard output.")
 @click.pass_context
 @_command
-def check_refint(ctx: click.Context, config_path: str | None, data_dir: str | None,
+def check_refint_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
                  output: str | None) -> None:
     """Find links to missing repository resources (and broken containment).
 
@@ -273,8 +275,8 @@ def check_refint(ctx: click.Context, config_path: str | None, data_dir: str | No
     cfg = _load_config(ctx, config_path, data_dir)
     with _open(cfg) as repo:
         click.echo("Checking links and containment...", err=True)
-        report = admin.check_refint(repo)
-    rows = admin.integrity_rows(report)
+        report = checks.check_refint(repo)
+    rows = checks.integrity_rows(report)
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow(("problem", "resource", "target"))
@@ -290,7 +292,7 @@ def check_refint(ctx: click.Context, config_path: str | None, data_dir: str | No
         ctx.exit(EXIT_PROBLEMS)
 
 
-@cli.command()
+@cli.command("cleanup")
 @_common_options
 @click.option("--dry-run", is_flag=True, help="Only say what would be removed.")
 @click.option("--min-age", type=click.FloatRange(min=0), default=3600.0, show_default=True,
@@ -300,7 +302,7 @@ def check_refint(ctx: click.Context, config_path: str | None, data_dir: str | No
 @click.option("--verbose", "-v", is_flag=True, help="List every file.")
 @click.pass_context
 @_command
-def cleanup(ctx: click.Context, config_path: str | None, data_dir: str | None,
+def cleanup_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
             dry_run: bool, min_age: float, verbose: bool) -> None:
     """Remove orphaned binary content and leftover temporary upload files.
 
@@ -310,8 +312,8 @@ def cleanup(ctx: click.Context, config_path: str | None, data_dir: str | None,
     """
     cfg = _load_config(ctx, config_path, data_dir)
     with _open(cfg) as repo:
-        report = admin.cleanup(repo, dry_run=dry_run, min_age=min_age,
-                               progress=ClickProgress())
+        report = cleanup.cleanup(repo, dry_run=dry_run, min_age=min_age,
+                                 progress=ClickProgress())
     verb = "Would remove" if dry_run else "Removed"
     if verbose:
         for digest, size in report.orphans:
@@ -323,11 +325,11 @@ def cleanup(ctx: click.Context, config_path: str | None, data_dir: str | None,
                f"{'would be ' if dry_run else ''}freed.")
 
 
-@cli.command()
+@cli.command("index")
 @_common_options
 @click.pass_context
 @_command
-def index(ctx: click.Context, config_path: str | None, data_dir: str | None) -> None:
+def index_command(ctx: click.Context, config_path: str | None, data_dir: str | None) -> None:
     """Bring the union-graph indices (used by SPARQL and inbound links) up to date.
 
     Queries do this themselves when needed; running it after a large ingest
@@ -341,12 +343,12 @@ def index(ctx: click.Context, config_path: str | None, data_dir: str | None) -> 
     click.echo(f"Union index up to date ({applied:,} log entries applied).")
 
 
-@cli.command()
+@cli.command("backup")
 @_common_options
 @click.argument("dest", metavar="DEST")
 @click.pass_context
 @_command
-def backup(ctx: click.Context, config_path: str | None, data_dir: str | None,
+def backup_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
            dest: str) -> None:
     """Write a consistent backup of the repository to the new directory DEST.
 
@@ -359,7 +361,7 @@ def backup(ctx: click.Context, config_path: str | None, data_dir: str | None,
         raise CommandError(f"The backup destination {os.path.abspath(dest)} exists "
                            "already: give a new path")
     with _open(cfg) as repo:
-        report = admin.backup(repo, dest, progress=ClickProgress())
+        report = backup.backup(repo, dest, progress=ClickProgress())
     c = report.counts
     click.echo(f"Backup written to {report.path}: {c['resources']:,} resources, "
                f"{c['binaries']:,} binaries ({_size(c['binary_bytes'])}), "
@@ -375,12 +377,12 @@ def backup(ctx: click.Context, config_path: str | None, data_dir: str | None,
         ctx.exit(EXIT_PROBLEMS)
 
 
-@cli.command()
+@cli.command("restore")
 @_common_options
 @click.argument("src", metavar="SRC")
 @click.pass_context
 @_command
-def restore(ctx: click.Context, config_path: str | None, data_dir: str | None,
+def restore_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
             src: str) -> None:
     """Restore the backup in SRC into the data directory, and verify it.
 
@@ -389,7 +391,7 @@ def restore(ctx: click.Context, config_path: str | None, data_dir: str | None,
     re-hashed and the store's counts match the backup's manifest.
     """
     cfg = _load_config(ctx, config_path, data_dir)
-    report = admin.restore(src, cfg, progress=ClickProgress())
+    report = backup.restore(src, cfg, progress=ClickProgress())
     c = report.counts
     click.echo(f"Restored {c['resources']:,} resources and {c['binaries']:,} binaries "
                f"into {report.path} in {report.seconds:.1f} s; verified.")
@@ -399,7 +401,7 @@ def restore(ctx: click.Context, config_path: str | None, data_dir: str | None,
         ctx.exit(EXIT_PROBLEMS)
 
 
-@cli.command()
+@cli.command("migrate")
 @_common_options
 @click.argument("src_url", metavar="SRC_URL")
 @click.argument("dest_dir", metavar="DEST_DIR")
@@ -418,7 +420,7 @@ def restore(ctx: click.Context, config_path: str | None, data_dir: str | None,
               metavar="SECONDS", help="Time limit of each HTTP request.")
 @click.pass_context
 @_command
-def migrate(ctx: click.Context, config_path: str | None, data_dir: str | None,
+def migrate_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
             src_url: str, dest_dir: str, starts: tuple[str, ...], list_file: str | None,
             auth: str | None, skip_errors: bool, report_file: str | None,
             timeout: float) -> None:
@@ -431,18 +433,17 @@ def migrate(ctx: click.Context, config_path: str | None, data_dir: str | None,
     DEST_DIR must be empty or new; on error (without --skip-errors) or Ctrl-C
     nothing is left in it.
     """
-    from lakesuperior.admin.http import parse_auth
     if data_dir and os.path.abspath(data_dir) != os.path.abspath(dest_dir):
         raise click.UsageError("DEST_DIR is the data directory of the new repository: "
                                "do not give a different --data-dir.")
     try:
-        credentials = parse_auth(auth)
+        credentials = http.parse_auth(auth)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--auth") from e
     cfg = _load_config(ctx, config_path, dest_dir)
-    report = admin.migrate(src_url, cfg, start=starts or ("/",), list_file=list_file,
-                           auth=credentials, skip_errors=skip_errors, timeout=timeout,
-                           progress=ClickProgress())
+    report = migrate.migrate(src_url, cfg, start=starts or ("/",), list_file=list_file,
+                             auth=credentials, skip_errors=skip_errors, timeout=timeout,
+                             progress=ClickProgress())
     click.echo(f"Migrated {report.copied:,} resources from {report.source} into "
                f"{report.dest}: {report.rdf_sources:,} RDF sources, {report.binaries:,} "
                f"binaries ({_size(report.binary_bytes)}), {report.triples:,} triples, "
@@ -450,13 +451,13 @@ def migrate(ctx: click.Context, config_path: str | None, data_dir: str | None,
                f"failed {len(report.failed)}.")
     for url in report.unverified:
         click.echo(f"UNVERIFIED {url}: the source gave no digest for this binary", err=True)
-    for status, url, why in admin.iter_rows(report):
+    for status, url, why in migrate.iter_rows(report):
         click.echo(f"{status.upper():8} {url}: {why}", err=True)
     if report_file:
         with open(report_file, "w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
             writer.writerow(("status", "url", "reason"))
-            writer.writerows(admin.iter_rows(report))
+            writer.writerows(migrate.iter_rows(report))
     if not report.ok:
         ctx.exit(EXIT_PROBLEMS)
 

@@ -138,3 +138,25 @@ class RangeNotSatisfiableError(LakesuperiorError):
     def __init__(self, size: int, msg: str | None = None):
         self.size = size
         super().__init__(msg or f"No requested range is satisfiable (length {size})")
+
+
+# --- administration and tools -----------------------------------------------
+
+class AdminError(LakesuperiorError):
+    """An administrative operation cannot be done as asked; nothing was changed."""
+
+
+class NoRepositoryError(AdminError):
+    """The data directory holds no repository."""
+
+
+class MigrationError(AdminError):
+    """The migration source failed or sent something that is not usable."""
+
+
+class HttpClientError(LakesuperiorError):
+    """A remote server could not be reached, or did not answer in HTTP we understand."""
+
+
+class BenchmarkError(LakesuperiorError):
+    """The benchmark cannot go on (a request failed, an option is unusable)."""

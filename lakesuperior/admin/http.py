@@ -2,8 +2,9 @@
 
 Used by ``lsup-admin migrate`` and ``lsup-benchmark --mode http``: one
 persistent connection per scheme and host, Basic authentication, a fresh
-connection (and one retry) when the server closed an idle one. Nothing here
-knows LDP.
+connection (and one retry) when the server closed an idle one. ``Link``
+headers are parsed by ``lakesuperior.headers``, as the server's are. Nothing
+here knows LDP.
 """
 from __future__ import annotations
 
@@ -14,15 +15,14 @@ from dataclasses import dataclass, field
 from email.message import Message
 from urllib.parse import urljoin, urlsplit
 
-__all__ = ["HttpClient", "HttpResponse", "HttpError", "parse_auth"]
+from lakesuperior.exceptions import HttpClientError
+from lakesuperior.headers import Link, parse_link
+
+__all__ = ["HttpClient", "HttpResponse", "parse_auth"]
 
 USER_AGENT = "lakesuperior-http/1"
 _RETRYABLE = (http.client.RemoteDisconnected, http.client.BadStatusLine, BrokenPipeError,
               ConnectionResetError, ConnectionAbortedError)
-
-
-class HttpError(Exception):
-    """The server could not be reached or spoke no HTTP we understand."""
 
 
 def parse_auth(value: str | None) -> tuple[str, str] | None:
@@ -44,7 +44,7 @@ class HttpResponse:
     headers: Message
     body: bytes = b""
     url: str = ""
-    links: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -57,48 +57,12 @@ class HttpResponse:
 
     def link_targets(self, rel: str) -> list[str]:
         """Absolute targets of the ``Link`` headers with relation ``rel``."""
-        out = []
-        for target, params in self.links:
-            if rel in params.get("rel", "").split():
-                out.append(urljoin(self.url, target))
-        return out
+        return [urljoin(self.url, link.uri) for link in self.links if link.has_rel(rel)]
 
     def excerpt(self, size: int = 300) -> str:
         """The start of the body as text, for error messages."""
         text = self.body[:size].decode("utf-8", "replace").strip()
         return text + ("..." if len(self.body) > size else "")
-
-
-def parse_links(values: list[str]) -> list[tuple[str, dict[str, str]]]:
-    """``Link`` header values -> ``[(target, {param: value})]`` (RFC 8288, lenient)."""
-    out = []
-    for value in values:
-        for part in _split_outside_quotes(value, ","):
-            part = part.strip()
-            if not part.startswith("<") or ">" not in part:
-                continue
-            target, _, rest = part[1:].partition(">")
-            params = {}
-            for param in _split_outside_quotes(rest, ";"):
-                name, sep, val = param.strip().partition("=")
-                if name:
-                    params[name.strip().lower()] = val.strip().strip('"') if sep else ""
-            out.append((target.strip(), params))
-    return out
-
-
-def _split_outside_quotes(text: str, sep: str) -> list[str]:
-    parts, buf, quoted = [], [], False
-    for ch in text:
-        if ch == '"':
-            quoted = not quoted
-        if ch == sep and not quoted:
-            parts.append("".join(buf))
-            buf = []
-        else:
-            buf.append(ch)
-    parts.append("".join(buf))
-    return parts
 
 
 class _Body:
@@ -115,7 +79,8 @@ class _Body:
             return self._resp.read(size if size is not None and size >= 0 else None)
         except (OSError, http.client.HTTPException) as e:
             self.close()
-            raise HttpError(f"GET {self._url}: the connection broke while reading: {e}") from e
+            raise HttpClientError(
+                f"GET {self._url}: the connection broke while reading: {e}") from e
 
     def close(self) -> None:
         if not self._resp.isclosed():
@@ -160,7 +125,8 @@ class HttpClient:
             data = resp.read()
         except (OSError, http.client.HTTPException) as e:
             self._drop(url)
-            raise HttpError(f"{method} {url}: the connection broke while reading: {e}") from e
+            raise HttpClientError(
+                f"{method} {url}: the connection broke while reading: {e}") from e
         return self._wrap(resp, url, data)
 
     def open(self, method: str, url: str,
@@ -177,12 +143,12 @@ class HttpClient:
     def _wrap(self, resp: http.client.HTTPResponse, url: str, data: bytes) -> HttpResponse:
         msg = resp.msg
         return HttpResponse(resp.status, resp.reason, msg, data, url,
-                            parse_links(msg.get_all("Link") or []))
+                            parse_link(msg.get_all("Link") or []))
 
     def _key(self, url: str) -> tuple[str, str, str]:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise HttpError(f"Not an http(s) URL: {url!r}")
+            raise HttpClientError(f"Not an http(s) URL: {url!r}")
         path = parts.path or "/"
         if parts.query:
             path += "?" + parts.query
@@ -216,9 +182,9 @@ class HttpClient:
             except _RETRYABLE as e:
                 self._drop(url)
                 if attempt or fresh:
-                    raise HttpError(f"{method} {url}: the server closed the connection "
+                    raise HttpClientError(f"{method} {url}: the server closed the connection "
                                     f"({e.__class__.__name__})") from e
             except (TimeoutError, OSError, http.client.HTTPException) as e:
                 self._drop(url)
-                raise HttpError(f"{method} {url}: {e}") from e
+                raise HttpClientError(f"{method} {url}: {e}") from e
         raise AssertionError("unreachable")

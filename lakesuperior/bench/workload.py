@@ -21,6 +21,8 @@ import random
 import re
 from collections.abc import Sequence
 
+import rdflib
+
 __all__ = ["ALPHABET", "GRAPH_SIZE", "LITERAL_LENGTH", "EXTERNAL", "nt_literal",
            "workload_pairs", "workload_triples", "workload_turtle", "workload_graph",
            "random_bytes"]
@@ -85,18 +87,17 @@ def workload_turtle(rng: random.Random, internal: Sequence[str],
 
 
 def workload_graph(rng: random.Random, internal: Sequence[str], subject: str,
-                   size: int = GRAPH_SIZE):
+                   size: int = GRAPH_SIZE) -> rdflib.Graph:
     """The graph as an rdflib Graph about ``subject`` (a bare IRI)."""
-    import rdflib
-    from rdflib import Literal, URIRef
     g = rdflib.Graph()
-    s = URIRef(subject)
+    s = rdflib.URIRef(subject)
     for p, o in workload_pairs(rng, internal, size):
+        obj: rdflib.term.Node
         if o.startswith("<"):
-            obj = URIRef(o[1:-1])
+            obj = rdflib.URIRef(o[1:-1])
         else:
-            obj = Literal(_UNESCAPE.sub(r"\1", o[1:-1]))
-        g.add((s, URIRef(p[1:-1]), obj))
+            obj = rdflib.Literal(_UNESCAPE.sub(r"\1", o[1:-1]))
+        g.add((s, rdflib.URIRef(p[1:-1]), obj))
     return g
 
 

@@ -6,14 +6,15 @@ import dataclasses
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
 from lakesuperior import headers as hdr
-from lakesuperior.admin import operations as admin_api
+from lakesuperior.admin.stats import repository_stats
+from lakesuperior.repository import Repository
 
 bp = Blueprint("admin", __name__)
 
 _OFFERED = ("application/json", "text/html")
 
 
-def _repository():
+def _repository() -> Repository:
     return current_app.extensions["lakesuperior"].repository
 
 
@@ -24,7 +25,7 @@ def stats() -> Response:
     if best is None:
         return Response("Not acceptable: /admin/stats is served as "
                         + " or ".join(_OFFERED) + "\n", 406, mimetype="text/plain")
-    data = admin_api.repository_stats(_repository())
+    data = repository_stats(_repository())
     if best == "text/html":
         return Response(render_template("admin_stats.html", stats=data),
                         mimetype="text/html")

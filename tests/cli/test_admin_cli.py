@@ -206,10 +206,11 @@ def test_check_fixity_reports_every_failure(invoke, data_dir):
 
 
 def _fixity(data_dir):
-    from lakesuperior.admin import operations as admin
+    from lakesuperior.admin.checks import check_fixity
+    from lakesuperior.admin.datadir import open_repository
     from lakesuperior.config import Config
-    with admin.open_repository(Config(data_dir=str(data_dir))) as repo:
-        return admin.check_fixity(repo).results
+    with open_repository(Config(data_dir=str(data_dir))) as repo:
+        return check_fixity(repo).results
 
 
 def test_check_fixity_bad_input(invoke, data_dir):

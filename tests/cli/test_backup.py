@@ -144,7 +144,7 @@ def test_backup_reports_content_missing_in_the_source(invoke, data_dir, tmp_path
 @pytest.mark.parametrize("command", ["backup", "restore"])
 def test_interrupted_backup_or_restore_leaves_nothing(invoke, data_dir, tmp_path, monkeypatch,
                                                        command):
-    from lakesuperior.admin import operations as admin
+    from lakesuperior.admin import backup as backup_module
     backup = tmp_path / "b"
     if command == "restore":
         assert invoke("backup", backup, "--data-dir", data_dir).exit_code == 0
@@ -153,7 +153,7 @@ def test_interrupted_backup_or_restore_leaves_nothing(invoke, data_dir, tmp_path
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(admin, "_copy_binary", interrupt)
+    monkeypatch.setattr(backup_module, "_copy_binary", interrupt)
     if command == "backup":
         res = invoke("backup", backup, "--data-dir", data_dir)
         assert not backup.exists()

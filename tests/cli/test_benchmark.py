@@ -175,9 +175,9 @@ def test_no_sparql_skips_the_index_catch_up(bench, tmp_path):
 
 
 def test_ctrl_c_prints_what_ran(bench, tmp_path, monkeypatch):
-    from lakesuperior.bench import benchmark
+    from lakesuperior.bench import targets
     calls = []
-    real = benchmark.PythonTarget.put
+    real = targets.PythonTarget.put
 
     def put(self, *args):
         calls.append(1)
@@ -185,7 +185,7 @@ def test_ctrl_c_prints_what_ran(bench, tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(self, *args)
 
-    monkeypatch.setattr(benchmark.PythonTarget, "put", put)
+    monkeypatch.setattr(targets.PythonTarget, "put", put)
     out = tmp_path / "r.json"
     res = bench("--count", 50, "--output", out)
     assert res.exit_code == 130

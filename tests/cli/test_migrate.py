@@ -240,13 +240,13 @@ def test_migrate_skip_errors_reports_everything(invoke, stub_server, tmp_path):
 
 
 def test_migrate_interrupted_leaves_nothing(invoke, stub_server, tmp_path, monkeypatch):
-    from lakesuperior.admin import operations as admin
+    from lakesuperior.admin import migrate
     url = stub_server(_stub_routes(["good"]))
 
     def interrupt(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(admin, "_migrate_one", interrupt)
+    monkeypatch.setattr(migrate, "_migrate_one", interrupt)
     res = invoke("migrate", url + "/rest", tmp_path / "d")
     assert res.exit_code == 130 and "Interrupted" in res.output
     assert not (tmp_path / "d").exists()

@@ -23,7 +23,8 @@ def test_file_then_environment_then_overrides(tmp_path):
     f.write_text("data_dir: /from/file\nstore:\n  sync: false\n  map_size: 4096\n"
                  "server:\n  workers: 7\nreferential_integrity: strict\ncustom: 1\n")
     cfg = Config.load(environ={"LSUP_CONFIG": str(f)})
-    assert (cfg.data_dir, cfg.sync, cfg.map_size, cfg.server_workers) == ("/from/file", False, 4096, 7)
+    assert (cfg.data_dir, cfg.sync, cfg.map_size, cfg.server_workers) == (
+        "/from/file", False, 4096, 7)
     assert cfg.referential_integrity == "strict"
     assert cfg.extra == {"custom": 1}
     cfg = Config.load(environ={"LSUP_CONFIG": str(f), "LSUP_DATA_DIR": "/from/env",
@@ -67,5 +68,6 @@ def test_bad_yaml(tmp_path):
 
 def test_nothing_is_read_at_import(tmp_path):
     env = {**os.environ, "LSUP_CONFIG": str(tmp_path / "missing.yml")}
-    code = "import lakesuperior, lakesuperior.config, lakesuperior.server, lakesuperior.endpoints.app"
+    code = ("import lakesuperior, lakesuperior.config, lakesuperior.server, "
+            "lakesuperior.endpoints.app")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=str(tmp_path))

@@ -7,7 +7,7 @@ def test_stats_json_matches_the_cli_figures(client, repo):
                            media_type="text/turtle")
     r = client.get("/admin/stats", headers={"Accept": "application/json"})
     assert r.status_code == 200 and r.mimetype == "application/json"
-    from lakesuperior.admin.operations import repository_stats
+    from lakesuperior.admin.stats import repository_stats
     expected = repository_stats(repo)
     assert r.get_json()["by_model"] == expected["by_model"]
     assert r.get_json()["by_model"]["ldp:BasicContainer"] >= 2   # root and /a

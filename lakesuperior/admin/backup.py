@@ -1,0 +1,290 @@
+"""Backup and restore.
+
+A backup is a directory::
+
+    DEST/manifest.json   what was copied: counts, digest algorithm, formats, versions
+    DEST/ldprs/          the LMDB store, copied from one read snapshot
+    DEST/ldpnr/          the binaries that snapshot refers to, re-hashed as copied
+
+It is itself a data directory (``LSUP_DATA_DIR=DEST`` opens it). The store
+copy is taken from one LMDB read snapshot, so it is consistent while other
+processes (a running server) keep writing; the union-graph index, which is
+derived data, is rebuilt from that snapshot inside the backup rather than
+copied, so it always matches it. Both operations build their result in a
+staging directory beside the destination and rename it into place only when it
+is complete and verified; an interruption (``KeyboardInterrupt``) removes it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from lakesuperior.admin.cleanup import referenced
+from lakesuperior.admin.files import (
+    dir_bytes,
+    fsync_tree,
+    has_content,
+    inside,
+    staging_dir,
+    unlink,
+)
+from lakesuperior.admin.progress import QUIET, Progress
+from lakesuperior.config import Config
+from lakesuperior.exceptions import AdminError, BinaryNotFoundError
+from lakesuperior.repository import Repository
+from lakesuperior.store.binaries import BinaryStore
+from lakesuperior.store.quadstore import FORMAT_VERSION
+from lakesuperior.version import __version__
+
+__all__ = ["BACKUP_FORMAT", "MANIFEST", "BackupReport", "backup", "read_manifest",
+           "RestoreReport", "restore"]
+
+BACKUP_KIND = "lakesuperior-backup"
+BACKUP_FORMAT = 1
+MANIFEST = "manifest.json"
+_COUNT_KEYS = ("resources", "tombstones", "versions", "binaries", "binary_bytes", "quads",
+               "graphs")
+
+
+@dataclass
+class BackupReport:
+    """What ``backup`` wrote, and the source content it could not copy."""
+
+    path: str
+    counts: dict[str, int]
+    store_bytes: int
+    seconds: float
+    missing_binaries: list[str] = field(default_factory=list)
+    corrupt_binaries: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not (self.missing_binaries or self.corrupt_binaries)
+
+
+@dataclass
+class RestoreReport:
+    """What ``restore`` restored, and the problems the backup already recorded."""
+
+    path: str
+    counts: dict[str, int]
+    seconds: float
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _counts(repo: Repository) -> dict[str, int]:
+    st = repo.stats()
+    counts = {k: int(st[k]) for k in ("resources", "tombstones", "versions", "binaries",
+                                      "binary_bytes")}
+    counts["quads"] = int(st["store"]["quads"])
+    counts["graphs"] = int(st["store"]["graphs"])
+    return counts
+
+
+def _copy_binary(src: Any, dst: Any, digest: str, missing: list[str],
+                 corrupt: list[str], keep: set[str] | frozenset[str] = frozenset()) -> None:
+    """Copy one content file, re-hashing it; a file that no longer hashes to its
+    name is not kept (unless its content is another wanted binary, ``keep``)."""
+    try:
+        fh = src.open(digest)
+    except BinaryNotFoundError:
+        missing.append(digest)
+        return
+    with fh:
+        info = dst.put(fh)
+    if info.digest != digest:
+        if info.digest not in keep:
+            dst.delete(info.digest)
+        corrupt.append(digest)
+
+
+def backup(repo: Repository, dest: str | os.PathLike, *,
+           progress: Progress = QUIET) -> BackupReport:
+    """Write a backup of ``repo`` to the new directory ``dest`` (see the module doc).
+
+    Safe while other processes write: the store is copied from one read
+    snapshot, and exactly the binaries that snapshot refers to are copied
+    (each re-hashed on the way). Content missing or altered in the source is
+    reported (``missing_binaries``, ``corrupt_binaries``), not copied.
+    ``AdminError`` if ``dest`` exists or lies inside the data directory.
+    """
+    t0 = time.perf_counter()
+    dest = os.path.abspath(os.fspath(dest))
+    if os.path.lexists(dest):
+        raise AdminError(f"The backup destination {dest} exists already: give a new path")
+    if inside(dest, repo.config.data_dir):
+        raise AdminError(f"The backup destination {dest} is inside the data directory")
+    staging = staging_dir(dest, "partial")
+    try:
+        progress.start("Copying the store", None)
+        store_dir = os.path.join(staging, "ldprs")
+        # Not compact: LMDB's compacting copy crashes on this store's dupsort
+        # tables (py-lmdb 3.0 / LMDB 0.9.x); a plain copy is just as consistent.
+        repo.store.copy(store_dir, compact=False)
+        # The union index is derived; its copy comes from a later snapshot than
+        # the main copy, so drop it and rebuild it from the main copy.
+        shutil.rmtree(os.path.join(store_dir, "index"), ignore_errors=True)
+        progress.finish()
+        cfg = repo.config.with_(data_dir=staging, sync=False)
+        with Repository(config=cfg) as copy:
+            progress.start("Rebuilding the union index of the copy", None)
+            copy.store.index()
+            progress.finish()
+            wanted = sorted(referenced(copy))
+            keep = frozenset(wanted)
+            missing: list[str] = []
+            corrupt: list[str] = []
+            progress.start("Copying binaries", len(wanted))
+            try:
+                for digest in wanted:
+                    _copy_binary(repo.binaries, copy.binaries, digest, missing, corrupt, keep)
+                    progress.advance()
+            finally:
+                progress.finish()
+            counts = _counts(copy)
+        manifest = {
+            "kind": BACKUP_KIND, "backup_format": BACKUP_FORMAT,
+            "lakesuperior_version": __version__,
+            "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            "source": os.path.abspath(repo.config.data_dir),
+            "store_format": int(FORMAT_VERSION), "digest_algorithm": repo.binaries.algorithm,
+            "counts": counts, "missing_binaries": missing, "corrupt_binaries": corrupt,
+        }
+        with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8") as fh:
+            json.dump(manifest, fh, indent=2)
+        for name in ("lock.mdb", os.path.join("index", "lock.mdb")):
+            unlink(os.path.join(store_dir, name))
+        fsync_tree(staging)
+        os.rename(staging, dest)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return BackupReport(dest, counts, dir_bytes(dest), time.perf_counter() - t0,
+                        missing, corrupt)
+
+
+def read_manifest(src: str | os.PathLike) -> dict[str, Any]:
+    """The manifest of the backup in ``src``; ``AdminError`` if ``src`` is not a
+    backup this Lakesuperior can restore."""
+    src = os.path.abspath(os.fspath(src))
+    if not os.path.isdir(src):
+        raise AdminError(f"No backup at {src}: it is not a directory")
+    path = os.path.join(src, MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            manifest = json.load(fh)
+    except FileNotFoundError:
+        raise AdminError(f"{src} is not a Lakesuperior backup (it has no {MANIFEST})") from None
+    except (OSError, ValueError) as e:
+        raise AdminError(f"Cannot read the backup manifest {path}: {e}") from e
+    if not isinstance(manifest, dict) or manifest.get("kind") != BACKUP_KIND:
+        raise AdminError(f"{path} is not a Lakesuperior backup manifest")
+    fmt = manifest.get("backup_format")
+    if not isinstance(fmt, int) or fmt > BACKUP_FORMAT:
+        raise AdminError(f"The backup in {src} has format {fmt!r}; this Lakesuperior "
+                         f"reads backup format {BACKUP_FORMAT}: upgrade Lakesuperior")
+    store_format = manifest.get("store_format")
+    if store_format != int(FORMAT_VERSION):
+        raise AdminError(f"The backup in {src} holds a store of format {store_format!r}; "
+                         f"this Lakesuperior reads format {int(FORMAT_VERSION)}. Restore it "
+                         "with the Lakesuperior that made it, then migrate.")
+    counts = manifest.get("counts")
+    if not isinstance(counts, dict) or any(not isinstance(counts.get(k), int)
+                                           for k in _COUNT_KEYS):
+        raise AdminError(f"The backup manifest {path} has no valid counts")
+    if not os.path.isfile(os.path.join(src, "ldprs", "data.mdb")):
+        raise AdminError(f"The backup in {src} is incomplete: ldprs/data.mdb is missing")
+    return manifest
+
+
+def restore(src: str | os.PathLike, config: Config, *,
+            progress: Progress = QUIET) -> RestoreReport:
+    """Restore the backup in ``src`` into ``config.data_dir``, which must be empty
+    or not exist, and verify the result: every binary re-hashed, the store
+    opened and its counts compared with the manifest, every binary the store
+    refers to present. Nothing is left in the data directory unless all of
+    that succeeds (problems already recorded in the backup's manifest are
+    reported, not fatal).
+    """
+    t0 = time.perf_counter()
+    src = os.path.abspath(os.fspath(src))
+    manifest = read_manifest(src)
+    data_dir = os.path.abspath(config.data_dir)
+    if inside(data_dir, src) or inside(src, data_dir):
+        raise AdminError("The backup and the data directory must not contain each other")
+    if os.path.exists(data_dir) and (not os.path.isdir(data_dir) or has_content(data_dir)):
+        raise AdminError(f"The data directory {data_dir} is not empty: restore into an "
+                         "empty or new directory")
+    algo = manifest.get("digest_algorithm")
+    if algo != config.digest_algorithm:
+        raise AdminError(f"The backup stores binaries by {algo} digest, but the "
+                         f"configuration says digest_algorithm: {config.digest_algorithm}; "
+                         f"set digest_algorithm to {algo} (LSUP_DIGEST_ALGORITHM={algo})")
+    staging = staging_dir(data_dir, "restoring")
+    problems: list[str] = []
+    try:
+        progress.start("Copying the store", None)
+        src_store = os.path.join(src, "ldprs")
+        for dirpath, _dirs, files in os.walk(src_store):
+            rel = os.path.relpath(dirpath, src_store)
+            target = os.path.normpath(os.path.join(staging, "ldprs", rel))
+            os.makedirs(target, exist_ok=True)
+            for name in files:
+                if name != "lock.mdb":
+                    shutil.copyfile(os.path.join(dirpath, name), os.path.join(target, name))
+        progress.finish()
+        src_bin = BinaryStore(os.path.join(src, "ldpnr"), algo) if os.path.isdir(
+            os.path.join(src, "ldpnr")) else None
+        dst_bin = BinaryStore(os.path.join(staging, "ldpnr"), algo)
+        digests = list(src_bin) if src_bin is not None else []
+        keep = frozenset(digests)
+        corrupt: list[str] = []
+        progress.start("Copying and verifying binaries", len(digests))
+        try:
+            for digest in digests:
+                _copy_binary(src_bin, dst_bin, digest, corrupt, corrupt, keep)
+                progress.advance()
+        finally:
+            progress.finish()
+        nothing = "; nothing was written to the data directory"
+        if corrupt:
+            raise AdminError(f"Restore verification failed: {len(corrupt)} binaries in the "
+                             f"backup do not match their digest (first: {corrupt[0]})"
+                             + nothing)
+        progress.start("Verifying the restored repository", None)
+        known = set(manifest.get("missing_binaries") or []) | set(
+            manifest.get("corrupt_binaries") or [])
+        problems += [f"binary {d} was already missing or corrupt when the backup was made"
+                     for d in sorted(known)]
+        with Repository(config=config.with_(data_dir=staging)) as repo:
+            repo.store.index()
+            absent = sorted(d for d in referenced(repo) if d not in repo.binaries)
+            unexpected = [d for d in absent if d not in known]
+            if unexpected:
+                raise AdminError(f"Restore verification failed: {len(unexpected)} binaries "
+                                 f"the store refers to are missing from the backup (first: "
+                                 f"{unexpected[0]})" + nothing)
+            counts = _counts(repo)
+            for key in _COUNT_KEYS:
+                if counts[key] != manifest["counts"][key]:
+                    raise AdminError(f"Restore verification failed: {key} is {counts[key]} "
+                                     f"but the backup recorded {manifest['counts'][key]}"
+                                     + nothing)
+        progress.finish()
+        fsync_tree(staging)
+        if os.path.isdir(data_dir):
+            os.rmdir(data_dir)
+        os.rename(staging, data_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return RestoreReport(data_dir, counts, time.perf_counter() - t0, problems)

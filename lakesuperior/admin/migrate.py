@@ -1,0 +1,404 @@
+"""Migration: copy the resources of an LDP / Fedora server into a new repository.
+
+The crawl follows containment and links under the source URL, parents before
+children, over ``admin.http``; the new repository is built in a staging
+directory beside the destination and renamed into place only when complete.
+"""
+from __future__ import annotations
+
+import heapq
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+from lakesuperior import headers as hdr
+from lakesuperior import rdfio
+from lakesuperior.admin.files import fsync_tree, has_content, staging_dir
+from lakesuperior.admin.http import HttpClient, HttpResponse
+from lakesuperior.admin.progress import QUIET, Progress
+from lakesuperior.config import Config
+from lakesuperior.exceptions import (
+    AdminError,
+    HttpClientError,
+    InvalidDigestError,
+    LakesuperiorError,
+    MigrationError,
+    UnsupportedDigestError,
+)
+from lakesuperior.model import interaction
+from lakesuperior.model.literals import lexical
+from lakesuperior.model.namespaces import (
+    EBUCORE_FILENAME,
+    LDP_CONTAINS,
+    LDP_NON_RDF_SOURCE,
+    LDP_NS,
+)
+from lakesuperior.model.nonrdf import parse_digest_urn
+from lakesuperior.model.resource import Binary
+from lakesuperior.model.server_managed import is_server_managed
+from lakesuperior.repository import Repository
+from lakesuperior.store.binaries import normalize_algorithm, normalize_digest
+
+__all__ = ["MigrationReport", "migrate", "iter_rows"]
+
+# Not in model.namespaces (the IANA link relations are no RDF vocabulary of the model).
+_IANA_DESCRIBEDBY = "<http://www.iana.org/assignments/relation/describedby>"
+_IANA_DESCRIBES = "<http://www.iana.org/assignments/relation/describes>"
+_RDF_ACCEPT = "application/n-triples, text/turtle;q=0.9, application/ld+json;q=0.5"
+_WANT_DIGEST = "sha-512, sha-256, sha, md5"
+_OMIT_MEMBERSHIP = f'return=representation; omit="{LDP_NS}PreferMembership"'
+
+
+@dataclass
+class MigrationReport:
+    """What ``migrate`` copied, skipped and failed to copy."""
+
+    source: str
+    dest: str
+    rdf_sources: int = 0
+    binaries: int = 0
+    binary_bytes: int = 0
+    triples: int = 0
+    seconds: float = 0.0
+    unverified: list[str] = field(default_factory=list)   #: binaries the source gave no digest for
+    skipped: list[tuple[str, str]] = field(default_factory=list)   #: (url, why)
+    failed: list[tuple[str, str]] = field(default_factory=list)    #: (url, error)
+
+    @property
+    def copied(self) -> int:
+        return self.rdf_sources + self.binaries
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["copied"] = self.copied
+        return out
+
+
+class _Failure(Exception):
+    """One resource could not be copied (``MigrationError`` unless skipping errors)."""
+
+
+class _Source:
+    """The LDP server being migrated: URL <-> uid mapping and its requests."""
+
+    def __init__(self, url: str, client: HttpClient):
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise AdminError(f"The migration source must be an http(s) URL, not {url!r}")
+        self.base = url.split("#")[0].split("?")[0].rstrip("/")
+        self.client = client
+
+    def url(self, uid: str) -> str:
+        return self.base + uid
+
+    def uid(self, url_or_path: str) -> str | None:
+        """The uid of a URL (or a path) under the source, or None if outside it.
+
+        Fragments, queries and ``fcr:`` sub-paths (metadata, versions, ACLs) are
+        cut off: they name parts of the resource.
+        """
+        text = url_or_path.strip()
+        if "://" in text:
+            if text == self.base:
+                return "/"
+            if not text.startswith(self.base + "/"):
+                return None
+            text = text[len(self.base):]
+        elif not text.startswith("/"):
+            text = "/" + text
+        text = text.split("#")[0].split("?")[0]
+        segments = []
+        for seg in text.split("/"):
+            if seg.lower().startswith("fcr:"):
+                break
+            if seg:
+                segments.append(seg)
+        return "/" + "/".join(segments)
+
+    def term_uid(self, term: str) -> str | None:
+        """The uid of an IRI term (``<...>``) under the source, or None."""
+        if term.startswith("<") and term.endswith(">"):
+            return self.uid(term[1:-1])
+        return None
+
+
+def _header_digests(value: str | None) -> dict[str, str]:
+    """``Digest: sha-512=<base64>, md5=<base64>`` -> {hashlib name: hex}; algorithms
+    we do not support and malformed values are ignored."""
+    out: dict[str, str] = {}
+    for name, val in hdr.parse_digest(value or "").items():
+        try:
+            algo = normalize_algorithm(name)
+            out[algo] = normalize_digest(algo, val)
+        except (UnsupportedDigestError, InvalidDigestError):
+            continue
+    return out
+
+
+def _read_list_file(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except OSError as e:
+        raise AdminError(f"Cannot read the list file {path}: {e.strerror}") from e
+    except UnicodeDecodeError as e:
+        raise AdminError(f"The list file {path} is not UTF-8 text: {e}") from e
+    return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
+            list_file: str | None = None, auth: tuple[str, str] | None = None,
+            skip_errors: bool = False, timeout: float = 60.0,
+            progress: Progress = QUIET, client: HttpClient | None = None) -> MigrationReport:
+    """Copy the resources of an LDP / Fedora server into a new repository in
+    ``config.data_dir`` (empty or new).
+
+    The crawl begins at ``start`` (paths or URLs under ``source_url``) and at
+    each line of ``list_file``, and follows containment and every link to
+    another resource under ``source_url``, parents before children. For each
+    resource it copies the client triples (server-managed ones are dropped and
+    made anew; links to the source become links to the new repository) with
+    the interaction model, and for a binary its content, verified against
+    every digest the source gives (``Digest`` header, ``premis:hasMessageDigest``),
+    its media type and file name. A resource the source answers 404 or 410
+    for is skipped (a link to a deleted resource); any other error stops the
+    migration with ``MigrationError`` and leaves nothing behind, unless
+    ``skip_errors``, which records it and goes on. Versions and tombstones are
+    not copied.
+    """
+    t0 = time.perf_counter()
+    dest = os.path.abspath(config.data_dir)
+    if os.path.exists(dest) and (not os.path.isdir(dest) or has_content(dest)):
+        raise AdminError(f"The migration destination {dest} is not empty: give a new or "
+                         "empty directory")
+    own_client = client is None
+    http = client or HttpClient(auth=auth, timeout=timeout)
+    src = _Source(source_url, http)
+    starts = list(start)
+    if list_file:
+        starts += _read_list_file(list_file)
+    queue: list[tuple[int, int, str]] = []
+    seen: set[str] = set()
+    seq = 0
+
+    def enqueue(uid: str) -> None:
+        nonlocal seq
+        if uid not in seen:
+            seen.add(uid)
+            seq += 1
+            heapq.heappush(queue, (uid.count("/") if uid != "/" else 0, seq, uid))
+
+    for item in starts:
+        uid = src.uid(item)
+        if uid is None:
+            raise AdminError(f"Starting point {item!r} is not under the source {src.base}")
+        enqueue(uid)
+    if not queue:
+        raise AdminError("Nothing to migrate: the list of starting points is empty")
+    try:
+        _probe(src, queue[0][2])   # the source must answer before anything is created
+    except BaseException:
+        if own_client:
+            http.close()
+        raise
+    start_uids = set(seen)
+    report = MigrationReport(src.base, dest)
+    staging = staging_dir(dest, "migrating")
+    cfg = config.with_(data_dir=staging, sync=False, referential_integrity="off",
+                       allow_foreign_subjects=True)
+    try:
+        with Repository(config=cfg) as repo:
+            progress.start("Migrating", None)
+            try:
+                while queue:
+                    _, _, uid = heapq.heappop(queue)
+                    url = src.url(uid)
+                    try:
+                        _migrate_one(src, repo, uid, url, report, enqueue,
+                                     uid in start_uids)
+                    except _Failure as e:
+                        if not skip_errors:
+                            raise MigrationError(f"{url}: {e}") from None
+                        report.failed.append((url, str(e)))
+                    except HttpClientError as e:
+                        if not skip_errors:
+                            raise MigrationError(str(e)) from e
+                        report.failed.append((url, str(e)))
+                    except LakesuperiorError as e:
+                        if not skip_errors:
+                            raise MigrationError(f"{url}: {e}") from e
+                        report.failed.append((url, str(e)))
+                    progress.advance()
+            finally:
+                progress.finish()
+            progress.start("Indexing the new repository", None)
+            repo.store.index()
+            progress.finish()
+        fsync_tree(staging)
+        if os.path.isdir(dest):
+            os.rmdir(dest)
+        os.rename(staging, dest)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    finally:
+        if own_client:
+            http.close()
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _probe(src: _Source, uid: str) -> None:
+    """Check that the source answers like an LDP server (``MigrationError`` if not)."""
+    url = src.url(uid)
+    try:
+        resp = src.client.request("HEAD", url, headers={"Accept": _RDF_ACCEPT})
+    except HttpClientError as e:
+        raise MigrationError(f"Cannot reach the migration source: {e}") from e
+    if resp.status in (401, 403):
+        raise MigrationError(f"The migration source refused access to {url} ({resp.status} "
+                             f"{resp.reason}): give credentials with --auth USER:PASS")
+    if not resp.ok:
+        raise MigrationError(f"The migration source answered {resp.status} {resp.reason} "
+                             f"for {url}")
+    if _model_from_links(resp) is None:
+        raise MigrationError(f"{url} does not answer like an LDP server (no Link header "
+                             "with rel=\"type\" naming an LDP interaction model)")
+
+
+def _model_from_links(resp: HttpResponse) -> str | None:
+    types = {"<" + t + ">" for t in resp.link_targets("type")}
+    return interaction.model_of(types)
+
+
+def _get_rdf(src: _Source, url: str) -> list[tuple[str, str, str]]:
+    """GET an RDF representation and parse it (``_Failure`` if it is not RDF)."""
+    resp = src.client.request("GET", url, headers={"Accept": _RDF_ACCEPT,
+                                                   "Prefer": _OMIT_MEMBERSHIP})
+    if not resp.ok:
+        raise _Failure(f"GET answered {resp.status} {resp.reason}: {resp.excerpt()}")
+    ctype = resp.content_type
+    if ctype not in rdfio.PARSEABLE:
+        raise _Failure(f"GET answered {ctype or 'no media type'}, which is not RDF")
+    try:
+        return rdfio.parse(resp.body, ctype, url)
+    except LakesuperiorError as e:
+        raise _Failure(f"the {ctype} representation is not valid RDF: {e}") from e
+
+
+def _migrate_one(src: _Source, repo: Repository, uid: str, url: str,
+                 report: MigrationReport, enqueue: Callable[[str], None],
+                 is_start: bool) -> None:
+    head = src.client.request("HEAD", url, headers={"Accept": _RDF_ACCEPT})
+    if head.status in (404, 410) and is_start:
+        raise _Failure(f"the starting point answered {head.status} {head.reason}")
+    if head.status in (404, 410):
+        why = "deleted (410 Gone)" if head.status == 410 else "not found (404)"
+        report.skipped.append((url, why))
+        return
+    if not head.ok:
+        raise _Failure(f"HEAD answered {head.status} {head.reason}")
+    model = _model_from_links(head)
+    if model is None:
+        raise _Failure("the response has no LDP interaction model (Link rel=\"type\"): "
+                       "is this an LDP server?")
+    if model == LDP_NON_RDF_SOURCE:
+        described = head.link_targets("describedby")
+        triples = _get_rdf(src, described[0] if described else url + "/fcr:metadata")
+    else:
+        triples = _get_rdf(src, url)
+    user, digests, filename = _convert(src, repo, uid, triples, enqueue)
+    if model == LDP_NON_RDF_SOURCE:
+        _copy_content(src, repo, uid, url, user, digests, filename, report)
+    else:
+        if uid != "/" or user:
+            data = "".join(f"{s} {p} {o} .\n" for s, p, o in user).encode("utf-8")
+            repo.create_or_replace(uid, data=data, media_type="application/n-triples",
+                                   interaction_model=model, handling="lenient")
+        report.rdf_sources += 1
+    report.triples += len(user)
+
+
+def _convert(src: _Source, repo: Repository, uid: str,
+             triples: list[tuple[str, str, str]], enqueue: Callable[[str], None],
+             ) -> tuple[list[tuple[str, str, str]], dict[str, str], str | None]:
+    """Client triples with source links rewritten to the new repository, the
+    digests and file name a binary description records; enqueue linked resources."""
+    old, new = "<" + src.base, "<" + repo.base_uri
+    n = len(old)
+
+    def rebase(term: str) -> str:
+        if term.startswith(old) and term[n:n + 1] in ("/", ">", "#", "?"):
+            return new + term[n:]
+        return term
+
+    user: list[tuple[str, str, str]] = []
+    digests: dict[str, str] = {}
+    filename: str | None = None
+    for s, p, o in triples:
+        if p == LDP_CONTAINS:
+            child = src.term_uid(o)
+            if child is not None:
+                enqueue(child)
+            continue
+        if is_server_managed(p, o):
+            algo, value = parse_digest_urn(o)
+            if algo:
+                digests[algo] = value.lower()
+            continue
+        if p in (_IANA_DESCRIBEDBY, _IANA_DESCRIBES):
+            continue
+        for term in (s, o):
+            linked = src.term_uid(term)
+            if linked is not None and linked != uid:
+                enqueue(linked)
+        if p == EBUCORE_FILENAME and filename is None and o.startswith('"'):
+            filename = lexical(o)
+            continue
+        user.append((rebase(s), p, rebase(o)))
+    return user, digests, filename
+
+
+def _copy_content(src: _Source, repo: Repository, uid: str, url: str,
+                  user: list[tuple[str, str, str]], digests: dict[str, str],
+                  filename: str | None, report: MigrationReport) -> None:
+    resp, stream = src.client.open("GET", url, headers={"Want-Digest": _WANT_DIGEST})
+    try:
+        if resp.status != 200:
+            raise _Failure(f"GET of the content answered {resp.status} {resp.reason}"
+                           + (" (external content is not migrated)"
+                              if 300 <= resp.status < 400 else ""))
+        for algo, value in _header_digests(resp.headers.get("Digest")).items():
+            if digests.setdefault(algo, value) != value:
+                raise _Failure(f"the source's {algo} digests disagree: {digests[algo]} in "
+                               f"the description, {value} in the Digest header")
+        if not digests:
+            report.unverified.append(url)
+        mimetype = resp.headers.get("Content-Type") or "application/octet-stream"
+        with repo.transaction():
+            _, res = repo.create_or_replace(uid, stream=stream, media_type=mimetype.strip(),
+                                            interaction_model=LDP_NON_RDF_SOURCE,
+                                            digests=digests or None, filename=filename,
+                                            handling="lenient")
+            if user:
+                repo.update_delta(uid, None, user, handling="lenient")
+        report.binaries += 1
+        report.binary_bytes += cast(Binary, res).size
+    finally:
+        stream.close()
+
+
+def iter_rows(report: MigrationReport) -> Iterator[tuple[str, str, str]]:
+    """The skipped and failed resources of a migration as ``(status, url, why)`` rows."""
+    for url, why in report.skipped:
+        yield "skipped", url, why
+    for url, why in report.failed:
+        yield "failed", url, why
