@@ -10,7 +10,7 @@ from lakesuperior.model.namespaces import LDP, Namespace
 EX = Namespace("http://ex.org/")
 
 
-def test_complete_membership_config_defaults():
+def test_complete_config_defaults():
     res = "<info:fcres/c>"
     out = membership.complete_config("/c", interaction.DIRECT_CONTAINER, [])
     assert (res, LDP.membershipResource, res) in out
@@ -30,6 +30,6 @@ def test_complete_membership_config_defaults():
     [("<info:fcres/c>", LDP.membershipResource, '"literal"')],
     [("<info:fcres/c>", LDP.insertedContentRelation, EX.p)],   # direct: only MemberSubject
 ])
-def test_complete_membership_config_refuses(triples):
+def test_complete_config_refuses(triples):
     with pytest.raises(InvalidTripleError):
         membership.complete_config("/c", interaction.DIRECT_CONTAINER, triples)
