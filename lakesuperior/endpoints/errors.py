@@ -21,13 +21,10 @@ from werkzeug.exceptions import HTTPException
 
 from lakesuperior import exceptions as exc
 from lakesuperior import headers as hdr
-from lakesuperior.endpoints.paths import PathError
+from lakesuperior.endpoints.paths import CONSTRAINTS_PATH, PathError
+from lakesuperior.endpoints.representation import CONSTRAINED_BY
 from lakesuperior.model.context import literal_term
 from lakesuperior.rdfio import serialize
-
-CONSTRAINED_BY = "http://www.w3.org/ns/ldp#constrainedBy"
-CONSTRAINTS_PATH = "/constraints"
-
 
 # --- HTTP-only errors -------------------------------------------------------------------
 
@@ -62,6 +59,11 @@ class NotAcceptable(HttpError):
     """No representation matches ``Accept`` (or no memento matches ``Accept-Datetime``)."""
 
 
+class Gone(HttpError):
+    """A deleted resource, or one under a deleted ancestor (its tombstone is linked
+    in ``headers``)."""
+
+
 class ConstraintViolation(HttpError):
     """A valid request that this server's constraints refuse (see the constraints document)."""
 
@@ -80,6 +82,7 @@ STATUS: dict[type[BaseException], int] = {
     MethodNotAllowed: 405,
     NotAcceptable: 406,
     ConstraintViolation: 409,
+    Gone: 410,
     PreconditionFailed: 412,
     # resources
     exc.ResourceNotExistsError: 404,
@@ -126,6 +129,7 @@ CONSTRAINT_ANCHORS: dict[type[BaseException], str] = {
     exc.SparqlError: "patch",
     exc.PayloadTooLargeError: "size",
     exc.TombstoneError: "tombstones",
+    Gone: "tombstones",
     exc.InvalidResourceError: "paths",
     PathError: "paths",
     ConstraintViolation: "versions",
@@ -171,7 +175,6 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
         headers.extend((k, v) for k, v in error.get_headers()
                        if k.lower() not in ("content-type", "content-length"))
     headers.extend(getattr(error, "headers", None) or [])
-    headers.extend(getattr(error, "http_headers", None) or [])
     if isinstance(error, exc.RangeNotSatisfiableError):
         headers.append(("Content-Range", hdr.unsatisfied_content_range(error.size)))
     if 400 <= status < 500:
