@@ -22,6 +22,7 @@ from lakesuperior.endpoints import errors
 from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp
+from lakesuperior.model.namespaces import RDFS_NS
 from lakesuperior.repository import Repository
 from lakesuperior.version import __version__
 
@@ -92,6 +93,6 @@ def _constraints() -> Response:
     else:
         url = errors.constraints_url()
         body = rdfio.serialize(doc.triples(url), media_type,
-                               namespaces={"rdfs": "http://www.w3.org/2000/01/rdf-schema#"})
+                               namespaces={"rdfs": RDFS_NS})
         ctype = media_type + ("" if media_type == rdfio.JSON_LD else "; charset=utf-8")
     return Response(body, content_type=ctype, headers={"Vary": "Accept"})

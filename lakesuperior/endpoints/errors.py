@@ -24,6 +24,7 @@ from lakesuperior import headers as hdr
 from lakesuperior.endpoints.paths import CONSTRAINTS_PATH, PathError
 from lakesuperior.endpoints.representation import CONSTRAINED_BY
 from lakesuperior.model.context import literal_term
+from lakesuperior.model.namespaces import LDP, RDF_TYPE, RDFS, XSD, Namespace
 from lakesuperior.rdfio import serialize
 
 # --- HTTP-only errors -------------------------------------------------------------------
@@ -191,19 +192,21 @@ def _message(error: BaseException, status: int) -> str:
     return str(error) or type(error).__name__
 
 
+#: HTTP Vocabulary in RDF 1.0 (W3C), for error bodies in RDF.
+HTTP = Namespace("http://www.w3.org/2011/http#")
+
+
 def _rdf_body(status: int, phrase: str, message: str, media_type: str) -> bytes:
     b = "_:error"
-    http = "http://www.w3.org/2011/http#"
     triples = [
-        (b, "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>", f"<{http}Response>"),
-        (b, f"<{http}statusCodeValue>",
-         f'"{status}"^^<http://www.w3.org/2001/XMLSchema#int>'),
-        (b, f"<{http}reasonPhrase>", literal_term(phrase)),
-        (b, "<http://www.w3.org/2000/01/rdf-schema#comment>", literal_term(message)),
+        (b, RDF_TYPE, HTTP.Response),
+        (b, HTTP.statusCodeValue, f'"{status}"^^{XSD.int}'),
+        (b, HTTP.reasonPhrase, literal_term(phrase)),
+        (b, RDFS.comment, literal_term(message)),
     ]
     if 400 <= status < 500:
-        triples.append((b, f"<{CONSTRAINED_BY}>", f"<{constraints_url()}>"))
-    return serialize(triples, media_type, namespaces={"http": http})
+        triples.append((b, LDP.constrainedBy, f"<{constraints_url()}>"))
+    return serialize(triples, media_type, namespaces={"http": HTTP.iri})
 
 
 def error_response(error: BaseException) -> Response:

@@ -80,8 +80,8 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
     * ``interaction_model=ldp:NonRDFSource`` makes ``data`` / ``stream`` a binary
       whatever its media type;
     * ``graph`` (an rdflib Graph) is RDF;
-    * ``triples`` are RDF already parsed (canonical term strings, as ``rdfio.parse``
-      yields them, relative IRIs resolved against ``base_iri``), taken as they are;
+    * ``triples`` are RDF the caller parsed (canonical term strings as ``rdfio.parse``
+      yields them, relative IRIs already resolved against ``base_iri``);
     * ``data`` / ``stream`` with an RDF media type (``rdfio.PARSEABLE``) are parsed;
       with any other media type (or none) they are a binary's content;
     * nothing at all is an empty RDF source.
