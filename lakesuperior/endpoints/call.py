@@ -84,17 +84,21 @@ class Call:
     """What one LDP request is about: the repository, the public URLs, the target,
     the preferences and the conditional headers."""
 
-    __slots__ = ("repo", "urls", "base", "target", "prefer", "conditions", "constrained_by")
+    __slots__ = ("repo", "urls", "target", "prefer", "conditions", "constrained_by")
 
     def __init__(self) -> None:
         self.repo = repository()
         self.urls = Urls(public_root(), _prefix())
-        self.base = self.urls.base
         self.target = parse_target(_raw_path())
         self.prefer = hdr.parse_prefer(request.headers.getlist("Prefer"))
         self.conditions = Conditions.of(request.headers)
         #: ``Link`` to the constraints document (LDP 4.2.1.6), on every response.
         self.constrained_by = constrained_by(self.urls)
+
+    @property
+    def base(self) -> str:
+        """The base of public resource URIs (the repository's ``base_uri``)."""
+        return self.urls.base
 
     @property
     def uid(self) -> str:
@@ -156,7 +160,7 @@ def checked_write(call: Call, method: str | None, *, read: bool = True,
     if not read and not conditions:
         yield None
         return
-    repo, target = call.repo, call.target
+    repo = call.repo
     with repo.transaction():
         try:
             current = repo.info(call.uid, base_uri=call.base)
@@ -169,7 +173,7 @@ def checked_write(call: Call, method: str | None, *, read: bool = True,
             if check is not None:
                 check(current)
         if method is not None:
-            _outcome(conditions.evaluate_state(method, current, target))
+            _outcome(conditions.evaluate_state(method, current, call.target))
         yield current
 
 

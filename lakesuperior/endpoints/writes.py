@@ -46,6 +46,7 @@ def post(call: Call) -> Response:
 
 
 def _created(call: Call, res: Any) -> Response:
+    """201 with the new resource's ``Location`` (also its body)."""
     headers = _written(call, res)
     location = call.url(res.uid)
     headers["Location"] = location
@@ -54,6 +55,7 @@ def _created(call: Call, res: Any) -> Response:
 
 
 def _written(call: Call, res: Any, target: Target | None = None) -> dict[str, str]:
+    """The headers of a write's response (``representation.write_headers``)."""
     return write_headers(call.urls, res, call.uid, target, call.handling)
 
 
@@ -156,20 +158,14 @@ def put(call: Call) -> Response:
         if model != interaction.NON_RDF_SOURCE and data.strip() and media_type is not None:
             body = RdfBody(data, media_type, call.url())
     try:
-        action, res = _replace(call, model, media_type, spool, data, body)
+        action, res = _put_resource(call, model, media_type, spool, data, body)
     finally:
         if spool is not None:
             spool.close()
-    headers = _written(call, res)
-    if action == "create":
-        location = call.url()
-        headers["Location"] = location
-        return Response(location + "\n", status=201, headers=headers,
-                        content_type="text/plain; charset=utf-8")
-    return no_content(headers)
+    return _created(call, res) if action == "create" else no_content(_written(call, res))
 
 
-def _replace(call: Call, model: str | None, media_type: str | None, spool: IO[bytes] | None,
+def _put_resource(call: Call, model: str | None, media_type: str | None, spool: IO[bytes] | None,
              data: bytes, body: RdfBody | None) -> tuple[str, Any]:
     """The write of a PUT on a resource, on its current state read once. A binary
     keeps its model (an RDF body is its new content); an RDF source cannot take
