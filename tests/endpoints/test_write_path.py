@@ -9,7 +9,7 @@ import pytest
 
 from lakesuperior import rdfio
 
-from .conftest import DC_TITLE, TTL, post_ttl, put_ttl
+from .conftest import DC_TITLE, LDP, TTL, link_targets, post_ttl, put_ttl
 
 
 @pytest.fixture
@@ -107,3 +107,12 @@ def test_version_post_takes_no_preconditions(client):
     put_ttl(client, "/rest/a")
     r = client.post("/rest/a/fcr:versions", headers={"If-Match": '"stale"'})
     assert r.status_code == 201
+
+
+def test_tombstone_answer_links_its_tombstone_and_constraints(client):
+    put_ttl(client, "/rest/t/a")
+    assert client.delete("/rest/t").status_code == 204
+    r = put_ttl(client, "/rest/t/a", "")
+    assert r.status_code == 410 and "deleted" in r.data.decode()
+    assert link_targets(r, "hasTombstone") == ["http://localhost/rest/t/fcr:tombstone"]
+    assert link_targets(r, LDP + "constrainedBy") == ["http://localhost/constraints#tombstones"]
