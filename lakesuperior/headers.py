@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Literal
+from typing import Literal, TypeGuard
 from urllib.parse import quote, unquote, unquote_to_bytes
 
 from lakesuperior.exceptions import (
@@ -272,10 +272,10 @@ def _current_etag(etag: str) -> tuple[str, bool]:
     return etag, False
 
 
-def _etag_matches(tags: list[tuple[str, bool]] | str, current: tuple[str, bool] | None,
-                  exists: bool, strong: bool) -> bool:
+def _etag_matches(tags: list[tuple[str, bool]] | Literal["*"],
+                  current: tuple[str, bool] | None, exists: bool, strong: bool) -> bool:
     """Strong or weak comparison (RFC 7232 section 2.3.2) against any listed tag."""
-    if tags == "*":
+    if isinstance(tags, str):
         return exists
     if current is None:
         return False
@@ -283,7 +283,7 @@ def _etag_matches(tags: list[tuple[str, bool]] | str, current: tuple[str, bool] 
     return any(v == value and not (strong and (w or weak)) for v, w in tags)
 
 
-def _present(header: str | None) -> bool:
+def _present(header: str | None) -> TypeGuard[str]:
     return header is not None and header.strip() != ""
 
 

@@ -236,21 +236,26 @@ class Repository:
     # -- writing ----------------------------------------------------------------------------
 
     def _input(self, uid: str, base: UriMap, *, graph: Any, data: Any, media_type: Any,
-               stream: Any, interaction_model: Any, digests: Any, filename: Any):
+               stream: Any, interaction_model: Any, digests: Any, filename: Any,
+               triples: Any):
         return read_input(base.public_iri(uid), graph=graph, data=data,
                           media_type=media_type, stream=stream,
                           interaction_model=interaction_model, binaries=self.binaries,
-                          digests=digests, filename=filename, uid=uid)
+                          digests=digests, filename=filename, uid=uid, triples=triples)
 
     def create(self, parent_uid: str, *, slug: str | None = None, graph: Any = None,
                data: bytes | None = None, media_type: str | None = None, stream: Any = None,
                interaction_model: Any = None, handling: str = "strict",
                digests: Mapping[str, str] | None = None, filename: str | None = None,
-               base_uri: str | None = None) -> RdfSource:
+               base_uri: str | None = None,
+               triples: Iterable[tuple[str, str, str]] | None = None) -> RdfSource:
         """POST: create a new resource under ``parent_uid`` with a server-minted
         uid (the ``slug`` if it is free, else a uuid4 segment); return it.
 
-        Input: an rdflib ``graph``; or ``data`` / ``stream`` with a
+        Input: an rdflib ``graph``; or ``triples`` already parsed (canonical term
+        strings as ``rdfio.parse`` yields, relative IRIs resolved against the
+        public URI of ``parent_uid/slug``: parse before a ``transaction()`` to
+        keep parsing out of the write lock); or ``data`` / ``stream`` with a
         ``media_type`` (RDF types are parsed; any other type makes a binary
         with that mimetype); ``interaction_model`` (``ldp:BasicContainer`` by
         default for RDF; ``ldp:NonRDFSource`` forces a binary). For a binary:
@@ -267,7 +272,7 @@ class Repository:
         umap = self._urimap(base_uri)
         inp = self._input(candidate, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
-                          digests=digests, filename=filename)
+                          digests=digests, filename=filename, triples=triples)
         with self._write(base_uri) as ctx:
             return lifecycle.create_child(ctx, parent, candidate, inp, handling)
 
@@ -276,10 +281,13 @@ class Repository:
                           interaction_model: Any = None, handling: str = "strict",
                           digests: Mapping[str, str] | None = None,
                           filename: str | None = None,
-                          base_uri: str | None = None) -> tuple[str, RdfSource]:
+                          base_uri: str | None = None,
+                          triples: Iterable[tuple[str, str, str]] | None = None
+                          ) -> tuple[str, RdfSource]:
         """PUT: create the resource at ``uid`` or replace its state; return
         ``('create' | 'replace', resource)``. Missing intermediate path segments
-        become basic containers. Inputs as for ``create``. The interaction model
+        become basic containers. Inputs as for ``create`` (``triples`` resolved
+        against the public URI of ``uid``). The interaction model
         of an existing resource cannot change; a binary cannot be replaced with
         RDF (update its description instead) nor an RDF source with a binary.
         """
@@ -287,7 +295,7 @@ class Repository:
         umap = self._urimap(base_uri)
         inp = self._input(uid, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
-                          digests=digests, filename=filename)
+                          digests=digests, filename=filename, triples=triples)
         with self._write(base_uri) as ctx:
             return lifecycle.create_or_replace(ctx, uid, inp, handling)
 

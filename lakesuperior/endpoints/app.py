@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, Response, redirect, render_template, request
+from werkzeug.wrappers import Response as BaseResponse
 
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
@@ -21,6 +22,8 @@ from lakesuperior.endpoints import errors
 from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp
+from lakesuperior.model.namespaces import RDFS_NS
+from lakesuperior.repository import Repository
 from lakesuperior.version import __version__
 
 
@@ -29,7 +32,7 @@ class State:
     """What the app keeps in ``app.extensions["lakesuperior"]``."""
 
     config: Config
-    repository: Any
+    repository: Repository
     owned: bool = True   #: whether ``close()`` closes the repository
 
     def close(self) -> None:
@@ -37,7 +40,7 @@ class State:
             self.repository.close()
 
 
-def create_app(config: Config | None = None, *, repository: Any = None) -> Flask:
+def create_app(config: Config | None = None, *, repository: Repository | None = None) -> Flask:
     """Build the WSGI app on ``config`` (``Config.load()`` if None).
 
     ``repository``: an open ``Repository`` to serve instead of opening one from
@@ -45,8 +48,7 @@ def create_app(config: Config | None = None, *, repository: Any = None) -> Flask
     """
     config = config or Config.load()
     owned = repository is None
-    if owned:
-        from lakesuperior.repository import Repository  # the compiled store: load it here
+    if repository is None:
         repository = Repository.from_config(config)
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = config.max_body_size
@@ -60,7 +62,7 @@ def create_app(config: Config | None = None, *, repository: Any = None) -> Flask
     app.register_blueprint(admin_bp, url_prefix="/admin")
 
     @app.get("/", endpoint="root_redirect")
-    def root_redirect() -> Response:
+    def root_redirect() -> BaseResponse:
         return redirect(request.script_root + "/rest/", code=302)
 
     @app.route("/constraints", endpoint="constraints", methods=["GET", "HEAD"])
@@ -91,6 +93,6 @@ def _constraints() -> Response:
     else:
         url = errors.constraints_url()
         body = rdfio.serialize(doc.triples(url), media_type,
-                               namespaces={"rdfs": "http://www.w3.org/2000/01/rdf-schema#"})
+                               namespaces={"rdfs": RDFS_NS})
         ctype = media_type + ("" if media_type == rdfio.JSON_LD else "; charset=utf-8")
     return Response(body, content_type=ctype, headers={"Vary": "Accept"})

@@ -8,6 +8,7 @@ The same sections are rendered as HTML and as RDF (``rdfs:label`` and
 from __future__ import annotations
 
 from lakesuperior.model.context import literal_term
+from lakesuperior.model.namespaces import RDFS
 
 SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("interaction-models", "Interaction models",
@@ -75,11 +76,10 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
 
 def triples(url: str) -> list[tuple[str, str, str]]:
     """The document as RDF: one ``<url#anchor>`` per section."""
-    rdfs = "http://www.w3.org/2000/01/rdf-schema#"
-    out = [(f"<{url}>", f"<{rdfs}label>", literal_term("Lakesuperior constraints"))]
+    out = [(f"<{url}>", RDFS.label, literal_term("Lakesuperior constraints"))]
     for anchor, title, text in SECTIONS:
         node = f"<{url}#{anchor}>"
-        out.append((f"<{url}>", f"<{rdfs}seeAlso>", node))
-        out.append((node, f"<{rdfs}label>", literal_term(title)))
-        out.append((node, f"<{rdfs}comment>", literal_term(text)))
+        out.append((f"<{url}>", RDFS.seeAlso, node))
+        out.append((node, RDFS.label, literal_term(title)))
+        out.append((node, RDFS.comment, literal_term(text)))
     return out

@@ -21,13 +21,11 @@ from werkzeug.exceptions import HTTPException
 
 from lakesuperior import exceptions as exc
 from lakesuperior import headers as hdr
-from lakesuperior.endpoints.paths import PathError
+from lakesuperior.endpoints.paths import CONSTRAINTS_PATH, PathError
+from lakesuperior.endpoints.representation import CONSTRAINED_BY
 from lakesuperior.model.context import literal_term
+from lakesuperior.model.namespaces import HTTP, LDP, RDF_TYPE, RDFS, XSD
 from lakesuperior.rdfio import serialize
-
-CONSTRAINED_BY = "http://www.w3.org/ns/ldp#constrainedBy"
-CONSTRAINTS_PATH = "/constraints"
-
 
 # --- HTTP-only errors -------------------------------------------------------------------
 
@@ -62,6 +60,11 @@ class NotAcceptable(HttpError):
     """No representation matches ``Accept`` (or no memento matches ``Accept-Datetime``)."""
 
 
+class Gone(HttpError):
+    """A deleted resource, or one under a deleted ancestor (its tombstone is linked
+    in ``headers``)."""
+
+
 class ConstraintViolation(HttpError):
     """A valid request that this server's constraints refuse (see the constraints document)."""
 
@@ -80,6 +83,7 @@ STATUS: dict[type[BaseException], int] = {
     MethodNotAllowed: 405,
     NotAcceptable: 406,
     ConstraintViolation: 409,
+    Gone: 410,
     PreconditionFailed: 412,
     # resources
     exc.ResourceNotExistsError: 404,
@@ -126,6 +130,7 @@ CONSTRAINT_ANCHORS: dict[type[BaseException], str] = {
     exc.SparqlError: "patch",
     exc.PayloadTooLargeError: "size",
     exc.TombstoneError: "tombstones",
+    Gone: "tombstones",
     exc.InvalidResourceError: "paths",
     PathError: "paths",
     ConstraintViolation: "versions",
@@ -171,7 +176,6 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
         headers.extend((k, v) for k, v in error.get_headers()
                        if k.lower() not in ("content-type", "content-length"))
     headers.extend(getattr(error, "headers", None) or [])
-    headers.extend(getattr(error, "http_headers", None) or [])
     if isinstance(error, exc.RangeNotSatisfiableError):
         headers.append(("Content-Range", hdr.unsatisfied_content_range(error.size)))
     if 400 <= status < 500:
@@ -190,17 +194,15 @@ def _message(error: BaseException, status: int) -> str:
 
 def _rdf_body(status: int, phrase: str, message: str, media_type: str) -> bytes:
     b = "_:error"
-    http = "http://www.w3.org/2011/http#"
     triples = [
-        (b, "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>", f"<{http}Response>"),
-        (b, f"<{http}statusCodeValue>",
-         f'"{status}"^^<http://www.w3.org/2001/XMLSchema#int>'),
-        (b, f"<{http}reasonPhrase>", literal_term(phrase)),
-        (b, "<http://www.w3.org/2000/01/rdf-schema#comment>", literal_term(message)),
+        (b, RDF_TYPE, HTTP.Response),
+        (b, HTTP.statusCodeValue, f'"{status}"^^{XSD.int}'),
+        (b, HTTP.reasonPhrase, literal_term(phrase)),
+        (b, RDFS.comment, literal_term(message)),
     ]
     if 400 <= status < 500:
-        triples.append((b, f"<{CONSTRAINED_BY}>", f"<{constraints_url()}>"))
-    return serialize(triples, media_type, namespaces={"http": http})
+        triples.append((b, LDP.constrainedBy, f"<{constraints_url()}>"))
+    return serialize(triples, media_type, namespaces={"http": HTTP.iri})
 
 
 def error_response(error: BaseException) -> Response:

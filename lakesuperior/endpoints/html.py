@@ -8,13 +8,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from lakesuperior.model.namespaces import DEFAULT_NAMESPACES
+from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, RDF_TYPE
 
 Triple = tuple[str, str, str]
 
 PAGE_SIZE = 100  #: children shown per page
-LDP_CONTAINS = "<http://www.w3.org/ns/ldp#contains>"
-RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 
 _ECHAR = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))')
 _ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'",
@@ -75,7 +73,8 @@ class Subject:
 
 
 def group(triples: Iterable[Triple], first: str, *, skip: Iterable[str] = ()) -> list[Subject]:
-    """Triples grouped by subject (``first`` first) then predicate; ``skip``: predicates left out."""
+    """Triples grouped by subject (``first`` first) then predicate; ``skip``: predicates
+    of ``first`` left out."""
     skipped = set(skip)
     by_subject: dict[str, dict[str, list[str]]] = {}
     for s, p, o in triples:

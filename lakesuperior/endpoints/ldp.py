@@ -10,9 +10,9 @@ check and the write). Public URIs are the request's own host URL root plus
 the prefix plus the uid, passed to the repository as ``base_uri``.
 
 The work is in ``reads`` (GET, HEAD, OPTIONS) and ``writes`` (POST, PUT, PATCH,
-DELETE), on the ``context.Call`` of the request. Header logic lives in
-``headers`` (pure functions); errors become responses in ``errors``: nothing
-here maps an exception to a status.
+DELETE), on the ``call.Call`` of the request. What the headers say is decided by
+pure functions (``representation``, ``preconditions``, ``lakesuperior.headers``);
+errors become responses in ``errors``: nothing here maps an exception to a status.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from flask import Blueprint, Response
 from flask.views import MethodView
 
 from lakesuperior.endpoints import reads, writes
-from lakesuperior.endpoints.context import Call
+from lakesuperior.endpoints.call import Call
 
 bp = Blueprint("ldp", __name__)
 

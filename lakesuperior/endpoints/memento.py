@@ -8,13 +8,21 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 from lakesuperior.headers import format_http_date, format_link
+from lakesuperior.model.context import literal_term
+from lakesuperior.model.namespaces import (
+    LDP_CONTAINER,
+    LDP_CONTAINS,
+    LDP_RDF_SOURCE,
+    LDP_RESOURCE,
+    MEMENTO,
+    RDF_TYPE,
+    RDFS_LABEL,
+    XSD,
+)
 
-MEMENTO_NS = "http://mementoweb.org/ns#"
-MEMENTO = MEMENTO_NS + "Memento"
-TIMEMAP = MEMENTO_NS + "TimeMap"
-TIMEGATE = MEMENTO_NS + "TimeGate"
-ORIGINAL_RESOURCE = MEMENTO_NS + "OriginalResource"
 LINK_FORMAT = "application/link-format"
+#: The rdf:type terms of a TimeMap.
+TIMEMAP_TYPES = (LDP_RESOURCE, LDP_RDF_SOURCE, LDP_CONTAINER, MEMENTO.TimeMap)
 
 
 def version_datetime(version_id: str) -> datetime:
@@ -60,3 +68,20 @@ def timemap_link_format(original: str, timemap: str, mementos: Iterable[tuple[st
         links.append(format_link(uri, " ".join(rel),
                                  datetime=format_http_date(version_datetime(vid))))
     return ",\n".join(links) + "\n"
+
+
+def timemap_triples(timemap: str, mementos: Iterable[tuple[str, str, str | None]]
+                    ) -> list[tuple[str, str, str]]:
+    """A TimeMap as RDF: an LDP container of its mementos, each with its
+    ``memento:mementoDatetime`` and its label. ``mementos``: (URI-M, version id,
+    label or None)."""
+    tm = f"<{timemap}>"
+    triples = [(tm, RDF_TYPE, t) for t in TIMEMAP_TYPES]
+    for uri, vid, label in mementos:
+        m = f"<{uri}>"
+        when = version_datetime(vid).strftime("%Y-%m-%dT%H:%M:%SZ")
+        triples.append((tm, LDP_CONTAINS, m))
+        triples.append((m, MEMENTO.mementoDatetime, f'"{when}"^^{XSD.dateTime}'))
+        if label:
+            triples.append((m, RDFS_LABEL, literal_term(label)))
+    return triples

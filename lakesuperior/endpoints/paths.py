@@ -24,6 +24,7 @@ MAX_SEGMENT = 255          #: longest path segment, in characters of its normali
 MAX_PATH = 4096            #: longest uid, in characters of its normalized form
 
 VERSION_ID = re.compile(r"[0-9]{14}")
+CONSTRAINTS_PATH = "/constraints"  #: the constraints document, below the application root
 
 # pchar = unreserved / pct-encoded / sub-delims / ":" / "@" (RFC 3986 section 3.3)
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
@@ -157,6 +158,30 @@ def target_path(target: Target) -> str:
         return base + "/fcr:tombstone"
     head = base + ("/fcr:metadata" if target.description else "") + "/fcr:versions"
     return head if target.kind == "timemap" else f"{head}/{target.version}"
+
+
+@dataclass(frozen=True)
+class Urls:
+    """The public URLs of one request: ``root`` is its scheme, host and script root
+    (``http://host``), ``prefix`` the endpoint's (``/rest``)."""
+
+    root: str
+    prefix: str
+
+    @property
+    def base(self) -> str:
+        """The base of resource URIs: a resource's URI is ``base + uid``."""
+        return self.root + self.prefix
+
+    @property
+    def constraints(self) -> str:
+        """The constraints document (LDP 4.2.1.6)."""
+        return self.root + CONSTRAINTS_PATH
+
+    def url(self, uid: str, kind: Kind = "resource", version: str | None = None,
+            description: bool = False) -> str:
+        """The public URL of a target (the root's ends with ``/``)."""
+        return self.base + target_path(Target(uid, kind, version, description))
 
 
 def slug_segment(slug: str) -> str:

@@ -18,13 +18,13 @@ query over the time limit 503.
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
-from flask import Blueprint, Response, current_app, render_template, request
+from flask import Blueprint, Response, render_template, request
 
 from lakesuperior import headers as hdr
 from lakesuperior.endpoints import errors, html
+from lakesuperior.endpoints.call import public_root, repository
 from lakesuperior.endpoints.errors import BadRequest, NotAcceptable
 from lakesuperior.exceptions import (
     LakesuperiorError,
@@ -51,8 +51,6 @@ LDP_PREFIX = "/rest"
 _ALL_TYPES = (*api.RESULT_TYPES, *api.GRAPH_TYPES)
 _UPDATE_REFUSED = ("SPARQL Update is not accepted by the query service: writes go through "
                    "the LDP API (PATCH a resource with application/sparql-update)")
-_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
-                   r"(?::[0-9]{1,5})?")
 _CONTENT_TYPES = {
     api.SPARQL_JSON: api.SPARQL_JSON,
     api.SPARQL_XML: api.SPARQL_XML + "; charset=utf-8",
@@ -137,14 +135,7 @@ def _maybe(text: str | None) -> str | None:
 
 def _base() -> str:
     """Public base URI of the resources (the LDP endpoint) for this request."""
-    host = request.host
-    if not _HOST.fullmatch(host):
-        raise BadRequest(f"Invalid Host header: {host!r}")
-    return f"{request.scheme}://{host}{request.script_root}{LDP_PREFIX}"
-
-
-def _repo() -> Any:
-    return current_app.extensions["lakesuperior"].repository
+    return public_root() + LDP_PREFIX
 
 
 # --- the view -----------------------------------------------------------------------------
@@ -172,7 +163,7 @@ def sparql() -> Response:
 
 
 def _run(req: _Request) -> Any:
-    return api.sparql_query(_repo(), req.query or "", base_uri=_base(),
+    return api.sparql_query(repository(), req.query or "", base_uri=_base(),
                             default_graph_uris=req.default_graphs,
                             named_graph_uris=req.named_graphs)
 

@@ -17,42 +17,33 @@ from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints import html
 from lakesuperior.endpoints import memento as mto
-from lakesuperior.endpoints.context import (
+from lakesuperior.endpoints.call import (
     CHUNK,
-    HTML,
-    LDP_CONTAINER,
-    LDP_RDF_SOURCE,
-    LDP_RESOURCE,
-    RDF_OUT,
     Call,
+    negotiate,
+    require_tombstone,
+    tombstone_links,
+)
+from lakesuperior.endpoints.errors import BadRequest, MethodNotAllowed, NotAcceptable
+from lakesuperior.endpoints.paths import Target
+from lakesuperior.endpoints.preconditions import if_range_holds
+from lakesuperior.endpoints.representation import (
+    HTML,
+    RDF_OUT,
+    TIMEMAP_OUT,
     allowed_methods,
-    check_preconditions,
     content_type_of,
-    is_weak,
-    link_value,
     modified_of,
     needs_triples,
-    negotiate,
+    not_modified_headers,
     read_options,
-    require_tombstone,
     resource_headers,
-    tombstone_links,
-    type_links,
+    timegate_headers,
+    timemap_headers,
 )
-from lakesuperior.endpoints.errors import BadRequest, MethodNotAllowed, NotAcceptable, NotFound
-from lakesuperior.endpoints.paths import Target
-from lakesuperior.model.context import literal_term
-from lakesuperior.model.namespaces import (
-    DEFAULT_NAMESPACES,
-    LDP_CONTAINS,
-    RDF_TYPE,
-    RDFS_LABEL,
-    XSD_DATETIME,
-)
+from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_TYPE
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
 from lakesuperior.version import __version__
-
-MEMENTO_DATETIME = "<http://mementoweb.org/ns#mementoDatetime>"
 
 
 @tombstone_links
@@ -67,12 +58,12 @@ def read(call: Call, head: bool) -> Response:
     if target.kind == "memento":
         return _memento(call, head)
     options, applied = read_options(call.prefer)
+    res: Any
     if head and not needs_triples(options):
         res = call.repo.info(call.uid, base_uri=call.base)   # headers only: no triples
     else:
         res = call.repo.get(call.uid, base_uri=call.base, **options)
-    if target.kind == "metadata" and not res.is_binary:
-        raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
+    call.check_described(res)
     if "Accept-Datetime" in request.headers:
         return _timegate(call, res)
     if res.is_binary and target.kind == "resource":
@@ -83,9 +74,8 @@ def read(call: Call, head: bool) -> Response:
 def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
          options: dict[str, bool] | None = None) -> Response:
     media_type = negotiate(RDF_OUT)
-    headers = resource_headers(call, res, target, options)
-    if check_preconditions("GET", exists=True, etag=headers["ETag"],
-                           last_modified=modified_of(res), weak=True) == 304:
+    headers = resource_headers(call.urls, res, target, options)
+    if call.not_modified("GET", headers["ETag"], modified_of(res)):
         return _not_modified(headers)
     if applied:
         headers["Preference-Applied"] = f"return={call.prefer.return_}"
@@ -100,8 +90,7 @@ def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
 
 
 def _not_modified(headers: dict[str, str]) -> Response:
-    keep = ("ETag", "Last-Modified", "Vary", "Link", "Memento-Datetime")
-    response = Response(status=304, headers={k: v for k, v in headers.items() if k in keep})
+    response = Response(status=304, headers=not_modified_headers(headers))
     del response.headers["Content-Type"]
     return response
 
@@ -112,26 +101,18 @@ def _timegate(call: Call, res: Any) -> Response:
     when = hdr.parse_accept_datetime(value)
     if when is None:
         raise BadRequest(f"Accept-Datetime is not an HTTP date: {value!r}")
-    description = call.target.kind == "metadata"
     chosen = mto.choose_memento([v.id for v in res.version_info], when)
     if chosen is None:
         raise NotAcceptable(f"{call.url()} has no versions to match Accept-Datetime",
                             [("Vary", "Accept-Datetime")])
-    original = call.url(kind="metadata") if description else call.url()
-    links = [link_value(original, "original timegate"),
-             link_value(call.url(kind="timemap", description=description), "timemap"),
-             call.constrained_by]
-    location = call.url(kind="memento", version=chosen, description=description)
-    return Response(location + "\n", status=302, headers={
-        "Location": location, "Vary": "Accept-Datetime", "Link": ", ".join(links),
-        "Content-Type": "text/plain; charset=utf-8"})
+    headers = timegate_headers(call.urls, call.target, chosen)
+    return Response(headers["Location"] + "\n", status=302, headers=headers)
 
 
 def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
-    headers = resource_headers(call, res, target)
+    headers = resource_headers(call.urls, res, target)
     headers["Vary"] = headers["Vary"].replace("Accept, Prefer", "Range, Want-Digest")
-    if check_preconditions("GET", exists=True, etag=headers["ETag"],
-                           last_modified=modified_of(res), weak=False) == 304:
+    if call.not_modified("GET", headers["ETag"], modified_of(res)):
         return _not_modified(headers)
     size = res.size
     headers["Content-Type"] = res.mimetype or "application/octet-stream"
@@ -145,7 +126,8 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
             headers["Digest"] = digest
     ranges = None
     range_header = request.headers.get("Range")
-    if range_header and not head and _if_range_holds(headers):
+    if range_header and not head and if_range_holds(
+            request.headers.get("If-Range"), headers["ETag"], headers.get("Last-Modified")):
         ranges = hdr.parse_range(range_header, size)
     if head:
         headers["Content-Length"] = str(size)
@@ -171,18 +153,6 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     headers["Content-Length"] = str(length)
     return Response(_multipart(stream, parts, closing), status=206, headers=headers,
                     direct_passthrough=True)
-
-
-def _if_range_holds(headers: dict[str, str]) -> bool:
-    """RFC 7233 section 3.2: a Range applies only if If-Range matches exactly."""
-    value = request.headers.get("If-Range")
-    if not value:
-        return True
-    value = value.strip()
-    if value.startswith('"') or value.startswith("W/"):
-        return value == headers["ETag"] and not is_weak(value)
-    date = hdr.parse_http_date(value)
-    return date is not None and hdr.format_http_date(date) == headers.get("Last-Modified")
 
 
 def _chunks(stream: BinaryIO, start: int, end: int) -> Iterator[bytes]:
@@ -235,8 +205,7 @@ def _timemap(call: Call, head: bool) -> Response:
     target = call.target
     if target.description:
         res = call.repo.info(call.uid, base_uri=call.base)
-        if not res.is_binary:
-            raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
+        call.check_described(res)
         versions = res.version_info
     else:
         versions = call.repo.versions(call.uid)
@@ -245,19 +214,9 @@ def _timemap(call: Call, head: bool) -> Response:
     timemap = call.url(kind="timemap", description=description)
     mementos = [(call.url(kind="memento", version=v.id, description=description), v)
                 for v in versions]
-    media_type = negotiate((rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML,
-                           mto.LINK_FORMAT, HTML))
-    seed = "|".join([timemap] + [v.id for v in versions])
-    etag = 'W/"' + hashlib.sha1(seed.encode(), usedforsecurity=False).hexdigest() + '"'
-    links = type_links((LDP_RESOURCE, LDP_RDF_SOURCE, LDP_CONTAINER, mto.TIMEMAP))
-    links += [link_value(original, "original timegate"), call.constrained_by]
-    headers = {"ETag": etag, "Link": ", ".join(links), "Vary": "Accept",
-               "Allow": ", ".join(allowed_methods(None, target)), "Accept-Post": "*/*",
-               "Content-Type": content_type_of(media_type)}
-    if versions:
-        headers["Last-Modified"] = hdr.format_http_date(mto.version_datetime(versions[-1].id))
-    if check_preconditions("GET", exists=True, etag=etag, last_modified=None,
-                           weak=True) == 304:
+    media_type = negotiate(TIMEMAP_OUT)
+    headers = timemap_headers(call.urls, target, [v.id for v in versions], media_type)
+    if call.not_modified("GET", headers["ETag"], None):
         return _not_modified(headers)
     if head:
         return Response(iter(()), headers=headers)
@@ -265,20 +224,10 @@ def _timemap(call: Call, head: bool) -> Response:
         return Response(mto.timemap_link_format(original, timemap,
                                                 [(uri, v.id) for uri, v in mementos]),
                         headers=headers)
-    tm = f"<{timemap}>"
-    triples = [(tm, RDF_TYPE, f"<{t}>") for t in (LDP_RESOURCE, LDP_RDF_SOURCE, LDP_CONTAINER,
-                                                  mto.TIMEMAP)]
-    for uri, v in mementos:
-        m = f"<{uri}>"
-        triples.append((tm, LDP_CONTAINS, m))
-        triples.append((m, MEMENTO_DATETIME,
-                        f'"{mto.version_datetime(v.id).strftime("%Y-%m-%dT%H:%M:%SZ")}"'
-                        f"^^{XSD_DATETIME}"))
-        if v.label:
-            triples.append((m, RDFS_LABEL, literal_term(v.label)))
+    triples = mto.timemap_triples(timemap, [(uri, v.id, v.label) for uri, v in mementos])
     if media_type == HTML:
         page = render_template(
-            "resource.html", **_page_context(call, call.uid, timemap, triples, tm),
+            "resource.html", **_page_context(call, call.uid, timemap, triples, f"<{timemap}>"),
             title=f"Versions of {call.uid}", children=None, types=[],
             versions=[(v.id + (f" ({v.label})" if v.label else ""), uri)
                       for uri, v in mementos], timemap=None)
@@ -287,11 +236,15 @@ def _timemap(call: Call, head: bool) -> Response:
                     headers=headers)
 
 
+def _read_memento(call: Call) -> Any:
+    """The memento the request names (``parse_target`` gives mementos a version)."""
+    return call.repo.get_version(call.uid, call.target.version or "", base_uri=call.base)
+
+
 def _memento(call: Call, head: bool) -> Response:
     target = call.target
-    res = call.repo.get_version(call.uid, target.version, base_uri=call.base)
-    if target.description and not res.is_binary:
-        raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
+    res = _read_memento(call)
+    call.check_described(res)
     if res.is_binary and not target.description:
         return _binary(call, res, target, head)
     return _rdf(call, res, target, head, False)
@@ -307,13 +260,13 @@ def options(call: Call) -> Response:
         call.repo.versions(call.uid)
         return _empty({"Allow": ", ".join(allowed_methods(None, target)),
                        "Accept-Post": "*/*", "Link": call.constrained_by})
+    res: Any
     if target.kind == "memento":
-        res = call.repo.get_version(call.uid, target.version, base_uri=call.base)
+        res = _read_memento(call)
     else:
         res = call.repo.info(call.uid, base_uri=call.base)
-        if target.kind == "metadata" and not res.is_binary:
-            raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
-    headers = resource_headers(call, res, target)
+        call.check_described(res)
+    headers = resource_headers(call.urls, res, target)
     for name in ("ETag", "Last-Modified", "Vary", "Memento-Datetime"):
         headers.pop(name, None)
     return _empty(headers)

@@ -1,9 +1,10 @@
 """POST, PUT, PATCH and DELETE.
 
-Each request writes in one transaction: the precondition check, the write and
-the checks after it run in ``Repository.transaction()`` (or in the single
-write of one ``Repository`` call), so a refused request changes nothing.
-Request bodies of binaries are read before the write lock is taken.
+Each request writes in one transaction: ``call.checked_write`` reads the
+current state, checks the preconditions and runs the write in
+``Repository.transaction()`` (or, with nothing to check, the single write of one
+``Repository`` call), so a refused request changes nothing. Request bodies are
+read before the write lock is taken: binaries spooled, RDF parsed (``bodies``).
 
 RDF bodies may carry server-managed triples back unchanged (a GET-modify-PUT
 round trip): with no ``Prefer: handling`` the repository's ``tolerant``
@@ -12,49 +13,24 @@ handling drops those and refuses real changes (LDP 4.2.4.1, 4.2.4.3);
 """
 from __future__ import annotations
 
-import shutil
-import tempfile
-from typing import Any, BinaryIO
+import uuid
+from typing import IO, Any
 
-from flask import Response, current_app, request
+from flask import Response, request
 
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
-from lakesuperior.endpoints.context import (
-    CHUNK,
-    SPARQL_UPDATE,
-    Call,
-    advertised_types,
-    allowed_methods,
-    check_preconditions,
-    conditional,
-    etag_of,
-    is_weak,
-    link_value,
-    modified_of,
-    no_content,
-    tombstone_links,
-    type_links,
-)
-from lakesuperior.endpoints.errors import (
-    BadRequest,
-    ConstraintViolation,
-    MethodNotAllowed,
-    NotFound,
-)
+from lakesuperior.endpoints import bodies
+from lakesuperior.endpoints.bodies import RdfBody, is_rdf
+from lakesuperior.endpoints.call import Call, checked_write, no_content, tombstone_links
+from lakesuperior.endpoints.errors import BadRequest, ConstraintViolation, MethodNotAllowed
 from lakesuperior.endpoints.paths import PathError, Target, slug_segment
-from lakesuperior.exceptions import (
-    ChecksumValidationError,
-    IncompatibleLdpTypeError,
-    InvalidDigestError,
-    PayloadTooLargeError,
-    UnsupportedDigestError,
-    UnsupportedMediaTypeError,
-)
+from lakesuperior.endpoints.representation import SPARQL_UPDATE, allowed_methods, write_headers
+from lakesuperior.exceptions import IncompatibleLdpTypeError, UnsupportedMediaTypeError
 from lakesuperior.model import interaction
-from lakesuperior.store.binaries import is_supported, normalize_digest
+from lakesuperior.model.uids import child_uid
 
-_SPOOL_MEMORY = 1 << 20
+Triple = tuple[str, str, str]
 
 
 def post(call: Call) -> Response:
@@ -69,11 +45,25 @@ def post(call: Call) -> Response:
     return _create(call)
 
 
+def _created(call: Call, res: Any) -> Response:
+    """201 with the new resource's ``Location`` (also its body)."""
+    headers = _written(call, res)
+    location = call.url(res.uid)
+    headers["Location"] = location
+    return Response(location + "\n", status=201, headers=headers,
+                    content_type="text/plain; charset=utf-8")
+
+
+def _written(call: Call, res: Any, target: Target | None = None) -> dict[str, str]:
+    """The headers of a write's response (``representation.write_headers``)."""
+    return write_headers(call.urls, res, call.uid, target, call.handling)
+
+
 @tombstone_links
 def _create(call: Call) -> Response:
-    _check_size()
-    model = _requested_model()
-    media_type = _media_type()
+    bodies.check_size()
+    model = bodies.requested_model()
+    media_type = bodies.media_type()
     slug_header = request.headers.get("Slug")
     slug = hdr.parse_slug(slug_header)
     segment = None
@@ -82,58 +72,44 @@ def _create(call: Call) -> Response:
             segment = slug_segment(slug)
         except PathError as e:
             raise BadRequest(f"Unusable Slug {slug_header!r}: {e}") from None
-    binary = model == interaction.NON_RDF_SOURCE or (
-        model is None and not _is_rdf(media_type) and (media_type is not None or _has_body()))
-    repo = call.repo
-    im = model
-    guarded = conditional()
-
-    def check_parent() -> None:
-        if conditional():
-            parent = repo.info(call.uid, base_uri=call.base)
-            etag = etag_of(parent, call.target)
-            check_preconditions("POST", exists=True, etag=etag,
-                                last_modified=modified_of(parent), weak=is_weak(etag))
-
-    if binary:
-        digests = _upload_digests()
-        filename = hdr.parse_content_disposition(request.headers.get("Content-Disposition"))
-        kwargs = dict(slug=segment, media_type=media_type, interaction_model=im,
-                      digests=digests, filename=filename, base_uri=call.base)
-        if guarded:
-            with _spool() as spool, repo.transaction():
-                check_parent()
-                res = repo.create(call.uid, stream=spool, **kwargs)
-        else:
-            res = repo.create(call.uid, stream=request.stream, **kwargs)
-    else:
-        body = request.get_data() if _has_body() else b""
-        res = _create_rdf(call, body, media_type, segment, im, guarded, check_parent)
-    headers = _write_headers(call, res)
-    location = call.url(res.uid)
-    headers["Location"] = location
-    return Response(location + "\n", status=201, headers=headers,
-                    content_type="text/plain; charset=utf-8")
+    if model == interaction.NON_RDF_SOURCE or (model is None and not is_rdf(media_type) and (
+            media_type is not None or bodies.has_body())):
+        return _created(call, _create_binary(call, segment, model, media_type))
+    return _created(call, _create_rdf(call, segment, model, media_type))
 
 
-def _create_rdf(call: Call, body: bytes, media_type: str | None, segment: str | None,
-                im: str | None, guarded: bool, check_parent) -> Any:
-    repo = call.repo
-    if not body.strip():
-        body, media_type = b"", None
-    elif media_type is None:
-        raise UnsupportedMediaTypeError("A request body needs a Content-Type")
+def _create_binary(call: Call, segment: str | None, model: str | None,
+                   media_type: str | None) -> Any:
+    digests = bodies.upload_digests()
+    filename = bodies.filename()
+    # A conditional POST holds the write lock while it checks: spool the body first.
+    stream: IO[bytes] = bodies.spool() if call.conditions else request.stream
+    try:
+        with checked_write(call, "POST", read=False):
+            return call.repo.create(call.uid, stream=stream, slug=segment,
+                                    media_type=media_type, interaction_model=model,
+                                    digests=digests, filename=filename, base_uri=call.base)
+    finally:
+        if call.conditions:
+            stream.close()
 
-    def attempt():
-        return repo.create(call.uid, slug=segment, data=body or None, media_type=media_type,
-                           interaction_model=im, handling=call.handling or "tolerant",
-                           base_uri=call.base)
 
-    if guarded:
-        with repo.transaction():
-            check_parent()
-            return attempt()
-    return attempt()
+def _create_rdf(call: Call, segment: str | None, model: str | None,
+                media_type: str | None) -> Any:
+    data = request.get_data() if bodies.has_body() else b""
+    body = None
+    if data.strip():
+        if media_type is None:
+            raise UnsupportedMediaTypeError("A request body needs a Content-Type")
+        # The uid the body is parsed for: the slug, else a fresh uuid (what the
+        # repository would mint). If it is taken, the repository moves the triples.
+        segment = segment or str(uuid.uuid4())
+        body = RdfBody(data, media_type, call.url(child_uid(call.uid, segment)))
+    with checked_write(call, "POST", read=False):
+        return call.repo.create(call.uid, slug=segment,
+                                triples=body.triples() if body is not None else [],
+                                interaction_model=model, handling=call.handling or "tolerant",
+                                base_uri=call.base)
 
 
 @tombstone_links
@@ -146,19 +122,15 @@ def _resurrect(call: Call) -> Response:
 
 @tombstone_links
 def post_version(call: Call) -> Response:
-    """POST to a TimeMap: snapshot the current state (Fedora API 4.3.3)."""
+    """POST to a TimeMap: snapshot the current state (Fedora API 4.3.3). The
+    request's preconditions do not apply (they would be the TimeMap's)."""
     if "Memento-Datetime" in request.headers:
         raise ConstraintViolation(
             "Creating a memento with a Memento-Datetime and a body is not supported: POST "
             "without Memento-Datetime (and without a body) to snapshot the current state")
     label = hdr.parse_slug(request.headers.get("Slug"))
-    repo = call.repo
-    with repo.transaction():
-        if call.target.description:
-            res = repo.info(call.uid)
-            if not res.is_binary:
-                raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
-        vid = repo.create_version(call.uid, label=label)
+    with checked_write(call, None, read=call.target.description):
+        vid = call.repo.create_version(call.uid, label=label)
     location = call.url(kind="memento", version=vid, description=call.target.description)
     return Response(location + "\n", status=201, content_type="text/plain; charset=utf-8",
                     headers={"Location": location, "Link": call.constrained_by})
@@ -172,73 +144,52 @@ def put(call: Call) -> Response:
     if target.kind != "resource":
         raise MethodNotAllowed(f"PUT is not allowed on {call.here()}",
                                allowed_methods(None, target))
-    _check_size()
-    model = _requested_model()
-    media_type = _media_type()
-    repo = call.repo
-    uid = call.uid
-    rdf_body = _is_rdf(media_type)
-    has_body = _has_body()
+    bodies.check_size()
+    model = bodies.requested_model()
+    media_type = bodies.media_type()
+    rdf_body = is_rdf(media_type)
     spool = None
-    if not rdf_body and (has_body or model == interaction.NON_RDF_SOURCE):
-        spool = _spool()   # binary, or a body we will refuse: read it before the lock
-        body = b""
-    else:
-        body = request.get_data() if has_body else b""
-    filename = hdr.parse_content_disposition(request.headers.get("Content-Disposition"))
-
-    def attempt():
-        nonlocal spool
-        with repo.transaction():
-            exists = repo.exists(uid)
-            current = repo.info(uid, base_uri=call.base) if exists else None
-            if current is not None:
-                etag = etag_of(current, target)
-                check_preconditions("PUT", exists=True, etag=etag,
-                                    last_modified=modified_of(current),
-                                    weak=is_weak(etag))
-            else:
-                check_preconditions("PUT", exists=False, etag=None, last_modified=None,
-                                    weak=False)
-            im = model
-            if current is not None:
-                interaction.check_change(uid, current.interaction_model, im, name=call.url())
-                im = None               # a current type: keep the model
-                if current.is_binary:
-                    im = interaction.NON_RDF_SOURCE
-                if not current.is_binary and im is None and spool is not None:
-                    raise UnsupportedMediaTypeError(
-                        f"{call.url()} is an RDF source: its body must be RDF "
-                        f"({', '.join(sorted(rdfio.PARSEABLE))}), not "
-                        f"{media_type or 'content without a Content-Type'}")
-            binary = im == interaction.NON_RDF_SOURCE or (im is None and spool is not None)
-            kwargs: dict[str, Any] = dict(interaction_model=im,
-                                          handling=call.handling or "tolerant",
-                                          base_uri=call.base)
-            if binary:
-                if spool is None:
-                    spool = _bytes_stream(body)
-                kwargs.update(stream=spool, media_type=media_type,
-                              digests=_upload_digests(), filename=filename)
-            elif body.strip():
-                if media_type is None:
-                    raise UnsupportedMediaTypeError("A request body needs a Content-Type")
-                kwargs.update(data=body, media_type=media_type)
-            action, res = repo.create_or_replace(uid, **kwargs)
-            return action, res
-
+    data = b""
+    body = None
+    if not rdf_body and (bodies.has_body() or model == interaction.NON_RDF_SOURCE):
+        spool = bodies.spool()   # binary, or a body we will refuse: read it before the lock
+    elif bodies.has_body():
+        data = request.get_data()
+        if model != interaction.NON_RDF_SOURCE and data.strip() and media_type is not None:
+            body = RdfBody(data, media_type, call.url())
     try:
-        action, res = attempt()
+        action, res = _put_resource(call, model, media_type, spool, data, body)
     finally:
         if spool is not None:
             spool.close()
-    headers = _write_headers(call, res)
-    if action == "create":
-        location = call.url()
-        headers["Location"] = location
-        return Response(location + "\n", status=201, headers=headers,
-                        content_type="text/plain; charset=utf-8")
-    return no_content(headers)
+    return _created(call, res) if action == "create" else no_content(_written(call, res))
+
+
+def _put_resource(call: Call, model: str | None, media_type: str | None, spool: IO[bytes] | None,
+             data: bytes, body: RdfBody | None) -> tuple[str, Any]:
+    """The write of a PUT on a resource, on its current state read once. A binary
+    keeps its model (an RDF body is its new content); an RDF source cannot take
+    a non-RDF body."""
+    with checked_write(call, "PUT", missing_ok=True) as current:
+        im = model
+        if current is not None:
+            interaction.check_change(call.uid, current.interaction_model, im, name=call.url())
+            im = interaction.NON_RDF_SOURCE if current.is_binary else None
+            if not current.is_binary and spool is not None:
+                raise UnsupportedMediaTypeError(
+                    f"{call.url()} is an RDF source: its body must be RDF "
+                    f"({', '.join(sorted(rdfio.PARSEABLE))}), not "
+                    f"{media_type or 'content without a Content-Type'}")
+        kwargs: dict[str, Any] = dict(interaction_model=im,
+                                      handling=call.handling or "tolerant",
+                                      base_uri=call.base)
+        if im == interaction.NON_RDF_SOURCE or (im is None and spool is not None):
+            content: dict[str, Any] = {"stream": spool} if spool is not None else {"data": data}
+            kwargs.update(content, media_type=media_type, digests=bodies.upload_digests(),
+                          filename=bodies.filename())
+        elif body is not None:
+            kwargs.update(triples=body.triples())
+        return call.repo.create_or_replace(call.uid, **kwargs)
 
 
 def _put_description(call: Call) -> Response:
@@ -246,29 +197,20 @@ def _put_description(call: Call) -> Response:
 
     Relative IRIs resolve against the request URI; the description's own URI
     stands for the binary, the subject of its triples (as in its GET)."""
-    _check_size()
-    if _requested_model() not in (None, interaction.RDF_SOURCE):
+    bodies.check_size()
+    if bodies.requested_model() not in (None, interaction.RDF_SOURCE):
         raise IncompatibleLdpTypeError(call.uid, "A binary description is an ldp:RDFSource")
-    media_type = _media_type()
-    if not _is_rdf(media_type):
+    media_type = bodies.media_type()
+    if not is_rdf(media_type):
         raise UnsupportedMediaTypeError(
             f"The description of a binary is RDF ({', '.join(sorted(rdfio.PARSEABLE))}), "
             f"not {media_type or 'content without a Content-Type'}")
-    body = request.get_data()
-    binary = call.url()
-    triples = _rebase(rdfio.parse(body, media_type, call.url(kind="metadata")),
-                      call.url(kind="metadata"), binary)
-    repo = call.repo
-    with repo.transaction():
-        current = repo.get(call.uid, base_uri=call.base)
-        if not current.is_binary:
-            raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
-        etag = etag_of(current, call.target)
-        check_preconditions("PUT", exists=True, etag=etag,
-                            last_modified=modified_of(current), weak=True)
-        res = repo.update_delta(call.uid, [(None, None, None)], triples,
-                                handling=call.handling or "tolerant", base_uri=call.base)
-    return no_content(_write_headers(call, res, call.target))
+    here = call.url(kind="metadata")
+    triples = _rebase(rdfio.parse(request.get_data(), media_type, here), here, call.url())
+    with checked_write(call, "PUT"):
+        res = call.repo.update_delta(call.uid, [(None, None, None)], triples,
+                                     handling=call.handling or "tolerant", base_uri=call.base)
+    return no_content(_written(call, res, call.target))
 
 
 @tombstone_links
@@ -277,35 +219,30 @@ def patch(call: Call) -> Response:
     if target.kind not in ("resource", "metadata"):
         raise MethodNotAllowed(f"PATCH is not allowed on {call.here()}",
                                allowed_methods(None, target))
-    _check_size()
-    media_type = _media_type()
+    bodies.check_size()
+    media_type = bodies.media_type()
     if media_type is None or rdfio.normalize_media_type(media_type) != SPARQL_UPDATE:
         raise UnsupportedMediaTypeError(f"PATCH takes {SPARQL_UPDATE}, not "
                                         f"{media_type or 'a body without Content-Type'}")
     body = request.get_data()
-    repo = call.repo
-    with repo.transaction():
-        current = repo.info(call.uid, base_uri=call.base)
+
+    def patchable(current: Any) -> None:
         if target.kind == "resource" and current.is_binary:
             raise UnsupportedMediaTypeError(
                 f"{call.url()} is a binary: its content cannot be patched; PATCH its "
                 f"description at {call.url(kind='metadata')}")
-        if target.kind == "metadata" and not current.is_binary:
-            raise NotFound(f"{call.url()} is not a binary: it has no fcr:metadata")
-        etag = etag_of(current, target)
-        check_preconditions("PATCH", exists=True, etag=etag,
-                            last_modified=modified_of(current), weak=True)
-        res = repo.update(call.uid, body, handling=call.handling or "strict",
-                          base_uri=call.base)
-    return no_content(_write_headers(call, res, target))
+
+    with checked_write(call, "PATCH", check=patchable):
+        res = call.repo.update(call.uid, body, handling=call.handling or "strict",
+                               base_uri=call.base)
+    return no_content(_written(call, res, target))
 
 
 @tombstone_links
 def delete(call: Call) -> Response:
     target = call.target
-    repo = call.repo
     if target.kind == "tombstone":
-        repo.forget(call.uid)
+        call.repo.forget(call.uid)
         return no_content()
     if target.kind != "resource":
         raise MethodNotAllowed(f"DELETE is not allowed on {call.here()}",
@@ -313,115 +250,12 @@ def delete(call: Call) -> Response:
     if call.uid == "/":
         raise MethodNotAllowed("The root container cannot be deleted",
                                ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"])
-    with repo.transaction():
-        if conditional():
-            current = repo.info(call.uid, base_uri=call.base)
-            etag = etag_of(current, target)
-            check_preconditions("DELETE", exists=True, etag=etag,
-                                last_modified=modified_of(current), weak=is_weak(etag))
-        repo.delete(call.uid, soft=True)
+    with checked_write(call, "DELETE", read=False):
+        call.repo.delete(call.uid, soft=True)
     return no_content()
 
 
-def _requested_model() -> str | None:
-    """The interaction model asked for with ``Link: <...>; rel="type"`` (a term), or None."""
-    return interaction.requested_model(
-        link.uri for link in hdr.parse_link(request.headers.getlist("Link"))
-        if link.has_rel("type"))
-
-
-def _media_type() -> str | None:
-    ctype = request.headers.get("Content-Type")
-    if not ctype or not ctype.strip():
-        return None
-    mtype = rdfio.normalize_media_type(ctype)
-    if mtype == "message/external-body":
-        raise UnsupportedMediaTypeError("External content (message/external-body) is not "
-                                        "supported: send the content in the request body")
-    return ctype.strip()
-
-
-def _is_rdf(media_type: str | None) -> bool:
-    return media_type is not None and rdfio.normalize_media_type(media_type) in rdfio.PARSEABLE
-
-
-def _check_size() -> None:
-    length = request.content_length
-    limit = current_app.config["MAX_CONTENT_LENGTH"]
-    if length is not None and limit is not None and length > limit:
-        raise PayloadTooLargeError(f"The request body ({length} bytes) is larger than the "
-                                   f"limit of {limit} bytes")
-
-
-def _has_body() -> bool:
-    if request.content_length:
-        return True
-    return request.content_length is None and "chunked" in request.headers.get(
-        "Transfer-Encoding", "").lower()
-
-
-def _upload_digests() -> dict[str, str] | None:
-    """The ``Digest`` of an upload (RFC 3230): unsupported algorithms are a 400, a value
-    that cannot be a digest of the algorithm a 409 (it cannot match; Fedora API 3.5.1)."""
-    header = request.headers.get("Digest")
-    if not header:
-        return None
-    out = {}
-    for algo, value in hdr.parse_digest(header).items():
-        if not is_supported(algo):
-            raise UnsupportedDigestError(f"Unsupported digest algorithm in Digest: {algo!r}; "
-                                         "supported: md5, sha, sha-256, sha-512")
-        try:
-            normalize_digest(algo, value)
-        except InvalidDigestError:
-            raise ChecksumValidationError(
-                msg=f"The {algo} digest {value!r} in the Digest header does not match the "
-                    "content (it is not a valid digest of that algorithm)") from None
-        out[algo] = value
-    return out or None
-
-
-def _spool() -> BinaryIO:
-    """The request body in a temporary file, so that no write lock waits on the network."""
-    spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)
-    shutil.copyfileobj(request.stream, spool, CHUNK)
-    spool.seek(0)
-    return spool
-
-
-def _bytes_stream(data: bytes) -> BinaryIO:
-    spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)
-    spool.write(data)
-    spool.seek(0)
-    return spool
-
-
-def _write_headers(call: Call, res: Any, target: Target | None = None) -> dict[str, str]:
-    """Last-Modified and Link headers of a write response (no ETag: the tag of
-    the next GET's representation is only known to that GET).
-
-    When the written resource is not the request URI (POST), its links carry an
-    ``anchor`` (RFC 8288 section 3.2): their context would be the container."""
-    target = target or Target(res.uid)
-    headers = {}
-    modified = modified_of(res)
-    if modified is not None:
-        headers["Last-Modified"] = hdr.format_http_date(modified)
-    links = type_links(advertised_types(res, target))
-    if res.is_binary and target.kind == "resource":
-        links.append(link_value(call.url(res.uid, "metadata"), "describedby"))
-    if res.uid != call.uid:
-        anchor = f'; anchor="{call.url(res.uid)}"'
-        links = [link + anchor for link in links]
-    links.append(call.constrained_by)
-    headers["Link"] = ", ".join(links)
-    if call.handling:
-        headers["Preference-Applied"] = f"handling={call.handling}"
-    return headers
-
-
-def _rebase(triples: list[tuple[str, str, str]], old: str,
-            new: str) -> list[tuple[str, str, str]]:
+def _rebase(triples: list[Triple], old: str, new: str) -> list[Triple]:
     """Replace IRI ``old`` (and its hash IRIs) with ``new`` in subjects and objects."""
     exact, hashed = f"<{old}>", f"<{old}#"
     cut = len(hashed) - 1

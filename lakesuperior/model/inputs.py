@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
@@ -73,12 +73,15 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
                media_type: str | None = None, stream: Any = None,
                interaction_model: Any = None, binaries: Any = None,
                digests: Mapping[str, str] | None = None, filename: str | None = None,
-               uid: str | None = None) -> RdfInput | BinaryInput:
+               uid: str | None = None,
+               triples: Iterable[Triple] | None = None) -> RdfInput | BinaryInput:
     """Turn the API's input arguments into an ``RdfInput`` or ``BinaryInput``.
 
     * ``interaction_model=ldp:NonRDFSource`` makes ``data`` / ``stream`` a binary
       whatever its media type;
     * ``graph`` (an rdflib Graph) is RDF;
+    * ``triples`` are RDF the caller parsed (canonical term strings as ``rdfio.parse``
+      yields them, relative IRIs already resolved against ``base_iri``);
     * ``data`` / ``stream`` with an RDF media type (``rdfio.PARSEABLE``) are parsed;
       with any other media type (or none) they are a binary's content;
     * nothing at all is an empty RDF source.
@@ -87,10 +90,10 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
     content; a mismatch raises ``ChecksumValidationError`` and nothing is kept.
     """
     model = normalize_interaction_model(interaction_model)
-    given = [name for name, v in (("graph", graph), ("data", data), ("stream", stream))
-             if v is not None]
+    given = [name for name, v in (("graph", graph), ("data", data), ("stream", stream),
+                                  ("triples", triples)) if v is not None]
     if len(given) > 1:
-        raise InvalidResourceError(uid, f"Give one of graph, data or stream, not "
+        raise InvalidResourceError(uid, f"Give one of graph, triples, data or stream, not "
                                         f"{' and '.join(given)}")
     body = data if data is not None else stream
     if isinstance(body, str):
@@ -99,7 +102,7 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
     if model == NON_RDF_SOURCE or (
             graph is None and body is not None and (mtype is None or mtype not in rdfio.PARSEABLE)
             and model is None):
-        if graph is not None:
+        if graph is not None or triples is not None:
             raise IncompatibleLdpTypeError(uid, "An RDF graph cannot be stored as a "
                                                 "NonRDFSource; send bytes or a stream")
         if binaries is None:
@@ -113,6 +116,8 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
                            filename, NON_RDF_SOURCE)
     if graph is not None:
         return RdfInput(graph_triples(graph, base_iri), model)
+    if triples is not None:
+        return RdfInput(list(triples), model)
     if body is not None:
         if mtype is None or mtype not in rdfio.PARSEABLE:
             raise UnsupportedMediaTypeError(

@@ -10,7 +10,8 @@ from .conftest import LDP, MAX_BODY, TTL, link_targets, post_ttl, put_ttl
 @pytest.fixture
 def seeded(client, repo, state):
     """A repository with a little content, and its state."""
-    assert put_ttl(client, "/rest/c", '<> <http://purl.org/dc/terms/title> "c" .').status_code == 201
+    r = put_ttl(client, "/rest/c", '<> <http://purl.org/dc/terms/title> "c" .')
+    assert r.status_code == 201
     assert post_ttl(client, "/rest/c", "", Slug="k").status_code == 201
     r = client.post("/rest/c", data=b"content", content_type="text/plain", headers={"Slug": "bin"})
     assert r.status_code == 201

@@ -24,6 +24,7 @@ from .conftest import LDP, graph, link_targets, put_ttl
     (exc.TermError("x"), 400), (exc.BinaryNotFoundError("x"), 500),
     (errors.PreconditionFailed("x"), 412), (errors.NotAcceptable("x"), 406),
     (errors.MethodNotAllowed("x", ["GET"]), 405), (PathError("x", 404), 404),
+    (errors.Gone("x"), 410),
     (RuntimeError("x"), 500), (KeyError("x"), 500),
 ])
 def test_status_table(error, status):

@@ -10,11 +10,13 @@ from lakesuperior.endpoints.paths import (
     MAX_SEGMENT,
     PathError,
     Target,
+    Urls,
     normalize_path,
     parse_target,
     slug_segment,
     target_path,
 )
+from lakesuperior.model.namespaces import RDF_TYPE
 
 # --- paths ---------------------------------------------------------------------
 
@@ -100,6 +102,20 @@ def test_bad_slugs(slug):
         slug_segment(slug)
 
 
+def test_urls():
+    urls = Urls("http://h:8000/app", "/rest")
+    assert urls.base == "http://h:8000/app/rest"
+    assert urls.constraints == "http://h:8000/app/constraints"
+    assert urls.url("/") == "http://h:8000/app/rest/"
+    assert urls.url("/", "timemap") == "http://h:8000/app/rest/fcr:versions"
+    assert urls.url("/a", "memento", "20240101000000", description=True) == (
+        "http://h:8000/app/rest/a/fcr:metadata/fcr:versions/20240101000000")
+    for target in (Target("/a", "metadata"), Target("/a", "tombstone"),
+                   Target("/a/b", "timemap", description=True)):
+        assert parse_target(urls.url(target.uid, target.kind, target.version,
+                                     target.description)[len(urls.base):]) == target
+
+
 # --- Memento ---------------------------------------------------------------------
 
 def test_version_datetime():
@@ -132,6 +148,21 @@ def test_timemap_link_format():
     assert parsed[2].rel == {"first", "memento"}
     assert parsed[2].params["datetime"] == "Wed, 01 Jan 2020 00:00:00 GMT"
     assert parsed[3].rel == {"last", "memento"}
+
+
+def test_timemap_triples():
+    tm = "http://x/r/fcr:versions"
+    triples = memento.timemap_triples(tm, [(tm + "/20200101000000", "20200101000000", None),
+                                           (tm + "/20210101000000", "20210101000000", "v2")])
+    m1, m2 = f"<{tm}/20200101000000>", f"<{tm}/20210101000000>"
+    types = {o for s, p, o in triples if p == RDF_TYPE}
+    assert types == {"<http://www.w3.org/ns/ldp#Container>", "<http://mementoweb.org/ns#TimeMap>",
+                     "<http://www.w3.org/ns/ldp#Resource>", "<http://www.w3.org/ns/ldp#RDFSource>"}
+    assert (f"<{tm}>", "<http://www.w3.org/ns/ldp#contains>", m2) in triples
+    assert (m1, "<http://mementoweb.org/ns#mementoDatetime>",
+            '"2020-01-01T00:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime>') in triples
+    labels = [(s, o) for s, p, o in triples if p.endswith("#label>")]
+    assert labels == [(m2, '"v2"')]
 
 
 def test_empty_timemap_link_format():

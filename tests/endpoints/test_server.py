@@ -43,7 +43,8 @@ class Server:
 def server(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lsup-server")
     port = _free_port()
-    env = {**os.environ, "LSUP_DATA_DIR": str(tmp / "data"), "LSUP_SERVER_BIND": f"127.0.0.1:{port}",
+    env = {**os.environ, "LSUP_DATA_DIR": str(tmp / "data"),
+           "LSUP_SERVER_BIND": f"127.0.0.1:{port}",
            "LSUP_SERVER_WORKERS": "2", "LSUP_STORE_SYNC": "false",
            "LSUP_MAX_BODY_SIZE": str(MAX_BODY)}
     env.pop("LSUP_CONFIG", None)
@@ -104,8 +105,9 @@ def test_put_get_head(server):
 
 def test_public_uris_follow_host(server):
     server.request("PUT", "/rest/hosted", b"", {"Content-Type": "text/turtle"})
-    status, _, body = server.request("GET", "/ldp/hosted", headers={"Host": "example.org:8123",
-                                                                    "Accept": "application/n-triples"})
+    status, _, body = server.request(
+        "GET", "/ldp/hosted",
+        headers={"Host": "example.org:8123", "Accept": "application/n-triples"})
     assert status == 200 and b"<http://example.org:8123/ldp/hosted>" in body
 
 
@@ -165,7 +167,8 @@ def test_concurrent_writes_and_reads(server):
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(work, range(40)))
     assert results == [(201, 200)] * 40
-    status, _, body = server.request("GET", "/rest/many", headers={"Accept": "application/n-triples"})
+    status, _, body = server.request("GET", "/rest/many",
+                                     headers={"Accept": "application/n-triples"})
     assert body.count(b"ldp#contains") == 40
 
 

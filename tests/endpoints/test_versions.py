@@ -99,8 +99,8 @@ def test_mementos_are_read_only(client, repo, state):
 def test_post_to_timemap_ignores_body(client):
     put_ttl(client, "/rest/a", f'<> {DC_TITLE} "v1" .')
     orig = client.get("/rest/a", headers={"Accept": NT})
-    r = client.post("/rest/a/fcr:versions", data=b'<> <http://purl.org/dc/elements/1.1/title> "x" .',
-                    content_type=TTL)
+    r = client.post("/rest/a/fcr:versions",
+                    data=b'<> <http://purl.org/dc/elements/1.1/title> "x" .', content_type=TTL)
     assert r.status_code == 201
     m = client.get(r.headers["Location"], headers={"Accept": NT})
     assert sorted(m.data.splitlines()) == sorted(orig.data.splitlines())

@@ -166,7 +166,8 @@ def test_post_server_managed_conflict(client, repo, state):
 
 
 def test_post_strict_refuses_timestamps(client, repo, state):
-    body = f'<> <{FCREPO}lastModified> "2000-01-01T00:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime> .'
+    body = (f'<> <{FCREPO}lastModified> '
+            '"2000-01-01T00:00:00Z"^^<http://www.w3.org/2001/XMLSchema#dateTime> .')
     assert post_ttl(client, "/rest/", body).status_code == 201  # ignored by default
     before = state(repo)
     assert post_ttl(client, "/rest/", body, Prefer="handling=strict").status_code == 409
@@ -195,7 +196,8 @@ def test_put_get_round_trip_with_server_managed_triples(client):
     post_ttl(client, "/rest/c", Slug="containedFolderSlug")
     r = client.get("/rest/c")
     body = r.data.replace(b"Put class Container", b"some-title")
-    put = client.put("/rest/c", data=body, content_type=TTL, headers={"If-Match": r.headers["ETag"]})
+    put = client.put("/rest/c", data=body, content_type=TTL,
+                     headers={"If-Match": r.headers["ETag"]})
     assert put.status_code == 204, put.data
     g = graph(client.get("/rest/c"))
     assert (f"<{ROOT}/c>", DC_TITLE, '"some-title"') in g

@@ -70,12 +70,14 @@ def test_prefer_several_values_and_headers():
 
 
 def test_prefer_first_instance_wins():
-    p = h.parse_prefer(["return=minimal", "return=representation", "handling=lenient, handling=strict"])
+    p = h.parse_prefer(["return=minimal", "return=representation",
+                        "handling=lenient, handling=strict"])
     assert p.return_ == "minimal" and p.handling == "lenient"
 
 
 def test_prefer_comma_inside_quoted_include():
-    p = h.parse_prefer(['return=representation; include="http://a/x,y http://b/", handling=lenient'])
+    p = h.parse_prefer(
+        ['return=representation; include="http://a/x,y http://b/", handling=lenient'])
     assert p.include == {"http://a/x,y", "http://b/"}
     assert p.handling == "lenient"
 
@@ -124,7 +126,8 @@ def test_link_several_in_one_header_and_several_headers():
 
 
 def test_link_commas_and_semicolons_inside_uri_and_quotes():
-    links = h.parse_link(['<http://x/a,b;c>; rel="next"; title="one, two; three", <http://y/>; rel=prev'])
+    links = h.parse_link(
+        ['<http://x/a,b;c>; rel="next"; title="one, two; three", <http://y/>; rel=prev'])
     assert links[0].uri == "http://x/a,b;c"
     assert links[0].params == {"title": "one, two; three"}
     assert links[1].uri == "http://y/" and links[1].rel == {"prev"}
@@ -147,7 +150,8 @@ def test_link_ext_value_param():
 
 
 def test_link_malformed_skipped():
-    links = h.parse_link(['http://x/; rel=type, <http://ok/>; rel=type, <http://bad/> junk; rel=x, <unclosed'])
+    links = h.parse_link(['http://x/; rel=type, <http://ok/>; rel=type, '
+                          '<http://bad/> junk; rel=x, <unclosed'])
     assert [lk.uri for lk in links] == ["http://ok/"]
 
 
@@ -182,7 +186,8 @@ def test_format_link_refuses_header_injection():
 def test_format_link_round_trip():
     value = h.format_link("http://x/a,b", "type", anchor="#frag")
     [link] = h.parse_link([value])
-    assert (link.uri, link.rel, dict(link.params)) == ("http://x/a,b", {"type"}, {"anchor": "#frag"})
+    assert (link.uri, link.rel, dict(link.params)) == (
+        "http://x/a,b", {"type"}, {"anchor": "#frag"})
 
 
 # --- ETags ------------------------------------------------------------------------
@@ -331,7 +336,8 @@ def test_parse_digest():
 
 
 def test_parse_digest_keeps_unknown_and_padding_first_wins():
-    assert h.parse_digest("UNIXsum=30637, md5=YQ==, md5=Yg==") == {"unixsum": "30637", "md5": "YQ=="}
+    assert h.parse_digest("UNIXsum=30637, md5=YQ==, md5=Yg==") == {
+        "unixsum": "30637", "md5": "YQ=="}
 
 
 def test_parse_digest_malformed_entries():
@@ -348,7 +354,8 @@ def test_parse_want_digest():
 
 
 def test_format_digest():
-    digests = {"sha512": hashlib.sha512(DATA).hexdigest(), "SHA-256": hashlib.sha256(DATA).hexdigest(),
+    digests = {"sha512": hashlib.sha512(DATA).hexdigest(),
+               "SHA-256": hashlib.sha256(DATA).hexdigest(),
                "sha1": hashlib.sha1(DATA).hexdigest(), "md5": hashlib.md5(DATA).hexdigest()}
     assert h.format_digest(digests) == (
         f"sha-512={b64('sha512')}, sha-256={b64('sha256')}, sha={b64('sha1')}, md5={b64('md5')}")
@@ -482,7 +489,8 @@ EXAMPLE = datetime(1994, 11, 6, 8, 49, 37, tzinfo=UTC)
 
 def test_format_http_date():
     assert h.format_http_date(EXAMPLE) == "Sun, 06 Nov 1994 08:49:37 GMT"
-    assert h.format_http_date(EXAMPLE.replace(microsecond=999999)) == "Sun, 06 Nov 1994 08:49:37 GMT"
+    assert h.format_http_date(
+        EXAMPLE.replace(microsecond=999999)) == "Sun, 06 Nov 1994 08:49:37 GMT"
     assert h.format_http_date(datetime(1994, 11, 6, 8, 49, 37)) == "Sun, 06 Nov 1994 08:49:37 GMT"
     est = EXAMPLE.astimezone(timezone(timedelta(hours=-5)))
     assert h.format_http_date(est) == "Sun, 06 Nov 1994 08:49:37 GMT"
@@ -509,7 +517,8 @@ def test_parse_http_date_invalid(value):
 
 
 def test_parse_http_date_leap_second():
-    assert h.parse_http_date("Sat, 31 Dec 2016 23:59:60 GMT") == datetime(2016, 12, 31, 23, 59, 59, tzinfo=UTC)
+    assert h.parse_http_date("Sat, 31 Dec 2016 23:59:60 GMT") == datetime(
+        2016, 12, 31, 23, 59, 59, tzinfo=UTC)
 
 
 def test_parse_rfc850_two_digit_year():
@@ -573,7 +582,8 @@ def test_parse_content_disposition():
     assert p(None) is None and p("") is None
     assert p('filename="a.txt"') is None  # no disposition type
     # filename* wins, whatever the order (RFC 6266 4.3)
-    assert p("attachment; filename*=UTF-8''%e2%82%ac%20rates; filename=\"EURO rates\"") == "\u20ac rates"
+    assert p("attachment; filename*=UTF-8''%e2%82%ac%20rates; "
+             "filename=\"EURO rates\"") == "\u20ac rates"
     assert p("attachment; filename*=iso-8859-1'en'%A3%20rates") == "\u00a3 rates"
     # a bad filename* falls back to filename
     assert p("attachment; filename=\"x.txt\"; filename*=UTF-8''%ff%fe") == "x.txt"

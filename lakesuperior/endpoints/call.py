@@ -1,0 +1,223 @@
+"""The Flask side of an LDP request: the ``Call`` (repository, public URLs,
+target, preferences, conditions), content negotiation, tombstone links, and
+``checked_write``, the one way a write checks its preconditions.
+
+Public URIs are the request's own host URL root plus the prefix (``/rest`` or
+``/ldp``) plus the uid; the repository gets them as ``base_uri``. What the
+headers say is decided in ``representation`` and ``preconditions`` (pure).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from functools import wraps
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from flask import Response, current_app, request
+
+from lakesuperior import headers as hdr
+from lakesuperior.endpoints.errors import (
+    BadRequest,
+    Gone,
+    NotAcceptable,
+    NotFound,
+    PreconditionFailed,
+)
+from lakesuperior.endpoints.paths import Kind, Urls, parse_target, to_bytes
+from lakesuperior.endpoints.preconditions import Conditions
+from lakesuperior.endpoints.representation import constrained_by, link_value
+from lakesuperior.exceptions import ResourceNotExistsError, TombstoneError
+from lakesuperior.repository import Repository
+
+#: Blueprint registration name -> URL prefix (see ``app.create_app``).
+PREFIXES = {"rest": "/rest", "ldp": "/ldp"}
+CHUNK = 1 << 16  #: bytes per read of a streamed body
+
+_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
+                   r"(?::[0-9]{1,5})?")
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+# --- the request -------------------------------------------------------------------------
+
+def repository() -> Repository:
+    """The repository the app serves."""
+    return current_app.extensions["lakesuperior"].repository
+
+
+def public_root() -> str:
+    """The request's public root (``http://host`` plus the script root); ``BadRequest``
+    for a ``Host`` header that is not a host name or address."""
+    host = request.host
+    if not _HOST.fullmatch(host):
+        raise BadRequest(f"Invalid Host header: {host!r}")
+    return f"{request.scheme}://{host}{request.script_root}"
+
+
+def _prefix() -> str:
+    return PREFIXES[request.blueprint or "rest"]
+
+
+def _raw_path() -> bytes:
+    """The request path below the prefix, percent-encoded as the client sent it."""
+    environ = request.environ
+    raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")
+    prefix = (request.script_root + _prefix()).encode()
+    if raw:
+        data = to_bytes(raw).split(b"?", 1)[0]
+        if data[:1] != b"/":  # absolute-form request target
+            scheme_end = data.find(b"://")
+            data = data[data.find(b"/", scheme_end + 3):] if scheme_end >= 0 else b""
+        if data.startswith(prefix):
+            return data[len(prefix):]
+    # No raw URI from the server: re-encode the decoded path (a %2F cannot be told apart).
+    path = to_bytes(request.environ.get("PATH_INFO", ""))
+    full = to_bytes(request.script_root) + path
+    rest = full[len(prefix):] if full.startswith(prefix) else path
+    return re.sub(rb"[^A-Za-z0-9\-._~!$&'()*+,;=:@/\x80-\xff]",
+                  lambda m: b"%%%02X" % m.group()[0], rest)
+
+
+class Call:
+    """What one LDP request is about: the repository, the public URLs, the target,
+    the preferences and the conditional headers."""
+
+    __slots__ = ("repo", "urls", "target", "prefer", "conditions", "constrained_by")
+
+    def __init__(self) -> None:
+        self.repo = repository()
+        self.urls = Urls(public_root(), _prefix())
+        self.target = parse_target(_raw_path())
+        self.prefer = hdr.parse_prefer(request.headers.getlist("Prefer"))
+        self.conditions = Conditions.of(request.headers)
+        #: ``Link`` to the constraints document (LDP 4.2.1.6), on every response.
+        self.constrained_by = constrained_by(self.urls)
+
+    @property
+    def base(self) -> str:
+        """The base of public resource URIs (the repository's ``base_uri``)."""
+        return self.urls.base
+
+    @property
+    def uid(self) -> str:
+        return self.target.uid
+
+    @property
+    def handling(self) -> str | None:
+        return self.prefer.handling
+
+    def url(self, uid: str | None = None, kind: Kind = "resource", version: str | None = None,
+            description: bool = False) -> str:
+        """Public URL of a target (default: a target of the request's resource)."""
+        return self.urls.url(self.uid if uid is None else uid, kind, version, description)
+
+    def here(self) -> str:
+        """Public URL of the request's target."""
+        t = self.target
+        return self.url(t.uid, t.kind, t.version, t.description)
+
+    def check_described(self, res: Any) -> None:
+        """404 if the request names a description (``fcr:metadata``) and ``res``,
+        the resource read for it, is not a binary."""
+        t = self.target
+        if (t.kind == "metadata" or t.description) and not res.is_binary:
+            raise NotFound(f"{self.url()} is not a binary: it has no fcr:metadata")
+
+    def not_modified(self, method: str, etag: str | None, last_modified: Any) -> bool:
+        """Evaluate the request's preconditions against a representation: True for
+        304, ``PreconditionFailed`` for 412."""
+        return _outcome(self.conditions.evaluate(method, etag=etag,
+                                                 last_modified=last_modified))
+
+
+def _outcome(status: int | None) -> bool:
+    if status == 412:
+        raise PreconditionFailed("A precondition of the request (If-Match, If-None-Match or "
+                                 "If-Unmodified-Since) does not hold for the current state")
+    return status == 304
+
+
+# --- writes --------------------------------------------------------------------------------
+
+@contextmanager
+def checked_write(call: Call, method: str | None, *, read: bool = True,
+                  missing_ok: bool = False,
+                  check: Callable[[Any], None] | None = None) -> Iterator[Any]:
+    """Check preconditions, then write: the ``with`` block is the write.
+
+    Opens the repository's write transaction, reads the target's current state
+    once (``Repository.info``), refuses a description of what is not a binary
+    (404) and whatever ``check`` refuses, evaluates the request's preconditions
+    (RFC 7232; ``method`` None: none apply) against that state, and yields it.
+    ``read``: read the state even without conditional headers (the block needs
+    it); ``missing_ok``: yield None for a missing resource (PUT) instead of 404.
+    With nothing to read, no transaction is opened: the block's one repository
+    call is its own.
+    """
+    conditions = call.conditions if method is not None else Conditions()
+    if not read and not conditions:
+        yield None
+        return
+    repo = call.repo
+    with repo.transaction():
+        try:
+            current = repo.info(call.uid, base_uri=call.base)
+        except ResourceNotExistsError:
+            if not missing_ok:
+                raise
+            current = None
+        if current is not None:
+            call.check_described(current)
+            if check is not None:
+                check(current)
+        if method is not None:
+            _outcome(conditions.evaluate_state(method, current, call.target))
+        yield current
+
+
+# --- responses -----------------------------------------------------------------------------
+
+def no_content(headers: dict[str, str] | None = None) -> Response:
+    """A 204 response: no body, no Content-Type."""
+    response = Response(status=204, headers=headers)
+    del response.headers["Content-Type"]
+    return response
+
+
+def negotiate(offered: Iterable[str]) -> str:
+    """The media type to serve for the request's ``Accept``; ``NotAcceptable`` if none."""
+    offered = tuple(offered)
+    chosen = hdr.negotiate(request.headers.get("Accept"), offered)
+    if chosen is None:
+        raise NotAcceptable(f"None of the media types in Accept can be served; available: "
+                            f"{', '.join(offered)}")
+    return chosen
+
+
+# --- tombstones ----------------------------------------------------------------------------
+
+def tombstone_links(func: Callable[Concatenate[Call, _P], _R]
+                    ) -> Callable[Concatenate[Call, _P], _R]:
+    """Answer a ``TombstoneError`` of a view on a ``Call`` with 410 and
+    ``Link: <top>/fcr:tombstone; rel="hasTombstone"`` (``top``: the uid whose
+    tombstone can be purged or resurrected)."""
+    @wraps(func)
+    def wrapper(call: Call, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return func(call, *args, **kwargs)
+        except TombstoneError as e:
+            link = link_value(call.url(e.top or call.uid, "tombstone"), "hasTombstone")
+            raise Gone(str(e), [("Link", link)]) from e
+    return wrapper
+
+
+def require_tombstone(call: Call) -> None:
+    """Raise unless ``call.uid`` is deleted (then ``fcr:tombstone`` exists)."""
+    try:
+        live = call.repo.exists(call.uid)
+    except TombstoneError:
+        return
+    raise NotFound(f"{call.url()} {'is not deleted' if live else 'does not exist'}: "
+                   "it has no tombstone")

@@ -1,0 +1,310 @@
+"""What the headers of an LDP response say, as pure functions: entity tags,
+allowed methods, advertised types, ``Link`` headers, the ``Prefer`` options of
+a read, and the header sets of resources, writes, TimeMaps and the TimeGate.
+
+No Flask here: the views pass plain values in (a resource or its
+``Repository.info``, a ``Target``, the request's ``Urls``) and put what comes
+back on their responses. Vocabulary comes from ``model.namespaces`` as
+canonical terms (``<iri>``); ``iri`` gives the bare IRI a header carries.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any
+
+from lakesuperior import headers as hdr
+from lakesuperior import rdfio
+from lakesuperior.endpoints.memento import LINK_FORMAT, TIMEMAP_TYPES, version_datetime
+from lakesuperior.endpoints.paths import Target, Urls
+from lakesuperior.model.interaction import CONTAINERS
+from lakesuperior.model.namespaces import (
+    FCREPO,
+    FCREPO_API,
+    LDP,
+    LDP_NON_RDF_SOURCE,
+    LDP_RDF_SOURCE,
+    LDP_RESOURCE,
+    MEMENTO,
+    OA,
+)
+from lakesuperior.model.namespaces import bare_iri as iri
+
+# --- vocabulary of the HTTP API only --------------------------------------------------------
+
+PREFER_CONTAINMENT = iri(LDP.PreferContainment)
+PREFER_MEMBERSHIP = iri(LDP.PreferMembership)
+PREFER_MINIMAL = iri(LDP.PreferMinimalContainer)
+PREFER_INBOUND = frozenset((iri(FCREPO_API.PreferInboundReferences),
+                            iri(FCREPO.InboundReferences)))
+PREFER_SERVER_MANAGED = frozenset((iri(FCREPO_API.ServerManaged), iri(FCREPO.ServerManaged)))
+PREFER_CONTAINED = iri(OA.PreferContainedDescriptions)
+CONSTRAINED_BY = iri(LDP.constrainedBy)
+
+# --- media types ----------------------------------------------------------------------------
+
+HTML = "text/html"
+SPARQL_UPDATE = "application/sparql-update"
+#: What a resource's RDF (or a description) is served as, first choice first.
+RDF_OUT = (rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML, HTML)
+#: What a TimeMap is served as.
+TIMEMAP_OUT = (rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML, LINK_FORMAT, HTML)
+ACCEPT_POST = ", ".join((rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML,
+                         rdfio.N3, "*/*"))
+_TEXT_TYPES = (rdfio.TURTLE, rdfio.N_TRIPLES, HTML, LINK_FORMAT)
+
+
+def content_type_of(media_type: str) -> str:
+    """The ``Content-Type`` of a served media type (``charset`` on text types)."""
+    return media_type + "; charset=utf-8" if media_type in _TEXT_TYPES else media_type
+
+
+# --- Prefer (LDP 7.2.2, Fedora API 3.2.1) -----------------------------------------------------
+
+#: ``Repository.get`` options of a representation with no ``Prefer``.
+DEFAULT_OPTIONS: Mapping[str, bool] = MappingProxyType({
+    "incl_children": True, "incl_membership": True, "incl_inbound": False,
+    "incl_srv_mgd": True, "embed_children": False})
+
+
+def read_options(prefer: hdr.Prefer) -> tuple[dict[str, bool], bool]:
+    """``Repository.get`` options from the LDP / Fedora preferences of a request,
+    and whether a ``return`` preference was applied."""
+    inc, omit = prefer.include, prefer.omit
+    minimal = prefer.return_ == "minimal" or PREFER_MINIMAL in inc
+    options = {
+        "incl_children": (not minimal and PREFER_CONTAINMENT not in omit)
+        or PREFER_CONTAINMENT in inc,
+        "incl_membership": (not minimal and PREFER_MEMBERSHIP not in omit)
+        or PREFER_MEMBERSHIP in inc,
+        "incl_inbound": bool(inc & PREFER_INBOUND) and not omit & PREFER_INBOUND,
+        "incl_srv_mgd": not omit & PREFER_SERVER_MANAGED,
+        "embed_children": PREFER_CONTAINED in inc and PREFER_CONTAINED not in omit,
+    }
+    return options, prefer.return_ is not None
+
+
+def needs_triples(options: Mapping[str, bool]) -> bool:
+    """Whether the headers of a representation need its triples (``etag_of``), not
+    only the resource's ``Repository.info``."""
+    return bool(options.get("incl_inbound") or options.get("embed_children"))
+
+
+# --- validators -----------------------------------------------------------------------------
+
+def _sha1(seed: str) -> str:
+    return hashlib.sha1(seed.encode(), usedforsecurity=False).hexdigest()
+
+
+def etag_of(res: Any, target: Target, options: Mapping[str, bool] | None = None) -> str:
+    """Strong for a binary's content (its digest and media type), weak for RDF.
+
+    ``res``: a resource or its ``Repository.info``; ``options``: the ``get``
+    options of the representation (None: the default one, as preconditions of
+    writes compare). The weak tag of an RDF representation is the repository's
+    tag (the resource's ``fcrepo:lastModified``, which every change of its own,
+    containment or membership triples sets), the options that differ from the
+    default, and the latest version (the HTML view lists them). Inbound
+    references and embedded children are not the resource's: with those, the
+    triples themselves are hashed (the store reads a state's triples in a fixed
+    order: equal states give equal tags).
+    """
+    if res.is_binary and target.kind in ("resource", "memento") and not target.description:
+        return '"' + _sha1(f"{res.digest}|{res.mimetype}") + '"'
+    flags = "" if not options else ",".join(
+        f"{k}={v:d}" for k, v in options.items() if DEFAULT_OPTIONS.get(k) != v)
+    versions = res.version_info
+    seed = f"{res.etag}|{flags}|{versions[-1].id if versions else ''}"
+    digest = hashlib.sha1(seed.encode(), usedforsecurity=False)
+    if options and needs_triples(options):
+        digest.update("\n".join(map(" ".join, res.triples)).encode())
+    return 'W/"' + digest.hexdigest() + '"'
+
+
+def is_weak(etag: str) -> bool:
+    return etag.startswith("W/")
+
+
+def modified_of(res: Any) -> datetime | None:
+    """A resource's ``fcrepo:lastModified`` as a datetime (None if it has none)."""
+    value = res.last_modified
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def timemap_etag(timemap: str, version_ids: Iterable[str]) -> str:
+    """The weak tag of a TimeMap: its URL and its mementos."""
+    return 'W/"' + _sha1("|".join([timemap, *version_ids])) + '"'
+
+
+# --- methods and types ----------------------------------------------------------------------
+
+def allowed_methods(res: Any, target: Target) -> list[str]:
+    """The ``Allow`` list of a target (``res`` is only read for resources and
+    descriptions)."""
+    if target.kind == "metadata":
+        return ["GET", "HEAD", "OPTIONS", "PUT", "PATCH"]
+    if target.kind == "timemap":
+        return ["GET", "HEAD", "OPTIONS", "POST"]
+    if target.kind == "memento":
+        return ["GET", "HEAD", "OPTIONS"]
+    if target.kind == "tombstone":
+        return ["OPTIONS", "POST", "DELETE"]
+    methods = ["GET", "HEAD", "OPTIONS"]
+    if res.interaction_model in CONTAINERS:
+        methods.append("POST")
+    methods.append("PUT")
+    if not res.is_binary:
+        methods.append("PATCH")
+    if target.uid != "/":
+        methods.append("DELETE")
+    return methods
+
+
+def advertised_types(res: Any, target: Target) -> list[str]:
+    """The LDP types (terms) to advertise with ``rel="type"`` for a target,
+    ``ldp:Resource`` first."""
+    if target.kind == "metadata" or target.description:
+        return [LDP_RESOURCE, LDP_RDF_SOURCE]
+    types = set(res.ldp_types)
+    if target.kind == "memento":
+        types &= {LDP_RESOURCE, LDP_RDF_SOURCE, LDP_NON_RDF_SOURCE}
+    types.add(LDP_RESOURCE)
+    return sorted(types, key=lambda t: (t != LDP_RESOURCE, t))
+
+
+# --- Link -----------------------------------------------------------------------------------
+
+def link_value(uri: str, rel: str) -> str:
+    """A ``Link`` value for a URI this server built (validated host, normalized path:
+    nothing to escape), without ``headers.format_link``'s checks, on every response."""
+    return f'<{uri}>; rel="{rel}"'
+
+
+def type_links(types: Iterable[str]) -> list[str]:
+    """``rel="type"`` links to type terms."""
+    return [link_value(iri(t), "type") for t in types]
+
+
+def constrained_by(urls: Urls) -> str:
+    """The ``Link`` to the constraints document (LDP 4.2.1.6), on every LDP response."""
+    return link_value(urls.constraints, CONSTRAINED_BY)
+
+
+def resource_links(urls: Urls, res: Any, target: Target) -> list[str]:
+    """The ``Link`` values of a resource, description or memento: types, Memento
+    relations, the binary / description pair, the constraints."""
+    uid = target.uid
+    links = type_links(advertised_types(res, target))
+    description = target.kind == "metadata" or target.description
+    original = urls.url(uid, "metadata") if description else urls.url(uid)
+    if target.kind == "memento":
+        links += type_links((MEMENTO.Memento,))
+    else:
+        links += type_links((MEMENTO.OriginalResource, MEMENTO.TimeGate))
+    links.append(link_value(original, "original timegate"))
+    links.append(link_value(urls.url(uid, "timemap", description=description), "timemap"))
+    if res.is_binary:
+        if description:
+            links.append(link_value(urls.url(uid), "describes"))
+        elif target.kind == "memento":
+            links.append(link_value(
+                urls.url(uid, "memento", target.version, description=True), "describedby"))
+        else:
+            links.append(link_value(urls.url(uid, "metadata"), "describedby"))
+    links.append(constrained_by(urls))
+    return links
+
+
+# --- header sets ----------------------------------------------------------------------------
+
+def resource_headers(urls: Urls, res: Any, target: Target,
+                     options: Mapping[str, bool] | None = None) -> dict[str, str]:
+    """The headers of a resource's representation (GET, HEAD; OPTIONS drops the
+    validators): ETag, Last-Modified, Link, Allow, Accept-Post / -Patch, Vary and,
+    for a memento, Memento-Datetime."""
+    headers = {"ETag": etag_of(res, target, options),
+               "Link": ", ".join(resource_links(urls, res, target)),
+               "Allow": ", ".join(allowed_methods(res, target))}
+    modified = modified_of(res)
+    if modified is not None:
+        headers["Last-Modified"] = hdr.format_http_date(modified)
+    if "POST" in headers["Allow"]:
+        headers["Accept-Post"] = ACCEPT_POST
+    if "PATCH" in headers["Allow"]:
+        headers["Accept-Patch"] = SPARQL_UPDATE
+    if target.kind == "memento" and target.version is not None:
+        headers["Memento-Datetime"] = hdr.format_http_date(version_datetime(target.version))
+        headers["Vary"] = "Accept, Prefer"
+    else:
+        headers["Vary"] = "Accept, Prefer, Accept-Datetime"
+    return headers
+
+
+#: What a 304 keeps of the headers of the 200 it stands for (RFC 7232 section 4.1).
+NOT_MODIFIED_KEEP = ("ETag", "Last-Modified", "Vary", "Link", "Memento-Datetime")
+
+
+def not_modified_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in headers.items() if k in NOT_MODIFIED_KEEP}
+
+
+def write_headers(urls: Urls, res: Any, request_uid: str, target: Target | None = None,
+                  handling: str | None = None) -> dict[str, str]:
+    """Last-Modified, Link and Preference-Applied of a write response (no ETag:
+    the tag of the next GET's representation is only known to that GET).
+
+    ``target``: what was written (default: the resource ``res``). When that is
+    not the request URI's resource (POST), its links carry an ``anchor`` (RFC
+    8288 section 3.2): their context would be the container."""
+    target = target or Target(res.uid)
+    headers = {}
+    modified = modified_of(res)
+    if modified is not None:
+        headers["Last-Modified"] = hdr.format_http_date(modified)
+    links = type_links(advertised_types(res, target))
+    if res.is_binary and target.kind == "resource":
+        links.append(link_value(urls.url(res.uid, "metadata"), "describedby"))
+    if res.uid != request_uid:
+        anchor = f'; anchor="{urls.url(res.uid)}"'
+        links = [link + anchor for link in links]
+    links.append(constrained_by(urls))
+    headers["Link"] = ", ".join(links)
+    if handling:
+        headers["Preference-Applied"] = f"handling={handling}"
+    return headers
+
+
+def timemap_headers(urls: Urls, target: Target, version_ids: Sequence[str],
+                    media_type: str) -> dict[str, str]:
+    """The headers of a TimeMap (``target``) listing ``version_ids``, oldest first."""
+    description = target.description
+    original = urls.url(target.uid, "metadata") if description else urls.url(target.uid)
+    timemap = urls.url(target.uid, "timemap", description=description)
+    links = type_links(TIMEMAP_TYPES)
+    links += [link_value(original, "original timegate"), constrained_by(urls)]
+    headers = {"ETag": timemap_etag(timemap, version_ids), "Link": ", ".join(links),
+               "Vary": "Accept", "Allow": ", ".join(allowed_methods(None, target)),
+               "Accept-Post": "*/*", "Content-Type": content_type_of(media_type)}
+    if version_ids:
+        headers["Last-Modified"] = hdr.format_http_date(version_datetime(version_ids[-1]))
+    return headers
+
+
+def timegate_headers(urls: Urls, target: Target, version_id: str) -> dict[str, str]:
+    """The headers of a TimeGate's 302 to the memento ``version_id`` of a resource
+    or description (RFC 7089 section 4.1.1)."""
+    uid, description = target.uid, target.kind == "metadata"
+    original = urls.url(uid, "metadata") if description else urls.url(uid)
+    links = [link_value(original, "original timegate"),
+             link_value(urls.url(uid, "timemap", description=description), "timemap"),
+             constrained_by(urls)]
+    return {"Location": urls.url(uid, "memento", version_id, description),
+            "Vary": "Accept-Datetime", "Link": ", ".join(links),
+            "Content-Type": "text/plain; charset=utf-8"}
