@@ -33,6 +33,8 @@ from lakesuperior.model import interaction
 from lakesuperior.model.literals import lexical
 from lakesuperior.model.namespaces import (
     EBUCORE_FILENAME,
+    IANA_DESCRIBEDBY,
+    IANA_DESCRIBES,
     LDP_CONTAINS,
     LDP_NON_RDF_SOURCE,
     LDP_NS,
@@ -45,9 +47,6 @@ from lakesuperior.store.binaries import normalize_algorithm, normalize_digest
 
 __all__ = ["MigrationReport", "migrate", "iter_rows"]
 
-# Not in model.namespaces (the IANA link relations are no RDF vocabulary of the model).
-_IANA_DESCRIBEDBY = "<http://www.iana.org/assignments/relation/describedby>"
-_IANA_DESCRIBES = "<http://www.iana.org/assignments/relation/describes>"
 _RDF_ACCEPT = "application/n-triples, text/turtle;q=0.9, application/ld+json;q=0.5"
 _WANT_DIGEST = "sha-512, sha-256, sha, md5"
 _OMIT_MEMBERSHIP = f'return=representation; omit="{LDP_NS}PreferMembership"'
@@ -354,7 +353,7 @@ def _convert(src: _Source, repo: Repository, uid: str,
             if algo:
                 digests[algo] = value.lower()
             continue
-        if p in (_IANA_DESCRIBEDBY, _IANA_DESCRIBES):
+        if p in (IANA_DESCRIBEDBY, IANA_DESCRIBES):
             continue
         for term in (s, o):
             linked = src.term_uid(term)
