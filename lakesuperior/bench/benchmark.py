@@ -251,7 +251,8 @@ def _python_sparql_count(repo: Any) -> int:
         return int(next(iter(repo.sparql_query(SPARQL_COUNT)))[0])
     import rdflib
 
-    from lakesuperior.store.rdflib_store import LmdbStore, enable_sparql_fast_path
+    from lakesuperior.query import enable_sparql_fast_path
+    from lakesuperior.store.rdflib_store import LmdbStore
     enable_sparql_fast_path()
     ds = rdflib.Dataset(store=LmdbStore(quadstore=repo.store), default_union=True)
     try:
