@@ -14,7 +14,7 @@ variable of ``GRAPH ?g``.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import Any, NamedTuple
 
@@ -94,14 +94,14 @@ def _score(pat: Pattern, cols: dict[Any, int]) -> int:
 _Table = dict[tuple[str, ...], list[tuple[str, ...]]]
 
 
-def _getter(positions: list[int]) -> Callable[[Quad], tuple[str, ...]]:
-    """A function taking the values at ``positions`` of a quad, as a tuple."""
+def _getter(positions: list[int]) -> Callable[[Sequence[str]], tuple[str, ...]]:
+    """A function taking the values at ``positions`` of a quad or row, as a tuple."""
     if not positions:
         return lambda q: ()
     if len(positions) == 1:
         i = positions[0]
         return lambda q: (q[i],)
-    return itemgetter(*positions)  # type: ignore[return-value]
+    return itemgetter(*positions)
 
 
 class _Stage:
@@ -193,9 +193,9 @@ class _Stage:
         out: list[tuple[str, ...]] = []
         get = table.get
         for row in rows:
-            exts = get(row_key(row))
-            if exts:
-                out.extend([row + ext for ext in exts])
+            found = get(row_key(row))
+            if found:
+                out.extend([row + ext for ext in found])
         return out
 
 

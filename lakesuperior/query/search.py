@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from rdflib.term import Literal, Node, URIRef, Variable
+from rdflib.term import Identifier, Literal, Node, URIRef, Variable
 
 from lakesuperior import rdfio
 from lakesuperior.exceptions import SparqlError, TermError
@@ -82,7 +82,7 @@ def _predicate(value: Any) -> URIRef:
     return URIRef(iri)
 
 
-def _search_value(op: str, value: Any) -> tuple[Node, bool]:
+def _search_value(op: str, value: Any) -> tuple[Identifier, bool]:
     """The value bound for a term, and whether to compare the object's string form."""
     if op == "_id":
         if isinstance(value, URIRef):
@@ -142,7 +142,7 @@ def term_search(source: Snapshots, terms: Iterable[Any], *, or_logic: bool = Fal
     repository are left out. ``timeout``: seconds (None, 0 or less: none).
     """
     blocks: list[str] = []
-    bindings: dict[Variable, Node] = {}
+    bindings: dict[str, Identifier] = {}
     for i, term in enumerate(terms):
         pred, op, val = _term_parts(term)
         if op not in TERM_OPERATORS:

@@ -35,7 +35,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.processor import SPARQLResult
 from rdflib.plugins.sparql.sparql import Query, QueryContext
 from rdflib.query import Result
-from rdflib.term import Node, URIRef, Variable
+from rdflib.term import Identifier, URIRef
 
 from lakesuperior import rdfio
 from lakesuperior.exceptions import SparqlError, TermError
@@ -186,7 +186,7 @@ def _materialize(res: Mapping[str, Any], deadline: Deadline) -> SPARQLResult:
 
 def evaluate(ctx: Context, query: Query, deadline: Deadline,
              default: frozenset[str] | None = None, named: frozenset[str] | None = None,
-             init_bindings: Mapping[Variable, Node] | None = None) -> SPARQLResult:
+             init_bindings: Mapping[str, Identifier] | None = None) -> SPARQLResult:
     """Evaluate a parsed query on a snapshot, rows fully read. ``default`` / ``named``:
     internal names of the graphs of the dataset (None: every resource graph)."""
     register_view_eval()

@@ -228,12 +228,12 @@ class QueryDataset(Dataset):
     warn nothing, and ``contexts()`` lists the named graphs only (rdflib's adds, and
     so would write, the default graph)."""
 
-    @property
-    def default_context(self) -> Graph:  # type: ignore[override]
+    @property  # type: ignore[misc]
+    def default_context(self) -> Graph:
         return self.default_graph
 
     @property
-    def identifier(self) -> Any:  # type: ignore[override]
+    def identifier(self) -> Any:
         return ConjunctiveGraph.identifier.fget(self)  # type: ignore[attr-defined]
 
     def contexts(self, triple: Any = None) -> Iterator[Graph]:  # type: ignore[override]

@@ -56,7 +56,7 @@ from typing import Any
 
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID, ConjunctiveGraph, Dataset, Graph, QuotedGraph
 from rdflib.store import NO_STORE, VALID_STORE, Store
-from rdflib.term import BNode, Node, URIRef
+from rdflib.term import BNode, Identifier, Node, URIRef
 
 from lakesuperior.exceptions import StoreError, TermError
 from lakesuperior.rdfio import from_rdflib, to_rdflib
@@ -160,7 +160,7 @@ class LmdbStore(Store):
     named_graphs_are_union = True
 
     def __init__(self, configuration: str | os.PathLike[str] | None = None,
-                 identifier: Node | None = None, *, quadstore: QuadStore | None = None,
+                 identifier: Identifier | None = None, *, quadstore: QuadStore | None = None,
                  **options: Any) -> None:
         super().__init__(None, identifier)  # not Store's open(create=False): see below
         self.identifier = identifier
@@ -185,8 +185,10 @@ class LmdbStore(Store):
             raise StoreError("The rdflib store is not open: call open(path) first")
         return self._store
 
-    def open(self, configuration: str | os.PathLike[str], create: bool = True) -> int:
-        """Open the store in directory ``configuration``; ``NO_STORE`` if there is
+    def open(self, configuration: str | os.PathLike[str],  # type: ignore[override]
+             create: bool = True) -> int:
+        """Open the store in directory ``configuration`` (a path: not rdflib's
+        ``(str, str)`` form); ``NO_STORE`` if there is
         none and ``create`` is false."""
         path = os.path.abspath(os.fspath(configuration))
         if self._store is not None:
@@ -427,9 +429,10 @@ class LmdbStore(Store):
             try:
                 pattern = [pattern_term(t, i) for i, t in enumerate(triple)]
             except Unmatchable:
-                return (g for g in ())
-            with self.read() as txn:
-                names = list(dict.fromkeys(q[3] for q in txn.match(*pattern)))
+                names = []
+            else:
+                with self.read() as txn:
+                    names = list(dict.fromkeys(q[3] for q in txn.match(*pattern)))
         return (self._context(n) for n in names)
 
     # -- namespaces -----------------------------------------------------------------
