@@ -89,8 +89,6 @@ def native_eval(ctx: QueryContext, part: CompValue) -> Any:
     raise NotImplementedError
 
 
-
-
 def _target(ctx: QueryContext, graph: Any) -> Target:
     store = getattr(graph, "store", None)
     if not isinstance(store, LmdbStore):

@@ -381,7 +381,7 @@ class LmdbStore(Store):
         except Unmatchable:
             return
         with self.read() as txn:
-            quads = txn.match(ts, tp, to, name)
+            quads = list(txn.match(ts, tp, to, name))
         memo = TermMemo()
         if s is not None:
             memo[ts] = s
