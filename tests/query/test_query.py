@@ -653,8 +653,7 @@ def test_triple_match(data):
 
 
 def rdflib_to_text(triple):
-    from lakesuperior.rdfio import from_rdflib
-    return [from_rdflib(t) for t in triple]
+    return [rdfio.from_rdflib(t) for t in triple]
 
 
 # --- term_search -------------------------------------------------------------------------------
