@@ -187,9 +187,8 @@ class LmdbStore(Store):
 
     def open(self, configuration: str | os.PathLike[str],  # type: ignore[override]
              create: bool = True) -> int:
-        """Open the store in directory ``configuration`` (a path: not rdflib's
-        ``(str, str)`` form); ``NO_STORE`` if there is
-        none and ``create`` is false."""
+        """Open the store in directory ``configuration`` (a path, not rdflib's
+        ``(str, str)`` form); ``NO_STORE`` if there is none and ``create`` is false."""
         path = os.path.abspath(os.fspath(configuration))
         if self._store is not None:
             if self._store.path == path:
