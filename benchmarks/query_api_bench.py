@@ -34,6 +34,9 @@ from typing import Any
 
 from lakesuperior.bench.benchmark import machine
 from lakesuperior.bench.workload import EXTERNAL, workload_turtle
+from lakesuperior.config import Config
+from lakesuperior.endpoints.app import create_app
+from lakesuperior.repository import Repository
 
 PARENT = "/bench"
 COUNT_Q = "SELECT (COUNT(?s) AS ?c) WHERE { ?s a ldp:Container }"
@@ -78,10 +81,6 @@ def timed(fn: Callable[[], Any], repeat: int) -> tuple[dict[str, float], Any]:
 
 
 def run(data_dir: str, count: int, seed: int, repeat: int) -> dict[str, Any]:
-    from lakesuperior.config import Config
-    from lakesuperior.endpoints.app import create_app
-    from lakesuperior.repository import Repository
-
     config = Config(data_dir=data_dir, sync=False)
     repo = Repository(config=config)
     out: dict[str, Any] = {"count": count}

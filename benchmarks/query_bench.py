@@ -1,6 +1,6 @@
 """Query micro-benchmark: SPARQL through rdflib over ``LmdbStore``, and pattern reads.
 
-Loads N workload resources (WORKLOAD.md's 200 triples each, from ``store_ingest``,
+Loads N workload resources (WORKLOAD.md's 200 triples each, ``lakesuperior.bench.workload``,
 plus ``rdf:type ldp:Container`` and a ``dcterms:title``), each in its own graph, then
 times (median of --repeat runs, the union of all graphs as the default graph):
 
@@ -30,17 +30,15 @@ from typing import Any
 
 import rdflib
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from store_ingest import BASE, LDP_CONTAINS, machine, workload_triples  # noqa: E402
+from lakesuperior.bench.benchmark import machine
+from lakesuperior.bench.workload import workload_triples
+from lakesuperior.query import disable_sparql_fast_path, enable_sparql_fast_path
+from lakesuperior.store.quadstore import QuadStore
+from lakesuperior.store.rdflib_store import LmdbStore
+from lakesuperior.store.terms import literal
 
-from lakesuperior.store.quadstore import QuadStore  # noqa: E402
-from lakesuperior.store.rdflib_store import (  # noqa: E402
-    LmdbStore,
-    disable_sparql_fast_path,
-    enable_sparql_fast_path,
-)
-from lakesuperior.store.terms import literal  # noqa: E402
-
+BASE = "info:fcres"
+LDP_CONTAINS = "<http://www.w3.org/ns/ldp#contains>"
 RDF_TYPE = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
 LDP_CONTAINER = "<http://www.w3.org/ns/ldp#Container>"
 DC_TITLE = "<http://purl.org/dc/terms/title>"

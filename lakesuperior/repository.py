@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from lakesuperior import query as queries
 from lakesuperior.config import Config
 from lakesuperior.model import checks, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
@@ -58,6 +59,8 @@ from lakesuperior.model.uids import (
     res_uri,
 )
 from lakesuperior.model.versions import VersionInfo
+from lakesuperior.store.binaries import BinaryStore
+from lakesuperior.store.quadstore import QuadStore
 
 __all__ = ["Repository"]
 
@@ -87,8 +90,6 @@ class Repository:
             digest_algorithm=cfg.digest_algorithm,
         )
         self.urimap = UriMap(cfg.base_uri)
-        from lakesuperior.store.binaries import BinaryStore
-        from lakesuperior.store.quadstore import QuadStore
         os.makedirs(cfg.store_dir, exist_ok=True)
         os.makedirs(cfg.binary_dir, exist_ok=True)
         self.store = QuadStore(cfg.store_dir, map_size=cfg.map_size, sync=cfg.sync,
@@ -154,9 +155,10 @@ class Repository:
                 yield Context(txn, self.settings, self.binaries, self._urimap(base_uri))
 
     @contextmanager
-    def _read(self, base_uri: str | None = None) -> Iterator[Context]:
-        """A read snapshot (or, inside ``transaction()``, the open write
-        transaction, so that reads see the block's own writes)."""
+    def snapshot(self, base_uri: str | None = None) -> Iterator[Context]:
+        """A read snapshot as a model ``Context`` (or, inside ``transaction()``, the
+        open write transaction, so that reads see the block's own writes), with
+        public URIs under ``base_uri`` (default: configured)."""
         if self._in_own_txn():
             yield Context(self._txn, self.settings, self.binaries, self._urimap(base_uri))
             return
@@ -200,7 +202,7 @@ class Repository:
         """Whether a live resource is at ``uid``; ``TombstoneError`` if it was
         deleted and left a tombstone."""
         uid = normalize_uid(uid)
-        with self._read() as ctx:
+        with self.snapshot() as ctx:
             if ctx.txn.has_graph(res_uri(uid)):
                 return True
             if is_tombstone(ctx.txn, uid):
@@ -219,7 +221,7 @@ class Repository:
         ``base_uri``: public base for this call's output (default: configured).
         """
         uid = normalize_uid(uid)
-        with self._read(base_uri) as ctx:
+        with self.snapshot(base_uri) as ctx:
             return load(ctx, uid, incl_children=incl_children, incl_inbound=incl_inbound,
                         incl_srv_mgd=incl_srv_mgd, embed_children=embed_children,
                         incl_membership=incl_membership)
@@ -230,7 +232,7 @@ class Repository:
         mimetype, filename and digests; without reading its triples (a container's
         children included). ``ResourceNotExistsError`` / ``TombstoneError`` as ``get``."""
         uid = normalize_uid(uid)
-        with self._read(base_uri) as ctx:
+        with self.snapshot(base_uri) as ctx:
             return load_info(ctx, uid)
 
     # -- writing ----------------------------------------------------------------------------
@@ -354,7 +356,7 @@ class Repository:
     def versions(self, uid: str) -> list[VersionInfo]:
         """The versions of a resource, oldest first."""
         uid = normalize_uid(uid)
-        with self._read() as ctx:
+        with self.snapshot() as ctx:
             require_model(ctx.txn, uid)
             return versions_mod.list_versions(ctx, uid)
 
@@ -362,7 +364,7 @@ class Repository:
                     base_uri: str | None = None) -> RdfSource:
         """A version of a resource, as a read-only view of its snapshot."""
         uid = normalize_uid(uid)
-        with self._read(base_uri) as ctx:
+        with self.snapshot(base_uri) as ctx:
             require_model(ctx.txn, uid)
             triples = versions_mod.read_snapshot(ctx, uid, version_id)
             return view(ctx, uid, triples, version_of=version_id)
@@ -393,50 +395,62 @@ class Repository:
                      named_graph_uris: Iterable[str] = ()) -> Any:
         """A SPARQL 1.1 query over the current resources (public URIs; each resource
         a named graph, the default graph their union): an rdflib ``Result``, or the
-        serialized bytes with ``fmt``. See ``lakesuperior.query.engine.sparql_query``."""
-        from lakesuperior.query import engine as api
-        return api.sparql_query(self, query, fmt=fmt, base_uri=base_uri, timeout=timeout,
-                                default_graph_uris=tuple(default_graph_uris),
-                                named_graph_uris=tuple(named_graph_uris))
+        serialized bytes with ``fmt``; ``timeout`` in seconds (default:
+        ``query_timeout``; 0: none). See ``lakesuperior.query.sparql_query``."""
+        self._index_for_query()
+        return queries.sparql_query(self, query, fmt=fmt, base_uri=base_uri,
+                                    timeout=self._query_timeout(timeout),
+                                    default_graph_uris=tuple(default_graph_uris),
+                                    named_graph_uris=tuple(named_graph_uris))
 
     def triple_match(self, s: Any = None, p: Any = None, o: Any = None, *,
                      base_uri: str | None = None) -> list[tuple[str, str, str]]:
         """Triples of the current resources matching a pattern (None: any), as
-        canonical term strings with public URIs. See ``lakesuperior.query.engine.triple_match``."""
-        from lakesuperior.query import engine as api
-        return api.triple_match(self, s, p, o, base_uri=base_uri)
+        canonical term strings with public URIs. See ``lakesuperior.query.triple_match``."""
+        self._index_for_query()
+        return queries.triple_match(self, s, p, o, base_uri=base_uri)
 
     def term_search(self, terms: Iterable[Any], *, or_logic: bool = False,
                     base_uri: str | None = None, timeout: float | None = None) -> list[str]:
         """uids of the resources matching ``(predicate, operator, value)`` terms.
-        See ``lakesuperior.query.engine.term_search``."""
-        from lakesuperior.query import engine as api
-        return api.term_search(self, terms, or_logic=or_logic, base_uri=base_uri,
-                               timeout=timeout)
+        See ``lakesuperior.query.term_search``."""
+        self._index_for_query()
+        return queries.term_search(self, terms, or_logic=or_logic, base_uri=base_uri,
+                                   timeout=self._query_timeout(timeout))
+
+    def _query_timeout(self, timeout: float | None) -> float | None:
+        return self.config.query_timeout if timeout is None else timeout
+
+    def _index_for_query(self) -> None:
+        """Bring the union-graph indices up to date before a query's clock starts (a
+        query after a large ingest would otherwise spend its time limit indexing);
+        not inside ``transaction()``, whose write transaction is open."""
+        if not self._in_own_txn() and self.store.pending():
+            self.store.index()
 
     # -- admin ----------------------------------------------------------------------------
 
     def fixity_check(self, uid: str) -> checks.FixityResult:
         """Re-hash a binary's content against its recorded digest."""
         uid = normalize_uid(uid)
-        with self._read() as ctx:
+        with self.snapshot() as ctx:
             return checks.fixity_check(ctx, uid)
 
     def integrity_check(self) -> checks.IntegrityReport:
         """Check containment, parents, binary content and links of every resource."""
-        with self._read() as ctx:
+        with self.snapshot() as ctx:
             return checks.integrity_check(ctx)
 
     def stats(self) -> dict[str, Any]:
         """Counts (resources, tombstones, versions, binaries) and store sizes."""
-        with self._read() as ctx:
+        with self.snapshot() as ctx:
             return checks.stats(ctx, self.store)
 
     def cleanup(self, *, min_age: float = 3600.0) -> dict[str, int]:
         """Remove binary content no description refers to (left by purges and by
         aborted writes, which store the file before the transaction) and
         leftover temporary files, when older than ``min_age`` seconds."""
-        with self._read() as ctx:
+        with self.snapshot() as ctx:
             referenced = checks.referenced_digests(ctx)
         return {"orphans": checks.remove_orphans(self.binaries, referenced, min_age),
                 "temp_files": self.binaries.remove_temp_files(min_age)}

@@ -10,7 +10,7 @@ as Turtle (first choice), N-Triples, JSON-LD or RDF/XML. A client that prefers
 ``text/html`` (a browser) gets a query form with the results as a table.
 
 Public URIs are the request's own root plus ``/rest`` (the LDP endpoint). The
-query runs through ``lakesuperior.query.engine`` (one read snapshot, the
+query runs through ``Repository.sparql_query`` (one read snapshot, the
 configured ``query_timeout``). Errors go through ``errors`` like every other
 error: a syntax error is 400 with the parser's message, an unknown result
 format 406, an update 400 (writes go through LDP), an overlong query 413, a
@@ -23,6 +23,7 @@ from typing import Any
 from flask import Blueprint, Response, render_template, request
 
 from lakesuperior import headers as hdr
+from lakesuperior import query as api
 from lakesuperior.endpoints import errors, html
 from lakesuperior.endpoints.call import public_root, repository
 from lakesuperior.endpoints.errors import BadRequest, NotAcceptable
@@ -31,7 +32,6 @@ from lakesuperior.exceptions import (
     PayloadTooLargeError,
     UnsupportedMediaTypeError,
 )
-from lakesuperior.query import engine as api
 
 __all__ = ["bp", "MAX_QUERY_LENGTH"]
 
@@ -163,9 +163,9 @@ def sparql() -> Response:
 
 
 def _run(req: _Request) -> Any:
-    return api.sparql_query(repository(), req.query or "", base_uri=_base(),
-                            default_graph_uris=req.default_graphs,
-                            named_graph_uris=req.named_graphs)
+    return repository().sparql_query(req.query or "", base_uri=_base(),
+                                     default_graph_uris=req.default_graphs,
+                                     named_graph_uris=req.named_graphs)
 
 
 def _page() -> Response:

@@ -19,10 +19,10 @@ from rdflib import Literal, URIRef
 from rdflib.compare import isomorphic
 from rdflib.plugins.sparql import CUSTOM_EVALS
 
-from lakesuperior import rdfio
+from lakesuperior import query, rdfio
 from lakesuperior.exceptions import QueryTimeoutError, SparqlError, TermError
 from lakesuperior.model.uids import graph_kind
-from lakesuperior.query import engine as query
+from lakesuperior.query import deadlines, fast_path, search, sparql, view
 from lakesuperior.rdfio import to_rdflib
 
 BASE = "http://test.example/rest"
@@ -192,8 +192,9 @@ GRAPHS = [
 def evaluator(request, monkeypatch):
     """Run with the native fast path, and with rdflib's evaluator alone."""
     if request.param == "rdflib":
-        monkeypatch.delitem(CUSTOM_EVALS, query._EVAL_KEY)
-        monkeypatch.delitem(CUSTOM_EVALS, "lakesuperior.rdflib_store", raising=False)
+        monkeypatch.setattr(sparql, "register_view_eval", lambda: None)
+        monkeypatch.delitem(CUSTOM_EVALS, fast_path._VIEW_KEY, raising=False)
+        monkeypatch.delitem(CUSTOM_EVALS, fast_path._STORE_KEY, raising=False)
     return request.param
 
 
@@ -401,11 +402,10 @@ def test_syntax_errors(data, text, message):
 
 
 def test_the_view_is_read_only(data, state):
-    from lakesuperior.query.engine import QueryView, _Deadline, _PublicTxn
     before = state(data)
     with data.store.read() as txn:
-        view = QueryView(_PublicTxn(txn, data.urimap, _Deadline(None)))
-        ds = query._QueryDataset(store=view, default_union=True)
+        store = view.QueryView(view.PublicTxn(txn, data.urimap, deadlines.Deadline(None)))
+        ds = view.QueryDataset(store=store, default_union=True)
         with pytest.raises(SparqlError, match="read-only"):
             ds.add((URIRef(f"{BASE}/a"), URIRef(f"{EX}p"), Literal(1)))
         with pytest.raises(SparqlError, match="read-only"):
@@ -469,7 +469,7 @@ def test_tsv_escapes(repo):
 def test_graph_formats(data, fmt):
     text = PREFIXES + "CONSTRUCT { ?s ex:named ?t } WHERE { ?s dcterms:title ?t }"
     body = data.sparql_query(text, fmt=fmt)
-    parsed = set(rdfio.parse(body, query._media_type(fmt), BASE + "/"))
+    parsed = set(rdfio.parse(body, query.format_media_type(fmt), BASE + "/"))
     assert parsed == set(rdfio.graph_to_triples(data.sparql_query(text).graph))
     assert len(parsed) == 9      # the titles of a (2), b, col, c1-c5
 
@@ -487,14 +487,14 @@ def test_format_must_fit_the_query(data):
 
 def test_count_uses_the_store_count(data, monkeypatch):
     calls = []
-    real = query._PublicTxn.count
+    real = view.PublicTxn.count
 
     def spy(self, *args, **kwargs):
         calls.append((args, kwargs))
         return real(self, *args, **kwargs)
 
-    monkeypatch.setattr(query._PublicTxn, "count", spy)
-    monkeypatch.setattr(query._PublicTxn, "match", lambda *a, **k: pytest.fail("matched"))
+    monkeypatch.setattr(view.PublicTxn, "count", spy)
+    monkeypatch.setattr(view.PublicTxn, "match", lambda *a, **k: pytest.fail("matched"))
     res = data.sparql_query("SELECT (COUNT(?s) AS ?c) WHERE { ?s a ldp:Container }")
     container = URIRef("http://www.w3.org/ns/ldp#Container")
     expected = len(union(oracle(data), (None, rdflib.RDF.type, container)))
@@ -550,13 +550,13 @@ def test_timeout_stops_a_slow_query(many, evaluator, text):
 def test_timeout_stops_work_that_never_reaches_the_store(data, monkeypatch):
     """A cross product of VALUES is rdflib's work alone: the watchdog stops it."""
     fired = []
-    real = query._async_raise
+    real = deadlines._async_raise
 
     def spy(thread_id, exc):
         fired.append(exc)
         real(thread_id, exc)
 
-    monkeypatch.setattr(query, "_async_raise", spy)
+    monkeypatch.setattr(deadlines, "_async_raise", spy)
     values = " ".join(map(str, range(300)))
     text = (f"SELECT (COUNT(*) AS ?c) WHERE {{ VALUES ?a {{ {values} }} "
             f"VALUES ?b {{ {values} }} VALUES ?c {{ {values} }} }}")
@@ -564,7 +564,7 @@ def test_timeout_stops_work_that_never_reaches_the_store(data, monkeypatch):
     with pytest.raises(QueryTimeoutError):
         data.sparql_query(text, timeout=0.3)
     assert time.monotonic() - t0 < 1.5
-    assert query._Interrupted in fired
+    assert deadlines._Interrupted in fired
     assert data.sparql_query("ASK { ?s ?p ?o }").askAnswer
 
 
@@ -580,7 +580,7 @@ def test_timeout_from_configuration(repo_factory):
 
 def test_watchdog_stops_work_outside_the_store():
     """The backstop: Python work that never reaches a check is interrupted."""
-    deadline = query._Deadline(0.2)
+    deadline = deadlines.Deadline(0.2)
 
     def spin():
         n = 0
@@ -589,7 +589,7 @@ def test_watchdog_stops_work_outside_the_store():
 
     t0 = time.monotonic()
     with pytest.raises(QueryTimeoutError):
-        query._limited(deadline, spin)
+        deadlines.limited(deadline, spin)
     assert time.monotonic() - t0 < 1.0
     # nothing is left pending for the thread afterwards
     time.sleep(0.2)
@@ -597,7 +597,7 @@ def test_watchdog_stops_work_outside_the_store():
 
 
 def test_watchdog_survives_a_swallowed_interruption():
-    deadline = query._Deadline(0.1)
+    deadline = deadlines.Deadline(0.1)
 
     def stubborn():
         for _ in range(3):
@@ -610,12 +610,12 @@ def test_watchdog_survives_a_swallowed_interruption():
             pass
 
     with pytest.raises(QueryTimeoutError):
-        query._limited(deadline, stubborn)
+        deadlines.limited(deadline, stubborn)
 
 
 def test_watchdog_is_quiet_when_done_in_time():
-    deadline = query._Deadline(0.05)
-    assert query._limited(deadline, lambda: 42) == 42
+    deadline = deadlines.Deadline(0.05)
+    assert deadlines.limited(deadline, lambda: 42) == 42
     time.sleep(0.2)
     x = 0
     for i in range(100_000):
@@ -653,8 +653,7 @@ def test_triple_match(data):
 
 
 def rdflib_to_text(triple):
-    from lakesuperior.rdfio import from_rdflib
-    return [from_rdflib(t) for t in triple]
+    return [rdfio.from_rdflib(t) for t in triple]
 
 
 # --- term_search -------------------------------------------------------------------------------
@@ -690,13 +689,13 @@ def test_term_search_or(data):
 @pytest.mark.parametrize("value", INJECTIONS)
 def test_term_search_values_are_never_code(data, state, monkeypatch, value):
     seen = []
-    real = query._parse
+    real = search.parse
 
     def spy(text, base):
         seen.append(text)
         return real(text, base)
 
-    monkeypatch.setattr(query, "_parse", spy)
+    monkeypatch.setattr(search, "parse", spy)
     for op in ("=", "!=", "<", "contains"):
         data.term_search([("dcterms:title", op, "benign")])
     benign, seen[:] = list(seen), []
