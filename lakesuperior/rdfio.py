@@ -26,6 +26,7 @@ from rdflib.plugins.parsers.jsonld import to_rdf as _jsonld_to_rdf
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from lakesuperior.exceptions import RdfParseError, TermError, UnsupportedMediaTypeError
+from lakesuperior.store import terms
 
 __all__ = [
     "PARSEABLE", "SERIALIZABLE", "Triple", "TURTLE", "N_TRIPLES", "JSON_LD", "RDF_XML", "N3",
@@ -40,8 +41,6 @@ N_TRIPLES = "application/n-triples"
 JSON_LD = "application/ld+json"
 RDF_XML = "application/rdf+xml"
 N3 = "text/n3"
-
-_XSD_STRING = URIRef("http://www.w3.org/2001/XMLSchema#string")  # rdflib: URIRef(x) != x
 
 _ALIASES = MappingProxyType({
     "application/x-turtle": TURTLE,
@@ -82,20 +81,8 @@ _LINE = re.compile(r"\bline:? (\d+)", re.I)
 # Term syntax (Unicode approximations of the grammar's character classes).
 _IRI = re.compile(r'[A-Za-z][A-Za-z0-9+.\-]*:[^\x00-\x20<>"{}|^`\\]*')
 _BNODE_LABEL = re.compile(r"\w(?:[\w.\-]*[\w\-])?")
-_LANG = re.compile(r"[A-Za-z]+(?:-[A-Za-z0-9]+)*")
 _PREFIX = re.compile(r"(?:[^\W\d_](?:[\w.\-]*[\w\-])?)?")
 _XML_LOCAL_NAME = re.compile(r"[^\W\d][\w.\-\u00b7]*\Z")
-
-_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\x7f\ufffe\uffff]')
-_ESCAPES = MappingProxyType({
-    **{c: f"\\u{c:04X}" for c in (*range(0x20), 0x7F, 0xFFFE, 0xFFFF)},
-    0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r",
-    0x22: '\\"', 0x5C: "\\\\",
-})
-_ECHAR = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|([tbnrf"\'\\]))')
-_UNESCAPES = MappingProxyType({
-    "t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\",
-})
 
 
 # --- media types -------------------------------------------------------------
@@ -333,24 +320,13 @@ def to_rdflib(term: str) -> Node:
     if first == "_" and term.startswith("_:"):
         return BNode(term[2:])
     if first == '"':
-        end = term.rfind('"')
-        if end > 0:
-            lex = term[1:end]
-            if "\\" in lex:
-                lex = _ECHAR.sub(_unescape, lex)
-            suffix = term[end + 1:]
-            if not suffix:
-                return Literal(lex)
-            if suffix[0] == "@" and _LANG.fullmatch(suffix, 1):
-                return Literal(lex, lang=suffix[1:])
-            if suffix.startswith("^^<") and suffix.endswith(">"):
-                return Literal(lex, datatype=URIRef(suffix[3:-1]), normalize=False)
+        lex, lang, datatype = terms.literal_parts(term)
+        if lang is not None:
+            return Literal(lex, lang=lang)
+        if datatype is not None:
+            return Literal(lex, datatype=URIRef(datatype), normalize=False)
+        return Literal(lex)
     raise TermError(f"Not a canonical RDF term: {term!r}")
-
-
-def _unescape(found: re.Match) -> str:
-    code = found.group(1) or found.group(2)
-    return chr(int(code, 16)) if code else _UNESCAPES[found.group(3)]
 
 
 def from_rdflib(term: Node) -> str:
@@ -360,16 +336,9 @@ def from_rdflib(term: Node) -> str:
             return f"<{term}>"
         raise TermError(f"Not an absolute IRI: {str(term)!r}")
     if isinstance(term, Literal):
-        lex = str(term)
-        if _NEEDS_ESCAPE.search(lex):
-            lex = lex.translate(_ESCAPES)
-        lang = term.language
-        if lang:
-            return f'"{lex}"@{lang.lower()}'
         datatype = term.datatype
-        if datatype is None or datatype == _XSD_STRING:
-            return f'"{lex}"'
-        return f'"{lex}"^^{from_rdflib(datatype)}'
+        return terms.literal(str(term), term.language or None,
+                             None if datatype is None else str(datatype))
     if isinstance(term, BNode):
         if _BNODE_LABEL.fullmatch(term):
             return f"_:{term}"
