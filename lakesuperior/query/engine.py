@@ -749,7 +749,7 @@ def triple_match(repo: Repository, s: Any = None, p: Any = None, o: Any = None, 
             si, oi = view.internal(ts), view.internal(to)
         except _Unmatchable:
             return []
-        quads = rctx.txn.match(si, tp, oi, None)
+        quads = list(rctx.txn.match(si, tp, oi, None))
     pub, n, res = urimap.pub_prefix, _RES_LEN, _RES
     return list(dict.fromkeys([
         (pub + a[n:] if a.startswith(res) else a, b, pub + c[n:] if c.startswith(res) else c)

@@ -128,7 +128,7 @@ cdef class Indexer:
         finally:
             rt.abort()
         if gids:
-            itxn.put(b"rebuild", be_n(upto, gids[len(gids) - 1], 0, 2), db=st.idb_state)
+            itxn.put(b"rebuild", be(upto) + be(gids[len(gids) - 1]), db=st.idb_state)
         else:
             itxn.put(b"seq", be(upto), db=st.idb_state)
             itxn.delete(b"rebuild", db=st.idb_state)
@@ -175,6 +175,7 @@ cdef class Indexer:
         cdef PosRow *pos = <PosRow *>(<unsigned char *>self.pos_add + p0)
         cdef OspRow *osp = <OspRow *>(<unsigned char *>self.osp_add + o0)
         cdef uint64_t s, p, o, last_s = 0
+        cdef SgRow sg
         for s, p, o in triples:
             put_be(pos[i].p, p)
             put_be(pos[i].o, o)
@@ -185,7 +186,9 @@ cdef class Indexer:
             put_be(osp[i].p, p)
             put_be(osp[i].g, gid)
             if s != last_s:
-                self.sg_add.extend(be_n(s, gid, 0, 2))
+                put_be(sg.s, s)
+                put_be(sg.g, gid)
+                self.sg_add.extend((<unsigned char *>&sg)[:SG_ROW_SIZE])
                 last_s = s
             i += 1
         return 0

@@ -15,16 +15,16 @@ import os
 import lmdb
 
 from lakesuperior.store.env cimport StoreEnv, applied_seq, last_seq
-from lakesuperior.store.indexer cimport Indexer
-from lakesuperior.store.reads cimport ReadTxn, Reader
-from lakesuperior.store.writes cimport WriteTxn
 
 from lakesuperior.exceptions import StoreBackendError, StoreError
 from lakesuperior.store.env import (DEFAULT_INDEX_BATCH, DEFAULT_MAP_SIZE, FORMAT_VERSION,
                                     INDEX_FORMAT_VERSION)
+from lakesuperior.store.indexer import Indexer
+from lakesuperior.store.reads import Quad, Reader, ReadTxn, Term, Triple
+from lakesuperior.store.writes import WriteTxn
 
-__all__ = ["DEFAULT_INDEX_BATCH", "DEFAULT_MAP_SIZE", "FORMAT_VERSION",
-           "INDEX_FORMAT_VERSION", "QuadStore", "ReadTxn", "Reader", "WriteTxn"]
+__all__ = ["DEFAULT_INDEX_BATCH", "DEFAULT_MAP_SIZE", "FORMAT_VERSION", "INDEX_FORMAT_VERSION",
+           "Indexer", "Quad", "QuadStore", "ReadTxn", "Reader", "Term", "Triple", "WriteTxn"]
 
 
 cdef class QuadStore(StoreEnv):

@@ -387,7 +387,7 @@ class LmdbStore(Store):
         except _Unmatchable:
             return
         with self._read() as txn:
-            quads = txn.match(ts, tp, to, name)
+            quads = list(txn.match(ts, tp, to, name))
         memo = _Memo()
         if s is not None:
             memo[ts] = s

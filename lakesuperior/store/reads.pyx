@@ -20,11 +20,14 @@ from lakesuperior.store.indexer cimport Indexer
 from lakesuperior.store.layout cimport (GxRow, OspRow, PosRow, ROW_SIZE, be, be_n, get_be,
                                         id_at)
 from lakesuperior.store.records cimport Record
-from lakesuperior.store.terms cimport KIND_SHIFT, kind_of
+from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI, kind_of
 from lakesuperior.store.txn cimport Txn, check_pattern, check_term
 
 from lakesuperior.exceptions import StoreBackendError, StoreError, TermError
-from lakesuperior.store.terms import KIND_IRI
+
+Term = str
+Triple = tuple[str, str, str]
+Quad = tuple[str, str, str, str]
 
 
 cdef object backend_error(e):
@@ -37,7 +40,7 @@ cdef inline int kind(uint64_t tid) noexcept nogil:
 
 
 cdef inline bint is_iri(term):
-    return term is None or kind_of(term) == KIND_IRI
+    return term is None or kind_of(term) == TERM_IRI
 
 
 cdef bytes ns_key(prefix):
@@ -56,7 +59,7 @@ cdef class Reader(Txn):
         """All triples of graph ``g`` (empty list if there is none)."""
         self._check()
         g = check_term(g, "graph name")
-        if kind_of(g) != KIND_IRI:
+        if kind_of(g) != TERM_IRI:
             raise TermError("A graph name must be an IRI")
         cdef uint64_t gid
         try:
@@ -149,7 +152,7 @@ cdef class Reader(Txn):
         cdef Py_ssize_t i, n
         cdef uint64_t sid, pid, oid
         cdef dict cache
-        if path == PATH_GRAPH_SP and kind_of(s) == KIND_IRI:
+        if path == PATH_GRAPH_SP and kind_of(s) == TERM_IRI:
             # A containment listing: the (g, s, p) run of gx, decoded as it goes.
             sid = self.iri_id(s, False)
             pid = self.iri_id(p, False)
@@ -205,7 +208,7 @@ cdef class Reader(Txn):
                 if rg in skip:
                     continue
                 self._check()
-                rec = self.record(rg) if (kind(rs) != KIND_IRI or kind(ro) != KIND_IRI) else None
+                rec = self.record(rg) if (kind(rs) != TERM_IRI or kind(ro) != TERM_IRI) else None
                 ts = self.decode_opt(rs, rec)
                 tp = self.decode_opt(rp, rec)
                 to = self.decode_opt(ro, rec)
@@ -239,7 +242,7 @@ cdef class Reader(Txn):
             ids.extend(self.gx_ids(gid, 0, 0))
         else:
             for sid in sc:
-                if path == PATH_GRAPH_S or kind(sid) != KIND_IRI:
+                if path == PATH_GRAPH_S or kind(sid) != TERM_IRI:
                     ids.extend(self.gx_ids(gid, sid, pid))
             if rec is not None:
                 ids = [t for sid in sc for t in rec.triple_ids_for(sid, pid)] + ids

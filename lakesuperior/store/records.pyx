@@ -15,7 +15,7 @@ is what makes a write touch few pages (see docs/storage.md).
 """
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport qsort
-from libc.string cimport memcpy, memcmp
+from libc.string cimport memcpy
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 
 from lakesuperior.exceptions import StoreError

@@ -11,9 +11,9 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 
 from lakesuperior.exceptions import TermError
 
-KIND_IRI = 0
-KIND_BNODE = 1
-KIND_LITERAL = 2
+KIND_IRI = TERM_IRI
+KIND_BNODE = TERM_BNODE
+KIND_LITERAL = TERM_LITERAL
 
 cdef uint64_t KIND_MASK = (<uint64_t>3) << KIND_SHIFT
 cdef uint64_t HASH_MASK = ~KIND_MASK
@@ -249,7 +249,7 @@ cdef Py_ssize_t _plain_literal_end(str t):
     return -1
 
 
-def canonical(term):
+cpdef str canonical(term):
     """Validate an N-Triples term and return its canonical form."""
     if not isinstance(term, str):
         raise TermError(f"An RDF term must be a str, not {type(term).__name__}")

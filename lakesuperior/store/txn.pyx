@@ -16,10 +16,10 @@ from cpython.bytes cimport PyBytes_AS_STRING
 from lakesuperior.store.env cimport StoreEnv
 from lakesuperior.store.layout cimport GxRow, ROW_SIZE, be, be_n, get_be, id_at
 from lakesuperior.store.records cimport Record
-from lakesuperior.store.terms cimport KIND_MASK, KIND_SHIFT, kind_of, term_id
+from lakesuperior.store.terms cimport (KIND_MASK, KIND_SHIFT, TERM_IRI, TERM_LITERAL, canonical,
+                                       kind_of, term_id)
 
 from lakesuperior.exceptions import StoreError, TermError
-from lakesuperior.store.terms import KIND_IRI, KIND_LITERAL, canonical
 
 
 cdef str check_term(term, str role):
@@ -38,17 +38,17 @@ cdef tuple check_pattern(s, p, o, g):
     """Canonicalise the bound terms of a pattern; check positions."""
     if s is not None:
         s = check_term(s, "subject")
-        if kind_of(s) == KIND_LITERAL:
+        if kind_of(s) == TERM_LITERAL:
             raise TermError("A literal cannot be a subject")
     if p is not None:
         p = check_term(p, "predicate")
-        if kind_of(p) != KIND_IRI:
+        if kind_of(p) != TERM_IRI:
             raise TermError("A predicate must be an IRI")
     if o is not None:
         o = check_term(o, "object")
     if g is not None:
         g = check_term(g, "graph name")
-        if kind_of(g) != KIND_IRI:
+        if kind_of(g) != TERM_IRI:
             raise TermError("A graph name must be an IRI")
     return s, p, o, g
 
@@ -178,7 +178,7 @@ cdef class Txn:
     cdef list candidates(self, str term):
         """Ids a bound pattern term may have (empty: cannot match)."""
         cdef uint64_t tid
-        if kind_of(term) == KIND_IRI:
+        if kind_of(term) == TERM_IRI:
             tid = self.iri_id(term, False)
             return [tid] if tid else []
         return self.local_candidates(term)
@@ -198,7 +198,7 @@ cdef class Txn:
     cdef str decode(self, uint64_t tid, Record rec):
         """The term of id ``tid`` in a graph whose record is ``rec``."""
         cdef Py_ssize_t i
-        if kind(tid) == KIND_IRI:
+        if kind(tid) == TERM_IRI:
             return self.decode_iri(tid)
         if rec is not None:
             i = rec.find(tid)
@@ -208,7 +208,7 @@ cdef class Txn:
 
     cdef str decode_opt(self, uint64_t tid, Record rec):
         """Like ``decode``, but None for an IRI this snapshot does not hold."""
-        if kind(tid) != KIND_IRI:
+        if kind(tid) != TERM_IRI:
             return self.decode(tid, rec)
         s = self.store.iri_strs.get(tid)
         if s is not None:

@@ -17,12 +17,12 @@ from lakesuperior.store.layout cimport (LOG_DELTA, LOG_REPLACE, TRIPLE_SIZE, be,
 from lakesuperior.store.env cimport last_seq, applied_seq
 from lakesuperior.store.reads cimport Reader, backend_error, ns_key
 from lakesuperior.store.records cimport Record, encode_record, sort_unique
-from lakesuperior.store.terms cimport KIND_SHIFT, canonical_utf8, id_of_utf8, kind_of
+from lakesuperior.store.terms cimport (KIND_SHIFT, TERM_IRI, TERM_LITERAL, canonical_utf8,
+                                       id_of_utf8, kind_of)
 from lakesuperior.store.txn cimport check_pattern, check_term
 
 from lakesuperior.exceptions import StoreError, StoreFullError, TermError
 from lakesuperior.store.indexer import LOG_HEAD
-from lakesuperior.store.terms import KIND_IRI, KIND_LITERAL
 
 cdef enum:
     OP_ADD_GRAPH = 1
@@ -224,9 +224,9 @@ cdef class WriteTxn(Reader):
             return tid
         tid = seen.get(term)
         if tid is not None:
-            if pos == 1 and kind(tid) != KIND_IRI:
+            if pos == 1 and kind(tid) != TERM_IRI:
                 raise TermError("A predicate must be an IRI")
-            if pos == 0 and kind(tid) == KIND_LITERAL:
+            if pos == 0 and kind(tid) == TERM_LITERAL:
                 raise TermError("A literal cannot be a subject")
             return tid
         cdef int k = 0
@@ -246,11 +246,11 @@ cdef class WriteTxn(Reader):
             data = canonical_utf8(term, &k)
             canon = None
         cdef uint64_t v
-        if pos == 0 and k == KIND_LITERAL:
+        if pos == 0 and k == TERM_LITERAL:
             raise TermError(f"A literal cannot be a subject: {term[:80]}")
-        if pos == 1 and k != KIND_IRI:
+        if pos == 1 and k != TERM_IRI:
             raise TermError(f"A predicate must be an IRI: {term[:80]}")
-        if k == KIND_IRI:
+        if k == TERM_IRI:
             v = self.iri_id(canon if canon is not None else data.decode("utf-8"), True)
         else:
             v = self._write_local(data, k, local)
@@ -259,7 +259,7 @@ cdef class WriteTxn(Reader):
 
     cdef uint64_t _graph_id(self, g) except? 1:
         g = check_term(g, "graph name")
-        if kind_of(g) != KIND_IRI:
+        if kind_of(g) != TERM_IRI:
             raise TermError("A graph name must be an IRI")
         return self.iri_id(g, True)
 
@@ -331,7 +331,7 @@ cdef class WriteTxn(Reader):
             s, p, o = ids[3 * i], ids[3 * i + 1], ids[3 * i + 2]
             if rec is not None and rec.find_triple(s, p, o) >= 0:
                 continue
-            if kind(s) == KIND_IRI and kind(o) == KIND_IRI:
+            if kind(s) == TERM_IRI and kind(o) == TERM_IRI:
                 if self._put(be_n(gid, s, p, 3), be(o), self.store.db_gx, False):
                     fresh.append((s, p, o))
             else:
@@ -402,7 +402,7 @@ cdef class WriteTxn(Reader):
     cdef uint64_t _known_id(self, str term, Record rec) except? 1:
         """Id of a term known to be in graph ``rec`` (or in its one-by-one quads)."""
         cdef Py_ssize_t i
-        if kind_of(term) == KIND_IRI:
+        if kind_of(term) == TERM_IRI:
             return self.iri_id(term, False)
         for cand in self.local_candidates(term):
             if rec is not None:
