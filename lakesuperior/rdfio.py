@@ -19,6 +19,8 @@ import re
 import secrets
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
+from typing import Any, cast
+from xml.sax import SAXParseException
 
 import pyoxigraph
 import rdflib
@@ -122,13 +124,15 @@ def parse(data: bytes, media_type: str, base: str) -> list[Triple]:
         # pyoxigraph writes the parsed triples as canonical N-Triples in one call;
         # splitting that text is cheaper than one str() per triple. Line breaks in
         # literals are escaped, so " .\n" only ends a line; s and p hold no space.
-        text = pyoxigraph.serialize(
+        written = pyoxigraph.serialize(
             pyoxigraph.parse(data, fmt, base_iri=base, without_named_graphs=True,
                              rename_blank_nodes=True),
-            format=pyoxigraph.RdfFormat.N_TRIPLES).decode("utf-8")
+            format=pyoxigraph.RdfFormat.N_TRIPLES)
+        text = cast(bytes, written).decode("utf-8")   # bytes: no output file given
     except SyntaxError as e:
         raise _ox_parse_error(e) from None
-    triples = [tuple(line.split(" ", 2)) for line in text.split(" .\n") if line]
+    triples = cast(list[Triple], [tuple(line.split(" ", 2)) for line in text.split(" .\n")
+                                  if line])
     if "<<" in text or "--" in text:
         for _, _, o in triples:
             if o.startswith("<<") or o.endswith(_DIRECTIONS):
@@ -172,12 +176,13 @@ def parse_rdflib(data: bytes, media_type: str, base: str) -> list[Triple]:
         column = e.start - data.rfind(b"\n", 0, e.start)
         raise RdfParseError(f"Invalid UTF-8: {e.reason}", line, column) from None
     try:
+        graph: rdflib.Graph
         if mtype == JSON_LD:
             graph = _NoNamedGraphs()
             _jsonld_to_rdf(json.loads(text), graph, base=base)
         else:
             graph = rdflib.Graph()
-            options = {"turtle": False} if mtype == N3 else {}
+            options: dict[str, Any] = {"turtle": False} if mtype == N3 else {}
             graph.parse(data=text, format=parser, publicID=base, **options)
         return _graph_to_parsed_triples(graph)
     except RdfParseError:
@@ -225,8 +230,10 @@ def _graph_to_parsed_triples(graph: rdflib.Graph) -> list[Triple]:
 
 
 def _rdflib_parse_error(e: Exception) -> RdfParseError:
-    if hasattr(e, "getLineNumber"):  # xml.sax.SAXParseException
-        return RdfParseError(e.getMessage(), e.getLineNumber(), e.getColumnNumber() + 1)
+    if isinstance(e, SAXParseException):
+        column = e.getColumnNumber()
+        return RdfParseError(e.getMessage(), e.getLineNumber(),
+                             column + 1 if column is not None else None)
     if isinstance(e, json.JSONDecodeError):
         return RdfParseError(e.msg, e.lineno, e.colno)
     msg = str(e) or type(e).__name__
@@ -266,7 +273,8 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
     document = "".join([f"{s} {p} {o} .\n" for s, p, o in triples])
     try:
         quads = pyoxigraph.parse(document, pyoxigraph.RdfFormat.N_TRIPLES, lenient=True)
-        return pyoxigraph.serialize(quads, format=fmt, prefixes=prefixes, base_iri=base)
+        return cast(bytes, pyoxigraph.serialize(quads, format=fmt, prefixes=prefixes,
+                                                base_iri=base))
     except SyntaxError as e:
         raise TermError(f"Invalid term in triples to serialize: {_ox_parse_error(e)}") from None
 
@@ -359,6 +367,7 @@ def graph_to_triples(graph: rdflib.Graph) -> list[Triple]:
         p_text = memo.get(p)
         if p_text is None:
             p_text = memo[p] = from_rdflib(p)
+        o_text: str | None
         if type(o) is Literal:
             o_text = from_rdflib(o)
         else:

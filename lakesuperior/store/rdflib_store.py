@@ -67,7 +67,7 @@ from rdflib.term import BNode, Literal, Node, URIRef, Variable
 
 from lakesuperior.exceptions import StoreError, TermError
 from lakesuperior.rdfio import from_rdflib, to_rdflib
-from lakesuperior.store.quadstore import QuadStore, ReadTxn, WriteTxn
+from lakesuperior.store.quadstore import QuadStore, Reader, WriteTxn
 
 __all__ = [
     "LmdbStore", "DEFAULT_GRAPH", "BNODE_GRAPH_PREFIX",
@@ -273,7 +273,7 @@ class LmdbStore(Store):
             pending, self._pending = self._pending, []
             self._writer().add(pending)
 
-    def _read(self) -> AbstractContextManager[ReadTxn]:
+    def _read(self) -> AbstractContextManager[Reader]:
         """The open write transaction (flushed), else a fresh read snapshot."""
         if self._txn is not None:
             self._flush()
@@ -806,7 +806,7 @@ def _getter(positions: list[int]) -> Callable[[Quad], tuple[str, ...]]:
 class _Stage:
     """Joins row chunks with one pattern's matches."""
 
-    def __init__(self, txn: ReadTxn, target: _Target, step: _Step, upstream: int):
+    def __init__(self, txn: Reader, target: _Target, step: _Step, upstream: int):
         self.txn = txn
         self.target = target
         self.step = step
@@ -898,7 +898,7 @@ class _Stage:
         return out
 
 
-def _solve(txn: ReadTxn, target: _Target, patterns: list[_Pattern]
+def _solve(txn: Reader, target: _Target, patterns: list[_Pattern]
            ) -> tuple[dict[Any, int], Iterator[list[tuple[str, ...]]]]:
     """The solutions: variable -> column, and the rows (term strings) in chunks."""
     cols, steps = _plan(patterns, target.graph_var)
