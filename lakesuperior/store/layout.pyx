@@ -1,4 +1,5 @@
 """Codecs of the quad store's byte layout (the structs are in ``layout.pxd``)."""
+cimport cython
 from libc.stdint cimport uint64_t
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING, PyBytes_GET_SIZE
 
@@ -47,6 +48,8 @@ cdef uint64_t id_at(bytes data, Py_ssize_t pos) except? 0:
     return get_be(<const unsigned char *>PyBytes_AS_STRING(data) + pos)
 
 
+@cython.boundscheck(False)   # i < len(...) by the loop bounds
+@cython.wraparound(False)
 cdef bytes pack_triples(list triples):
     """``(s, p, o)`` id tuples as packed ``TripleRow``s."""
     cdef Py_ssize_t n = len(triples), i

@@ -39,7 +39,7 @@ cdef inline int kind(uint64_t tid) noexcept nogil:
     return <int>(tid >> KIND_SHIFT)
 
 
-cdef inline bint is_iri(term):
+cdef inline bint is_iri(term) except -1:
     return term is None or kind_of(term) == TERM_IRI
 
 

@@ -219,7 +219,7 @@ cdef Py_ssize_t _closing_quote(str term) except -1:
     raise TermError(f"Unterminated literal: {term[:80]!r}")
 
 
-cdef bint _plain_iri(str t):
+cdef bint _plain_iri(str t) except -1:
     """True if ``<...>`` holds no character that needs checking or unescaping."""
     cdef Py_ssize_t i, n = len(t)
     cdef Py_UCS4 c
@@ -236,7 +236,7 @@ cdef bint _plain_iri(str t):
     return colon
 
 
-cdef Py_ssize_t _plain_literal_end(str t):
+cdef Py_ssize_t _plain_literal_end(str t) except? -2:
     """Index of the closing quote if the lexical form needs no escaping, else -1."""
     cdef Py_ssize_t i, n = len(t)
     cdef Py_UCS4 c

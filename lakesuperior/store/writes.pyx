@@ -9,6 +9,7 @@ needs every other transaction of this process ended (LMDB remaps the file).
 """
 import lmdb
 
+cimport cython
 from libc.stdint cimport uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 
@@ -344,6 +345,8 @@ cdef class WriteTxn(Reader):
             self._log(LOG_DELTA, gid, [], fresh)
         return len(fresh)
 
+    @cython.boundscheck(False)   # i < m == len(triples) by the loop bounds
+    @cython.wraparound(False)
     cdef int _put_record(self, uint64_t gid, list triples, dict local) except -1:
         """Write graph ``gid``'s record from id triples, keeping only used locals."""
         cdef Py_ssize_t m = len(triples), i
