@@ -5,6 +5,9 @@ prints them: ``<http://x/a>``, ``_:label``, ``"lex"``, ``"lex"@lang`` (tag in lo
 case), ``"lex"^^<datatype>`` (never ``xsd:string``). In the lexical form only ``"``,
 ``\\``, the control characters (``\\b \\t \\n \\f \\r``, others as ``\\uXXXX``, upper-case
 hex), U+007F, U+FFFE and U+FFFF are escaped. A triple is a tuple of three terms.
+``lakesuperior.store.terms`` builds, escapes and unescapes them (the one place that
+does); every term ``parse`` yields is canonical (``tests/rdfio/test_canonical_terms.py``),
+so a writer may hand parser output to ``WriteTxn.add_graph(..., canonical=True)``.
 
 The hot formats go through pyoxigraph (Rust): parsing yields tuples of strings with
 no rdflib object on the way. rdflib is the term model of the Python API

@@ -12,16 +12,18 @@ import lmdb
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport qsort
 from libc.string cimport memcmp
+from cpython.bytes cimport PyBytes_AS_STRING
 from cpython.exc cimport PyErr_CheckSignals
 
 from lakesuperior.store.env cimport StoreEnv, applied_seq
-from lakesuperior.store.layout cimport (LOG_REPLACE, OspRow, PosRow, ROW_SIZE, SG_ROW_SIZE,
-                                        SgRow, TRIPLE_SIZE, be, be_n, id_at, put_be,
+from lakesuperior.store.layout cimport (ID_SIZE, LOG_REPLACE, OspRow, PosRow, RebuildState,
+                                        ROW_SIZE, SG_ROW_SIZE,
+                                        SgRow, TRIPLE_SIZE, be, be_n, get_be, id_at, put_be,
                                         unpack_triples)
 from lakesuperior.store.records cimport Record
 from lakesuperior.store.txn cimport Txn
 
-from lakesuperior.exceptions import StoreBackendError
+from lakesuperior.exceptions import StoreBackendError, StoreError
 
 LOG_HEAD = struct.Struct("<BQII")  # kind, graph id, n_removed, n_added
 
@@ -117,7 +119,10 @@ cdef class Indexer:
         started are kept and replayed afterwards, which makes the result exact.
         """
         cdef StoreEnv st = self.store
-        cdef uint64_t upto = id_at(state, 0), after = id_at(state, 8), gid = 0
+        if len(state) < sizeof(RebuildState):
+            raise StoreError("Corrupt index state: rebuild entry truncated")
+        cdef const RebuildState *rs = <const RebuildState *>PyBytes_AS_STRING(state)
+        cdef uint64_t upto = get_be(rs.upto), after = get_be(rs.after), gid = 0
         cdef Txn rt = Txn(st, False)
         try:
             gids = _graphs_after(rt, after, st.index_batch)
@@ -127,7 +132,7 @@ cdef class Indexer:
             self._flush(itxn)
         finally:
             rt.abort()
-        if gids:
+        if gids:   # a new RebuildState
             itxn.put(b"rebuild", be(upto) + be(gids[len(gids) - 1]), db=st.idb_state)
         else:
             itxn.put(b"seq", be(upto), db=st.idb_state)
@@ -208,7 +213,8 @@ cdef class Indexer:
                   _cmp_row if size == ROW_SIZE else _cmp_sg)
             packed = bytes(buf)
             itxn.cursor(db=db).putmulti(
-                [(packed[i:i + 8], packed[i + 8:i + size]) for i in range(0, n * size, size)],
+                [(packed[i:i + ID_SIZE], packed[i + ID_SIZE:i + size])
+                 for i in range(0, n * size, size)],
                 dupdata=False)
             del buf[:]
         return 0

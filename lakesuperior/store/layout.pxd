@@ -46,6 +46,11 @@ cdef struct TripleRow:
     unsigned char p[8]
     unsigned char o[8]
 
+# index ``state`` value ``rebuild``: (log seq to reach, last graph id indexed).
+cdef struct RebuildState:
+    unsigned char upto[8]
+    unsigned char after[8]
+
 # In-memory (native-endian) id triple, as the graph records hold them.
 cdef struct IdTriple:
     uint64_t s

@@ -248,8 +248,8 @@ cdef class Txn:
             key = cur.key()
             if key[:plen] != prefix:
                 break
-            ks = id_at(key, 8)
-            kp = id_at(key, 16)
+            ks = get_be((<const GxRow *>PyBytes_AS_STRING(key)).s)   # a key: g, s, p
+            kp = get_be((<const GxRow *>PyBytes_AS_STRING(key)).p)
             if cur.count() > 8:
                 raw = bytes(cur.getmulti([key], dupdata=True, dupfixed_bytes=8, keyfixed=True))
                 rows = <const GxRow *>PyBytes_AS_STRING(raw)

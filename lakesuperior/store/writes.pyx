@@ -13,7 +13,7 @@ cimport cython
 from libc.stdint cimport uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 
-from lakesuperior.store.layout cimport (LOG_DELTA, LOG_REPLACE, TRIPLE_SIZE, be, be_n,
+from lakesuperior.store.layout cimport (IdTriple, LOG_DELTA, LOG_REPLACE, TRIPLE_SIZE, be, be_n,
                                         id_at, pack_triples)
 from lakesuperior.store.env cimport last_seq, applied_seq
 from lakesuperior.store.reads cimport Reader, backend_error, ns_key
@@ -203,7 +203,7 @@ cdef class WriteTxn(Reader):
         """Check and encode triples: (uint64 buffer as bytes, count)."""
         cdef Py_ssize_t n = len(rows), i = 0
         cdef bytes buf = PyBytes_FromStringAndSize(NULL, TRIPLE_SIZE * n if n else 1)
-        cdef uint64_t *ids = <uint64_t *>PyBytes_AS_STRING(buf)
+        cdef IdTriple *ids = <IdTriple *>PyBytes_AS_STRING(buf)
         cdef dict seen = {}
         for row in rows:
             try:
@@ -211,11 +211,11 @@ cdef class WriteTxn(Reader):
             except (TypeError, ValueError):
                 raise TermError(f"A triple must be a (subject, predicate, object) "
                                 f"tuple, not {row!r:.80}") from None
-            ids[3 * i] = self._triple_term(s, 0, local, seen, trusted)
-            ids[3 * i + 1] = self._triple_term(p, 1, local, seen, trusted)
-            ids[3 * i + 2] = self._triple_term(o, 2, local, seen, trusted)
+            ids[i].s = self._triple_term(s, 0, local, seen, trusted)
+            ids[i].p = self._triple_term(p, 1, local, seen, trusted)
+            ids[i].o = self._triple_term(o, 2, local, seen, trusted)
             i += 1
-        n = sort_unique(ids, n)
+        n = sort_unique(<uint64_t *>ids, n)
         return buf, n
 
     cdef uint64_t _triple_term(self, term, int pos, dict local, dict seen,
@@ -323,13 +323,13 @@ cdef class WriteTxn(Reader):
         cdef Record rec = self.record(gid)
         cdef dict local = rec.local_terms() if rec is not None else {}
         buf, n = self._encode(triples, local, trusted)
-        cdef uint64_t *ids = <uint64_t *>PyBytes_AS_STRING(buf)
+        cdef const IdTriple *ids = <const IdTriple *>PyBytes_AS_STRING(buf)
         cdef list fresh = []
         cdef list to_record = []
         cdef Py_ssize_t i
         cdef uint64_t s, p, o
         for i in range(n):
-            s, p, o = ids[3 * i], ids[3 * i + 1], ids[3 * i + 2]
+            s, p, o = ids[i].s, ids[i].p, ids[i].o
             if rec is not None and rec.find_triple(s, p, o) >= 0:
                 continue
             if kind(s) == TERM_IRI and kind(o) == TERM_IRI:
@@ -355,12 +355,13 @@ cdef class WriteTxn(Reader):
             self.records[gid] = None
             return 0
         cdef bytes mbuf = PyBytes_FromStringAndSize(NULL, TRIPLE_SIZE * m)
-        cdef uint64_t *mids = <uint64_t *>PyBytes_AS_STRING(mbuf)
+        cdef IdTriple *mids = <IdTriple *>PyBytes_AS_STRING(mbuf)
         for i in range(m):
-            mids[3 * i], mids[3 * i + 1], mids[3 * i + 2] = triples[i]
-        m = sort_unique(mids, m)
+            mids[i].s, mids[i].p, mids[i].o = triples[i]
+        m = sort_unique(<uint64_t *>mids, m)
         used = {x for t in triples for x in t}
-        data = encode_record({k: v for k, v in local.items() if k in used}, mids, m)
+        data = encode_record({k: v for k, v in local.items() if k in used},
+                             <uint64_t *>mids, m)
         self._put(be(gid), data, self.store.db_rec)
         self.records[gid] = Record(data)
         return 0
