@@ -56,8 +56,14 @@ def test_dropped_txns_of_both_kinds_leave_the_account_at_zero(tmp_path):
 def test_a_put_that_overflows_the_map_grows_it_and_retries(tmp_path):
     st = QuadStore(str(tmp_path / "s"), map_size=SMALL_MAP)
     with st.write() as txn:
+        txn.add([("<http://ex.org/a>", P, "<http://ex.org/gone>", G),
+                 ("<http://ex.org/a>", P, '"gone"', "<http://ex.org/old>")])
+    with st.write() as txn:
         # Many writes in one transaction: some put finds the map full; the
         # transaction restarts on a grown map and replays the earlier writes.
+        assert txn.remove(None, P, "<http://ex.org/gone>", None) == 1
+        assert txn.remove_graph("<http://ex.org/old>") == 1
+        txn.unbind("none")
         for r in range(30):
             txn.add_graph(f"<http://ex.org/g{r}>", _triples(40, 200, chr(97 + r % 26)))
         txn.add([("<http://ex.org/a>", P, "<http://ex.org/b>", G)])
@@ -69,6 +75,8 @@ def test_a_put_that_overflows_the_map_grows_it_and_retries(tmp_path):
         assert len(txn.triples("<http://ex.org/g29>")) == 40
         assert txn.namespace("ex") == "http://ex.org/"
         assert txn.count(None, P, "<http://ex.org/b>") == 1
+        assert txn.count(None, None, "<http://ex.org/gone>") == 0
+        assert not txn.has_graph("<http://ex.org/old>")
     st.close()
 
 
