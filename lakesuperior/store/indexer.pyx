@@ -80,8 +80,8 @@ cdef class Indexer:
         cdef Py_ssize_t total = 0, n
         cdef bint rebuilding
         while True:
-            self._make_room()
             try:
+                self._make_room()
                 with st.ienv.begin(write=True) as itxn:
                     state = itxn.get(b"rebuild", db=st.idb_state)
                     rebuilding = state is not None

@@ -10,6 +10,7 @@ import os
 
 import lmdb
 
+cimport cython
 from libc.stdint cimport uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING
 
@@ -19,7 +20,7 @@ from lakesuperior.store.records cimport Record
 from lakesuperior.store.terms cimport (KIND_MASK, KIND_SHIFT, TERM_IRI, TERM_LITERAL, canonical,
                                        kind_of, term_id)
 
-from lakesuperior.exceptions import StoreError, TermError
+from lakesuperior.exceptions import StoreBackendError, StoreError, TermError
 
 
 cdef str check_term(term, str role):
@@ -57,6 +58,7 @@ cdef inline int kind(uint64_t tid) noexcept nogil:
     return <int>(tid >> KIND_SHIFT)
 
 
+@cython.no_gc_clear   # __dealloc__ needs ``store`` and ``txn`` even when a cycle is broken
 cdef class Txn:
     """One LMDB transaction on the main environment (see the module docstring)."""
 
@@ -106,8 +108,11 @@ cdef class Txn:
         """End the transaction; nothing it wrote is kept."""
         if self.done:
             return
-        self._end()
-        self.txn.abort()
+        try:
+            self._end()
+            self.txn.abort()
+        except lmdb.Error as e:
+            raise StoreBackendError(f"Cannot end the transaction: {e}") from e
 
     # -- term ids --------------------------------------------------------------
 

@@ -177,3 +177,18 @@ def test_canonical_writes_skip_validation_but_not_position_rules(tmp_path):
     with st.read() as txn:
         assert txn.triples(G) == [("<http://ex.org/a>", P, '"x"@en-us')]
     st.close()
+
+
+def test_a_snapshot_in_a_reference_cycle_is_accounted_for(tmp_path):
+    class Holder:
+        pass
+
+    st = QuadStore(str(tmp_path / "s"), map_size=SMALL_MAP)
+    holder = Holder()
+    holder.me = holder
+    holder.it = st.read().match()        # the iterator holds its snapshot
+    del holder
+    gc.collect()
+    _fill(st, 40)
+    assert st.stats()["map_size"] > SMALL_MAP
+    st.close()
