@@ -1,6 +1,8 @@
 """Build the Cython extensions of the quad store.
 
-One ``Extension`` per module, compiler directives in one place.
+One ``Extension`` per module, compiler directives in one place. Bounds and
+wraparound checks stay on; a proven-in-range hot loop turns them off itself
+(``@cython.boundscheck(False)`` / ``@cython.wraparound(False)``).
 """
 from Cython.Build import cythonize
 from setuptools import Extension, setup
@@ -8,13 +10,18 @@ from setuptools import Extension, setup
 MODULES = [
     "lakesuperior.store.terms",
     "lakesuperior.store.records",
+    "lakesuperior.store.layout",
+    "lakesuperior.store.env",
+    "lakesuperior.store.txn",
+    "lakesuperior.store.access",
+    "lakesuperior.store.indexer",
+    "lakesuperior.store.reads",
+    "lakesuperior.store.writes",
     "lakesuperior.store.quadstore",
 ]
 
 DIRECTIVES = {
     "language_level": 3,
-    "boundscheck": False,
-    "wraparound": False,
     "cdivision": True,
     "embedsignature": True,
 }

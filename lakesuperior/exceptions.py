@@ -20,6 +20,14 @@ class StoreFormatError(StoreError):
     """The data directory holds a store of an unknown or newer format."""
 
 
+class StoreFullError(StoreError):
+    """A write does not fit in the store's map, even after growing it once."""
+
+
+class StoreBackendError(StoreError):
+    """LMDB failed (I/O error, corrupt file, reader table full, ...)."""
+
+
 class TermError(StoreError, ValueError):
     """A string is not a valid RDF term."""
 

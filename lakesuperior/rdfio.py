@@ -5,6 +5,9 @@ prints them: ``<http://x/a>``, ``_:label``, ``"lex"``, ``"lex"@lang`` (tag in lo
 case), ``"lex"^^<datatype>`` (never ``xsd:string``). In the lexical form only ``"``,
 ``\\``, the control characters (``\\b \\t \\n \\f \\r``, others as ``\\uXXXX``, upper-case
 hex), U+007F, U+FFFE and U+FFFF are escaped. A triple is a tuple of three terms.
+``lakesuperior.store.terms`` builds, escapes and unescapes them (the one place that
+does); every term ``parse`` yields is canonical (``tests/rdfio/test_canonical_terms.py``),
+so a writer may hand parser output to ``WriteTxn.add_graph(..., canonical=True)``.
 
 The hot formats go through pyoxigraph (Rust): parsing yields tuples of strings with
 no rdflib object on the way. rdflib is the term model of the Python API
@@ -19,6 +22,8 @@ import re
 import secrets
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
+from typing import Any, cast
+from xml.sax import SAXParseException
 
 import pyoxigraph
 import rdflib
@@ -26,6 +31,7 @@ from rdflib.plugins.parsers.jsonld import to_rdf as _jsonld_to_rdf
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from lakesuperior.exceptions import RdfParseError, TermError, UnsupportedMediaTypeError
+from lakesuperior.store import terms
 
 __all__ = [
     "PARSEABLE", "SERIALIZABLE", "Triple", "TURTLE", "N_TRIPLES", "JSON_LD", "RDF_XML", "N3",
@@ -40,8 +46,6 @@ N_TRIPLES = "application/n-triples"
 JSON_LD = "application/ld+json"
 RDF_XML = "application/rdf+xml"
 N3 = "text/n3"
-
-_XSD_STRING = URIRef("http://www.w3.org/2001/XMLSchema#string")  # rdflib: URIRef(x) != x
 
 _ALIASES = MappingProxyType({
     "application/x-turtle": TURTLE,
@@ -82,20 +86,8 @@ _LINE = re.compile(r"\bline:? (\d+)", re.I)
 # Term syntax (Unicode approximations of the grammar's character classes).
 _IRI = re.compile(r'[A-Za-z][A-Za-z0-9+.\-]*:[^\x00-\x20<>"{}|^`\\]*')
 _BNODE_LABEL = re.compile(r"\w(?:[\w.\-]*[\w\-])?")
-_LANG = re.compile(r"[A-Za-z]+(?:-[A-Za-z0-9]+)*")
 _PREFIX = re.compile(r"(?:[^\W\d_](?:[\w.\-]*[\w\-])?)?")
 _XML_LOCAL_NAME = re.compile(r"[^\W\d][\w.\-\u00b7]*\Z")
-
-_NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\\x7f\ufffe\uffff]')
-_ESCAPES = MappingProxyType({
-    **{c: f"\\u{c:04X}" for c in (*range(0x20), 0x7F, 0xFFFE, 0xFFFF)},
-    0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r",
-    0x22: '\\"', 0x5C: "\\\\",
-})
-_ECHAR = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|([tbnrf"\'\\]))')
-_UNESCAPES = MappingProxyType({
-    "t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\",
-})
 
 
 # --- media types -------------------------------------------------------------
@@ -135,13 +127,15 @@ def parse(data: bytes, media_type: str, base: str) -> list[Triple]:
         # pyoxigraph writes the parsed triples as canonical N-Triples in one call;
         # splitting that text is cheaper than one str() per triple. Line breaks in
         # literals are escaped, so " .\n" only ends a line; s and p hold no space.
-        text = pyoxigraph.serialize(
+        written = pyoxigraph.serialize(
             pyoxigraph.parse(data, fmt, base_iri=base, without_named_graphs=True,
                              rename_blank_nodes=True),
-            format=pyoxigraph.RdfFormat.N_TRIPLES).decode("utf-8")
+            format=pyoxigraph.RdfFormat.N_TRIPLES)
+        text = cast(bytes, written).decode("utf-8")   # bytes: no output file given
     except SyntaxError as e:
         raise _ox_parse_error(e) from None
-    triples = [tuple(line.split(" ", 2)) for line in text.split(" .\n") if line]
+    triples = cast(list[Triple], [tuple(line.split(" ", 2)) for line in text.split(" .\n")
+                                  if line])
     if "<<" in text or "--" in text:
         for _, _, o in triples:
             if o.startswith("<<") or o.endswith(_DIRECTIONS):
@@ -185,12 +179,13 @@ def parse_rdflib(data: bytes, media_type: str, base: str) -> list[Triple]:
         column = e.start - data.rfind(b"\n", 0, e.start)
         raise RdfParseError(f"Invalid UTF-8: {e.reason}", line, column) from None
     try:
+        graph: rdflib.Graph
         if mtype == JSON_LD:
             graph = _NoNamedGraphs()
             _jsonld_to_rdf(json.loads(text), graph, base=base)
         else:
             graph = rdflib.Graph()
-            options = {"turtle": False} if mtype == N3 else {}
+            options: dict[str, Any] = {"turtle": False} if mtype == N3 else {}
             graph.parse(data=text, format=parser, publicID=base, **options)
         return _graph_to_parsed_triples(graph)
     except RdfParseError:
@@ -238,8 +233,10 @@ def _graph_to_parsed_triples(graph: rdflib.Graph) -> list[Triple]:
 
 
 def _rdflib_parse_error(e: Exception) -> RdfParseError:
-    if hasattr(e, "getLineNumber"):  # xml.sax.SAXParseException
-        return RdfParseError(e.getMessage(), e.getLineNumber(), e.getColumnNumber() + 1)
+    if isinstance(e, SAXParseException):
+        column = e.getColumnNumber()
+        return RdfParseError(e.getMessage(), e.getLineNumber(),
+                             column + 1 if column is not None else None)
     if isinstance(e, json.JSONDecodeError):
         return RdfParseError(e.msg, e.lineno, e.colno)
     msg = str(e) or type(e).__name__
@@ -279,7 +276,8 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
     document = "".join([f"{s} {p} {o} .\n" for s, p, o in triples])
     try:
         quads = pyoxigraph.parse(document, pyoxigraph.RdfFormat.N_TRIPLES, lenient=True)
-        return pyoxigraph.serialize(quads, format=fmt, prefixes=prefixes, base_iri=base)
+        return cast(bytes, pyoxigraph.serialize(quads, format=fmt, prefixes=prefixes,
+                                                base_iri=base))
     except SyntaxError as e:
         raise TermError(f"Invalid term in triples to serialize: {_ox_parse_error(e)}") from None
 
@@ -333,24 +331,13 @@ def to_rdflib(term: str) -> Node:
     if first == "_" and term.startswith("_:"):
         return BNode(term[2:])
     if first == '"':
-        end = term.rfind('"')
-        if end > 0:
-            lex = term[1:end]
-            if "\\" in lex:
-                lex = _ECHAR.sub(_unescape, lex)
-            suffix = term[end + 1:]
-            if not suffix:
-                return Literal(lex)
-            if suffix[0] == "@" and _LANG.fullmatch(suffix, 1):
-                return Literal(lex, lang=suffix[1:])
-            if suffix.startswith("^^<") and suffix.endswith(">"):
-                return Literal(lex, datatype=URIRef(suffix[3:-1]), normalize=False)
+        lex, lang, datatype = terms.literal_parts(term)
+        if lang is not None:
+            return Literal(lex, lang=lang)
+        if datatype is not None:
+            return Literal(lex, datatype=URIRef(datatype), normalize=False)
+        return Literal(lex)
     raise TermError(f"Not a canonical RDF term: {term!r}")
-
-
-def _unescape(found: re.Match) -> str:
-    code = found.group(1) or found.group(2)
-    return chr(int(code, 16)) if code else _UNESCAPES[found.group(3)]
 
 
 def from_rdflib(term: Node) -> str:
@@ -360,16 +347,9 @@ def from_rdflib(term: Node) -> str:
             return f"<{term}>"
         raise TermError(f"Not an absolute IRI: {str(term)!r}")
     if isinstance(term, Literal):
-        lex = str(term)
-        if _NEEDS_ESCAPE.search(lex):
-            lex = lex.translate(_ESCAPES)
-        lang = term.language
-        if lang:
-            return f'"{lex}"@{lang.lower()}'
         datatype = term.datatype
-        if datatype is None or datatype == _XSD_STRING:
-            return f'"{lex}"'
-        return f'"{lex}"^^{from_rdflib(datatype)}'
+        return terms.literal(str(term), term.language or None,
+                             None if datatype is None else str(datatype))
     if isinstance(term, BNode):
         if _BNODE_LABEL.fullmatch(term):
             return f"_:{term}"
@@ -390,6 +370,7 @@ def graph_to_triples(graph: rdflib.Graph) -> list[Triple]:
         p_text = memo.get(p)
         if p_text is None:
             p_text = memo[p] = from_rdflib(p)
+        o_text: str | None
         if type(o) is Literal:
             o_text = from_rdflib(o)
         else:

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from rdflib.term import Variable
 
-from lakesuperior.store.quadstore import ReadTxn
+from lakesuperior.store.quadstore import Reader
 from lakesuperior.store.rdflib_store import LmdbStore, Quad
 
 __all__ = ["Pattern", "Target", "solve"]
@@ -107,7 +107,7 @@ def _getter(positions: list[int]) -> Callable[[Sequence[str]], tuple[str, ...]]:
 class _Stage:
     """Joins row chunks with one pattern's matches."""
 
-    def __init__(self, txn: ReadTxn, target: Target, step: _Step, upstream: int):
+    def __init__(self, txn: Reader, target: Target, step: _Step, upstream: int):
         self.txn = txn
         self.target = target
         self.step = step
@@ -199,7 +199,7 @@ class _Stage:
         return out
 
 
-def solve(txn: ReadTxn, target: Target, patterns: list[Pattern]
+def solve(txn: Reader, target: Target, patterns: list[Pattern]
            ) -> tuple[dict[Any, int], Iterator[list[tuple[str, ...]]]]:
     """The solutions: variable -> column, and the rows (term strings) in chunks."""
     cols, steps = _plan(patterns, target.graph_var)

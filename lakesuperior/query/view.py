@@ -1,6 +1,6 @@
 """What a query sees: a read snapshot with resource graphs only, under public URIs.
 
-``PublicTxn`` wraps a read snapshot (a ``ReadTxn``) with the ``ReadTxn`` interface
+``PublicTxn`` wraps a read snapshot (a ``Reader``: ``ReadTxn`` or ``WriteTxn``) with the ``Reader`` interface
 the rdflib adapter and its fast path use: it keeps only resource graphs and rewrites
 terms at the boundary (string operations on canonical terms; an internal URI typed
 into a query names nothing). ``QueryView`` is the read-only rdflib ``Store`` over it
@@ -49,7 +49,7 @@ class Snapshots(Protocol):
 
 
 class PublicTxn:
-    """A read snapshot (a ``ReadTxn``) as a query sees it: resource graphs only, public
+    """A read snapshot (a ``Reader``) as a query sees it: resource graphs only, public
     URIs. ``default`` / ``named``: the internal names of the graphs making the default
     graph / the named graphs (None: every resource graph)."""
 
@@ -101,7 +101,7 @@ class PublicTxn:
             return None
         return name
 
-    # -- the ReadTxn interface used by LmdbStore and its fast path ----------------------
+    # -- the Reader interface used by LmdbStore and its fast path ----------------------
 
     def match(self, s: str | None = None, p: str | None = None, o: str | None = None,
               g: str | None = None) -> list[tuple[str, str, str, str]]:

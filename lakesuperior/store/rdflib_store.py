@@ -60,7 +60,7 @@ from rdflib.term import BNode, Identifier, Node, URIRef
 
 from lakesuperior.exceptions import StoreError, TermError
 from lakesuperior.rdfio import from_rdflib, to_rdflib
-from lakesuperior.store.quadstore import QuadStore, ReadTxn, WriteTxn
+from lakesuperior.store.quadstore import QuadStore, Reader, WriteTxn
 
 __all__ = [
     "LmdbStore", "DEFAULT_GRAPH", "BNODE_GRAPH_PREFIX", "Quad", "Unmatchable", "TermMemo",
@@ -266,7 +266,7 @@ class LmdbStore(Store):
             pending, self._pending = self._pending, []
             self._writer().add(pending)
 
-    def read(self) -> AbstractContextManager[ReadTxn]:
+    def read(self) -> AbstractContextManager[Reader]:
         """The open write transaction (flushed), else a fresh read snapshot."""
         if self._txn is not None:
             self._flush()

@@ -2,12 +2,16 @@
 
 ``Record`` is a read-only view; records are encoded by the quad store.
 """
+from typing import Self
 
+from typing_extensions import disjoint_base
+
+@disjoint_base
 class Record:
     data: bytes
     n_terms: int
     n_triples: int
-    def __init__(self, data: bytes) -> None: ...
+    def __new__(cls, data: bytes) -> Self: ...
     def term_at(self, i: int) -> str:
         """The canonical string of local term ``i``."""
     def local_terms(self) -> dict[int, bytes]:

@@ -13,9 +13,10 @@ Local terms are the literals and blank nodes of the graph; IRIs live in the
 store's term dictionary. Keeping a resource's literals inside its own record
 is what makes a write touch few pages (see docs/storage.md).
 """
+cimport cython
 from libc.stdint cimport uint64_t, uint32_t
 from libc.stdlib cimport qsort
-from libc.string cimport memcpy, memcmp
+from libc.string cimport memcpy
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
 
 from lakesuperior.exceptions import StoreError
@@ -54,6 +55,8 @@ cdef Py_ssize_t sort_unique(uint64_t *triples, Py_ssize_t n) noexcept nogil:
     return j + 1
 
 
+@cython.boundscheck(False)   # i < len(...) by the loop bounds
+@cython.wraparound(False)
 cdef bytes encode_record(dict local_terms, uint64_t *triples, Py_ssize_t n):
     """Encode sorted unique triples and ``{id: utf8 bytes}`` local terms."""
     cdef list ids = sorted(local_terms)

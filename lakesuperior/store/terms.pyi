@@ -7,9 +7,10 @@ A term is a ``str`` in canonical N-Triples form:
 * literal: ``"lexical"``, ``"lexical"@lang`` (tag lower-cased) or
   ``"lexical"^^<datatype>`` (``xsd:string`` is dropped: plain literal).
 
-In the lexical form only ``"`` ``\\`` and the control characters are escaped
-(``\\n \\r \\t \\b \\f``, others as ``\\uXXXX``), exactly as pyoxigraph prints
-terms. ``canonical()`` turns any valid N-Triples term into that form.
+In the lexical form only ``"``, ``\\``, the control characters (``\\n \\r \\t
+\\b \\f``, others as ``\\uXXXX``), U+007F, U+FFFE and U+FFFF are escaped, exactly
+as pyoxigraph prints terms. ``canonical()`` turns any valid N-Triples term into
+that form. This module is the only place that builds, escapes and unescapes terms.
 
 Ids are 64-bit integers: the top two bits give the kind (``KIND_IRI``,
 ``KIND_BNODE``, ``KIND_LITERAL``), the other 62 bits a hash of the canonical

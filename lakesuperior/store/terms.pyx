@@ -11,9 +11,9 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 
 from lakesuperior.exceptions import TermError
 
-KIND_IRI = 0
-KIND_BNODE = 1
-KIND_LITERAL = 2
+KIND_IRI = TERM_IRI
+KIND_BNODE = TERM_BNODE
+KIND_LITERAL = TERM_LITERAL
 
 cdef uint64_t KIND_MASK = (<uint64_t>3) << KIND_SHIFT
 cdef uint64_t HASH_MASK = ~KIND_MASK
@@ -26,7 +26,7 @@ _IRI_BAD = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 _LANG = re.compile(r"[a-zA-Z]+(-[a-zA-Z0-9]+)*\Z")
 _BNODE = re.compile(r"[A-Za-z0-9_\u00C0-\uFFFF]([A-Za-z0-9_\-.\u00B7\u00C0-\uFFFF]*"
                     r"[A-Za-z0-9_\-\u00B7\u00C0-\uFFFF])?\Z")
-_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f]')
+_NEEDS_ESCAPE = re.compile('["\\\\\x00-\x1f\x7f\ufffe\uffff]')
 _UCHAR = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))", re.S)
 _ECHARS = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f",
            '"': '"', "'": "'", "\\": "\\"}
@@ -34,7 +34,7 @@ _ECHARS = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f",
 
 def _escape_table():
     table = {i: "\\u%04X" % i for i in range(0x20)}
-    table[0x7F] = "\\u007F"
+    table.update({0x7F: "\\u007F", 0xFFFE: "\\uFFFE", 0xFFFF: "\\uFFFF"})
     table.update({ord('"'): '\\"', ord("\\"): "\\\\", ord("\n"): "\\n",
                   ord("\r"): "\\r", ord("\t"): "\\t", ord("\b"): "\\b",
                   ord("\f"): "\\f"})
@@ -116,6 +116,8 @@ cdef bytes canonical_utf8(str term, int *kind):
                 break
             if c < 0x20 or c == 92 or c == 0x7F:
                 break
+            if c == 0xEF and i + 2 < n and buf[i + 1] == 0xBF and buf[i + 2] >= 0xBE:
+                break     # U+FFFE / U+FFFF (UTF-8 EF BF BE / EF BF BF): escaped
     cdef str canon = canonical(term)
     kind[0] = kind_of(canon)
     return _utf8(canon) if canon is not term else (data if term[0] == u'"' else _utf8(canon))
@@ -185,9 +187,11 @@ def literal_parts(str term):
     rest = term[end + 1:]
     if not rest:
         return lex, None, None
-    if rest[0] == "@":
+    if rest[0] == "@" and _LANG.match(rest, 1):
         return lex, rest[1:], None
-    return lex, None, rest[3:-1]
+    if rest.startswith("^^<") and rest.endswith(">") and len(rest) > 4:
+        return lex, None, rest[3:len(rest) - 1]
+    raise TermError(f"Invalid literal suffix {rest[:40]!r} in {term[:80]!r}")
 
 
 def lexical(str term):
@@ -215,7 +219,7 @@ cdef Py_ssize_t _closing_quote(str term) except -1:
     raise TermError(f"Unterminated literal: {term[:80]!r}")
 
 
-cdef bint _plain_iri(str t):
+cdef bint _plain_iri(str t) except -1:
     """True if ``<...>`` holds no character that needs checking or unescaping."""
     cdef Py_ssize_t i, n = len(t)
     cdef Py_UCS4 c
@@ -232,7 +236,7 @@ cdef bint _plain_iri(str t):
     return colon
 
 
-cdef Py_ssize_t _plain_literal_end(str t):
+cdef Py_ssize_t _plain_literal_end(str t) except? -2:
     """Index of the closing quote if the lexical form needs no escaping, else -1."""
     cdef Py_ssize_t i, n = len(t)
     cdef Py_UCS4 c
@@ -240,12 +244,12 @@ cdef Py_ssize_t _plain_literal_end(str t):
         c = t[i]
         if c == u'"':
             return i
-        if c < 0x20 or c == u"\\" or c == 0x7F:
+        if c < 0x20 or c == u"\\" or c == 0x7F or c == 0xFFFE or c == 0xFFFF:
             return -1
     return -1
 
 
-def canonical(term):
+cpdef str canonical(term):
     """Validate an N-Triples term and return its canonical form."""
     if not isinstance(term, str):
         raise TermError(f"An RDF term must be a str, not {type(term).__name__}")

@@ -1,8 +1,10 @@
 """Term canonicalisation and content-derived ids."""
+import pyoxigraph
 import pytest
 
 from lakesuperior.exceptions import TermError
 from lakesuperior.store import terms
+from lakesuperior.store.quadstore import QuadStore
 from lakesuperior.store.terms import (
     KIND_BNODE,
     KIND_IRI,
@@ -116,3 +118,31 @@ def test_lone_surrogate_is_refused():
 def test_constants():
     assert terms.XSD_STRING == XSD + "string"
     assert terms.RDF_LANGSTRING.endswith("#langString")
+
+
+def test_non_characters_escape_as_pyoxigraph_prints_them():
+    """U+FFFE and U+FFFF are escaped (pyoxigraph does); other non-characters are not."""
+    for text in ["\ufffe", "\uffff", "a\ufffeb\uffff", "\x7f", "\ufdd0", "\U0001fffe"]:
+        term = str(pyoxigraph.Literal(text))
+        assert literal(text) == term
+        assert canonical('"' + text + '"') == term
+        assert canonical(term) == term
+        assert literal_parts(term)[0] == text
+    assert literal("\ufffe") == '"\\uFFFE"'
+
+
+def test_literal_parts_refuses_a_bad_suffix():
+    for term in ['"x"@', '"x"@e n', '"x"^^dt', '"x"junk']:
+        with pytest.raises(TermError):
+            literal_parts(term)
+
+
+def test_the_write_path_stores_the_canonical_form(tmp_path):
+    st = QuadStore(str(tmp_path / "s"))
+    g, s, p = "<http://ex.org/g>", "<http://ex.org/s>", "<http://ex.org/p>"
+    with st.write() as txn:
+        txn.add_graph(g, [(s, p, '"a\ufffe\x7f"'), (s, p, '"b\\uffff"@EN')])
+    with st.read() as txn:
+        assert sorted(t[2] for t in txn.triples(g)) == ['"a\\uFFFE\\u007F"', '"b\\uFFFF"@en']
+        assert txn.count(s, p, '"a\\uFFFE\\u007F"', g) == 1
+    st.close()

@@ -1,0 +1,1 @@
+"""The access path for a quad pattern: C-level only (see ``access.pxd``)."""

@@ -1,0 +1,31 @@
+# C-level contract of the store environment: the two LMDB environments, their
+# tables, the format, map growth and the open-transaction account.
+from libc.stdint cimport uint64_t
+
+cdef class StoreEnv:
+    cdef readonly str path
+    cdef readonly bint sync
+    cdef readonly bint readonly
+    cdef readonly Py_ssize_t index_batch
+    cdef readonly int hash_bits
+    cdef object env, ienv
+    cdef object db_meta, db_terms, db_collide, db_rec, db_gx, db_log, db_ns, db_nsr
+    cdef object idb_state, idb_pos, idb_osp, idb_sg
+    cdef int pid
+    cdef dict iri_ids     # canonical IRI -> id, for committed IRIs only
+    cdef dict iri_strs    # id -> canonical IRI
+    cdef Py_ssize_t open_txns
+    cdef bint closed
+    cdef uint64_t hash_mask
+
+    cdef _open_dbs(self)
+    cdef _check_format(self, hash_bits)
+    cdef int check_open(self) except -1
+    cdef object begin(self, env, bint write)
+    cdef int ensure_room(self) except -1
+    cdef int grow(self, env, Py_ssize_t need) except -1
+    cdef int remember(self, dict iris) except -1
+
+cdef uint64_t last_seq(txn, db) except? 0
+cdef uint64_t applied_seq(itxn, db) except? 0
+cdef uint64_t committed_seq(StoreEnv store) except? 0

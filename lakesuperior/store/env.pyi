@@ -1,0 +1,37 @@
+"""The store environment: the owner of the LMDB environments, the format and the map size."""
+from typing import Any
+
+from typing_extensions import disjoint_base
+
+FORMAT_VERSION: int
+INDEX_FORMAT_VERSION: int
+DEFAULT_MAP_SIZE: int
+DEFAULT_INDEX_BATCH: int
+INDEX_MAP_SIZE: int
+MAX_IRI_CACHE: int
+
+@disjoint_base
+class StoreEnv:
+    """The environments of a store directory: opening, format, growth, caches."""
+    @property
+    def path(self) -> str: ...
+    @property
+    def sync(self) -> bool: ...
+    @property
+    def readonly(self) -> bool: ...
+    @property
+    def index_batch(self) -> int: ...
+    @property
+    def hash_bits(self) -> int: ...
+    def __init__(self, path: str, *, map_size: int = ..., sync: bool = True,
+                 readonly: bool = False, index_batch: int = ...,
+                 hash_bits: int | None = None) -> None:
+        """Open (creating if new) the store in directory ``path``."""
+    def _forget_cache(self) -> None:
+        """Drop the term caches (after a clean-up that removed terms)."""
+    def disk_size(self) -> int:
+        """Bytes of the LMDB files on disk."""
+    def close(self) -> None:
+        """Close the environments (transactions still open become unusable)."""
+    def __enter__(self) -> StoreEnv: ...
+    def __exit__(self, *exc: Any) -> None: ...

@@ -1,0 +1,267 @@
+"""The store environment: the owner of the LMDB environments, the format and the map size.
+
+Two LMDB environments live in the store directory (see ``docs/storage.md``):
+
+``main`` (durable; every write request commits here, fsync on by default)
+    ``meta``     format version and store facts
+    ``terms``    IRI dictionary: id -> canonical UTF-8 (ids are content hashes)
+    ``collide``  hash collisions: natural id -> probed ids (dupsort)
+    ``rec``      graph id -> graph record (``records.pyx``): a resource is one value
+    ``gx``       (g, s, p) -> o (dupsort, dupfixed): IRI-only quads added one by one
+    ``log``      seq -> change entry, the input of the union-graph indexer
+    ``ns``/``nsr`` prefix <-> namespace
+
+``index`` (derived from ``main``; rebuilt if lost)
+    ``state``    format, last applied log seq
+    ``pos``, ``osp``, ``sg``  the union-graph indices (``layout.pxd``)
+
+Every transaction on ``main`` is counted in ``open_txns`` (``txn.pyx`` keeps the
+account, also for a transaction dropped without ``abort()``): the map can only
+grow when no transaction of this process is open.
+"""
+import os
+
+import lmdb
+
+from libc.stdint cimport uint64_t
+
+from lakesuperior.store.layout cimport be, be_n, id_at
+from lakesuperior.store.terms cimport HASH_MASK
+
+from lakesuperior.exceptions import StoreBackendError, StoreError, StoreFormatError
+
+FORMAT_VERSION = 1
+INDEX_FORMAT_VERSION = 1
+DEFAULT_MAP_SIZE = 1 << 30
+DEFAULT_INDEX_BATCH = 500
+INDEX_MAP_SIZE = 1 << 40
+MAX_IRI_CACHE = 200_000
+
+
+class _Nothing:
+    """A context manager that gives None (read-only stores open tables without a txn)."""
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+cdef class StoreEnv:
+    """The environments of a store directory: opening, format, growth, caches."""
+
+    def __init__(self, str path, *, map_size=DEFAULT_MAP_SIZE, bint sync=True,
+                 bint readonly=False, index_batch=DEFAULT_INDEX_BATCH, hash_bits=None):
+        self.path = os.path.abspath(path)
+        self.sync = sync
+        self.readonly = readonly
+        self.index_batch = index_batch
+        self.iri_ids = {}
+        self.iri_strs = {}
+        self.open_txns = 0
+        self.closed = True
+        if not readonly:
+            os.makedirs(os.path.join(self.path, "index"), exist_ok=True)
+        elif not os.path.isdir(self.path):
+            raise StoreError(f"No store at {self.path}")
+        try:
+            self.env = lmdb.open(self.path, map_size=map_size, max_dbs=16,
+                                 sync=sync, readonly=readonly, max_readers=512,
+                                 max_spare_txns=4)
+            # The index is derived data, rewritten in batches: give it a large
+            # map up front (address space only) so it rarely has to grow.
+            self.ienv = lmdb.open(os.path.join(self.path, "index"),
+                                  map_size=max(map_size, INDEX_MAP_SIZE),
+                                  max_dbs=8, sync=sync, readonly=readonly,
+                                  max_readers=512, max_spare_txns=4)
+        except lmdb.Error as e:
+            raise StoreError(f"Cannot open the store at {self.path}: {e}") from e
+        self.pid = os.getpid()
+        self.closed = False
+        try:
+            self._open_dbs()
+            self._check_format(hash_bits)
+        except lmdb.Error as e:
+            self.close()
+            raise StoreBackendError(f"Cannot open the store at {self.path}: {e}") from e
+        except BaseException:
+            self.close()
+            raise
+
+    cdef _open_dbs(self):
+        env, ienv = self.env, self.ienv
+        dup = dict(dupsort=True, dupfixed=True)
+        with env.begin(write=True) if not self.readonly else _Nothing() as txn:
+            opts = dict(txn=txn, create=not self.readonly)
+            if txn is None:
+                del opts["txn"]
+            self.db_meta = env.open_db(b"meta", **opts)
+            self.db_terms = env.open_db(b"terms", **opts)
+            self.db_collide = env.open_db(b"collide", **dup, **opts)
+            self.db_rec = env.open_db(b"rec", **opts)
+            self.db_gx = env.open_db(b"gx", **dup, **opts)
+            self.db_log = env.open_db(b"log", **opts)
+            self.db_ns = env.open_db(b"ns", **opts)
+            self.db_nsr = env.open_db(b"nsr", **opts)
+        with ienv.begin(write=True) if not self.readonly else _Nothing() as txn:
+            opts = dict(txn=txn, create=not self.readonly)
+            if txn is None:
+                del opts["txn"]
+            self.idb_state = ienv.open_db(b"state", **opts)
+            self.idb_pos = ienv.open_db(b"pos", **dup, **opts)
+            self.idb_osp = ienv.open_db(b"osp", **dup, **opts)
+            self.idb_sg = ienv.open_db(b"sg", **dup, **opts)
+
+    cdef _check_format(self, hash_bits):
+        with self.env.begin(write=not self.readonly) as txn:
+            fmt = txn.get(b"format", db=self.db_meta)
+            if fmt is None:
+                if txn.stat(self.db_rec)["entries"] or txn.stat(self.db_gx)["entries"]:
+                    raise StoreFormatError(
+                        f"The store at {self.path} has data but no format version: "
+                        "it was not made by this Lakesuperior. Use an empty data "
+                        "directory, or restore a backup made by lsup-admin.")
+                if self.readonly:
+                    raise StoreError(f"The store at {self.path} is empty")
+                bits = 62 if hash_bits is None else int(hash_bits)
+                if not 4 <= bits <= 62:
+                    raise StoreError("hash_bits must be between 4 and 62")
+                txn.put(b"format", str(FORMAT_VERSION).encode(), db=self.db_meta)
+                txn.put(b"hash_bits", str(bits).encode(), db=self.db_meta)
+            else:
+                try:
+                    version = int(fmt)
+                except ValueError:
+                    version = -1
+                if version != FORMAT_VERSION:
+                    raise StoreFormatError(
+                        f"The store at {self.path} has format {fmt.decode(errors='replace')}"
+                        f", but this Lakesuperior reads format {FORMAT_VERSION}. "
+                        + ("Upgrade Lakesuperior to open it." if version > FORMAT_VERSION
+                           else "Migrate it with an older Lakesuperior (lsup-admin "
+                                "migrate) or restore a backup of this format."))
+            bits = int(txn.get(b"hash_bits", db=self.db_meta) or b"62")
+            if hash_bits is not None and int(hash_bits) != bits:
+                raise StoreError(f"The store at {self.path} uses {bits}-bit hashes, "
+                                 f"not {hash_bits}")
+        self.hash_bits = bits
+        self.hash_mask = (HASH_MASK >> (62 - bits))
+        if self.readonly:
+            return
+        with self.env.begin() as txn:
+            has_data = bool(txn.stat(self.db_rec)["entries"] or txn.stat(self.db_gx)["entries"])
+            last = last_seq(txn, self.db_log)
+        with self.ienv.begin(write=True) as itxn:
+            ifmt = itxn.get(b"format", db=self.idb_state)
+            if ifmt != str(INDEX_FORMAT_VERSION).encode():
+                # Derived data missing or of another format: drop it; the indexer
+                # rebuilds it from the graphs (nothing to do for an empty store).
+                for db in (self.idb_pos, self.idb_osp, self.idb_sg, self.idb_state):
+                    itxn.drop(db, delete=False)
+                itxn.put(b"format", str(INDEX_FORMAT_VERSION).encode(), db=self.idb_state)
+                itxn.put(b"seq", be(last if not has_data else 0), db=self.idb_state)
+                if has_data:
+                    itxn.put(b"rebuild", be_n(last, 0, 0, 2), db=self.idb_state)
+
+    cdef int check_open(self) except -1:
+        if self.closed:
+            raise StoreError("The store is closed")
+        if os.getpid() != self.pid:
+            raise StoreError("The store was opened in another process (before a fork): "
+                             "open it again in this process")
+        return 0
+
+    cdef object begin(self, env, bint write):
+        """An LMDB transaction on ``env`` (adopting a map another process grew)."""
+        try:
+            try:
+                return env.begin(write=write)
+            except lmdb.MapResizedError:
+                env.set_mapsize(0)
+                return env.begin(write=write)
+        except lmdb.Error as e:
+            raise StoreBackendError(f"Cannot begin a transaction: {e}") from e
+
+    cdef int ensure_room(self) except -1:
+        """Grow the maps before a write when they are more than half used."""
+        if self.open_txns:
+            return 0
+        for env in (self.env, self.ienv):
+            info = env.info()
+            used = (info["last_pgno"] + 1) * env.stat()["psize"]
+            if used * 2 > info["map_size"]:
+                self.grow(env, 0)
+        return 0
+
+    cdef int grow(self, env, Py_ssize_t need) except -1:
+        """Double the map of ``env``, or more when ``need`` bytes must fit.
+
+        LMDB can only remap with no transaction of this process open on ``env``:
+        the caller has ended its own (``open_txns`` counts those of ``main``).
+        """
+        info = env.info()
+        used = (info["last_pgno"] + 1) * env.stat()["psize"]
+        size = max(info["map_size"] * 2, 2 * (used + 2 * need))
+        env.set_mapsize(size)
+        return 0
+
+    cdef int remember(self, dict iris) except -1:
+        """Cache committed IRIs (ids never change meaning, so a cache cannot go stale)."""
+        if len(self.iri_ids) + len(iris) > MAX_IRI_CACHE:
+            self.iri_ids.clear()
+            self.iri_strs.clear()
+        for term, tid in iris.items():
+            self.iri_ids[term] = tid
+            self.iri_strs[tid] = term
+        return 0
+
+    def _forget_cache(self):
+        """Drop the term caches (after a clean-up that removed terms)."""
+        self.iri_ids.clear()
+        self.iri_strs.clear()
+
+    def disk_size(self):
+        """Bytes of the LMDB files on disk."""
+        total = 0
+        for d in (self.path, os.path.join(self.path, "index")):
+            for name in ("data.mdb", "lock.mdb"):
+                p = os.path.join(d, name)
+                if os.path.exists(p):
+                    total += os.stat(p).st_blocks * 512
+        return total
+
+    def close(self):
+        """Close the environments (transactions still open become unusable)."""
+        if self.closed:
+            return
+        self.closed = True
+        if os.getpid() == self.pid:
+            self.env.close()
+            self.ienv.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+cdef uint64_t last_seq(txn, db) except? 0:
+    """The sequence number of the last log entry (0: none)."""
+    cur = txn.cursor(db=db)
+    if cur.last():
+        return id_at(cur.key(), 0)
+    return 0
+
+
+cdef uint64_t applied_seq(itxn, db) except? 0:
+    """The last log entry the index has taken in."""
+    v = itxn.get(b"seq", db=db)
+    return id_at(v, 0) if v is not None else 0
+
+
+cdef uint64_t committed_seq(StoreEnv store) except? 0:
+    """The last committed log entry (read in a fresh snapshot)."""
+    with store.env.begin() as txn:
+        return last_seq(txn, store.db_log)

@@ -1,0 +1,16 @@
+"""The union-graph indexer: applies the change log of ``main`` to ``index``."""
+from struct import Struct
+from typing import Self
+
+from typing_extensions import disjoint_base
+
+from lakesuperior.store.env import StoreEnv
+
+LOG_HEAD: Struct
+
+@disjoint_base
+class Indexer:
+    """Applies logged changes to the ``index`` environment, in batches."""
+    def __new__(cls, store: StoreEnv) -> Self: ...
+    def run(self, until: int = 0) -> int:
+        """Apply log entries (all, or up to ``until``); returns how many."""

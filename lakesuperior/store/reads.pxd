@@ -1,0 +1,18 @@
+# C-level contract of the read API shared by read snapshots and the write transaction.
+from libc.stdint cimport uint64_t
+
+from lakesuperior.store.access cimport Path
+from lakesuperior.store.txn cimport Txn
+
+cdef class Reader(Txn):
+    cdef list _graph_hits(self, uint64_t gid, str g, s, p, o, Path path)
+    cdef Py_ssize_t _count_graph_sp(self, uint64_t gid, str s, str p) except -1
+    cdef Py_ssize_t _count_index(self, s, p, o, bint distinct, str graph_prefix) except -1
+    cdef set _subject_graphs(self, str s)
+    cdef int _ensure_index(self) except -1
+
+cdef class ReadTxn(Reader):
+    pass
+
+cdef object backend_error(e)
+cdef bytes ns_key(prefix)

@@ -1,0 +1,454 @@
+"""Reading the store: the read API (``Reader``) and the read snapshot (``ReadTxn``).
+
+``Reader`` holds every read operation; ``ReadTxn`` (a snapshot, which cannot
+write) and ``WriteTxn`` (which reads its own writes) are its two kinds. Each
+pattern read asks ``access.access_path`` which table to read. ``match`` streams:
+the iterator it returns holds the transaction (and so its snapshot) and reads
+the tables as it goes; it fails with ``StoreError`` once the transaction ends.
+"""
+import lmdb
+
+from libc.stdint cimport uint64_t
+from libc.string cimport memcmp
+from cpython.bytes cimport PyBytes_AS_STRING
+
+from lakesuperior.store.access cimport (PATH_ALL, PATH_COUNT_OSP, PATH_COUNT_POS, PATH_GRAPH,
+                                        PATH_GRAPH_S, PATH_GRAPH_SP, PATH_OSP, PATH_SG, Path,
+                                        access_path)
+from lakesuperior.store.env cimport committed_seq, last_seq, applied_seq
+from lakesuperior.store.indexer cimport Indexer
+from lakesuperior.store.layout cimport (GxRow, OspRow, PosRow, ROW_SIZE, be, be_n, get_be,
+                                        id_at)
+from lakesuperior.store.records cimport Record
+from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI, kind_of
+from lakesuperior.store.txn cimport Txn, check_pattern, check_term
+
+from lakesuperior.exceptions import StoreBackendError, StoreError, TermError
+
+Term = str
+Triple = tuple[str, str, str]
+Quad = tuple[str, str, str, str]
+
+
+cdef object backend_error(e):
+    """The ``StoreError`` for a raw LMDB error."""
+    return StoreBackendError(f"LMDB error: {e}")
+
+
+cdef inline int kind(uint64_t tid) noexcept nogil:
+    return <int>(tid >> KIND_SHIFT)
+
+
+cdef inline bint is_iri(term) except -1:
+    return term is None or kind_of(term) == TERM_IRI
+
+
+cdef bytes ns_key(prefix):
+    """Key of a prefix in ``ns`` (a marker byte: the empty prefix is valid)."""
+    if not isinstance(prefix, str):
+        raise TermError(f"A prefix must be a str, not {type(prefix).__name__}")
+    return b":" + prefix.encode("utf-8")
+
+
+cdef class Reader(Txn):
+    """The read API of a transaction (see the module docstring)."""
+
+    # -- graphs ----------------------------------------------------------------
+
+    def triples(self, g):
+        """All triples of graph ``g`` (empty list if there is none)."""
+        self._check()
+        g = check_term(g, "graph name")
+        if kind_of(g) != TERM_IRI:
+            raise TermError("A graph name must be an IRI")
+        cdef uint64_t gid
+        try:
+            gid = self.iri_id(g, False)
+            if not gid:
+                return []
+            return self.decode_triples(gid, self.graph_ids(gid))
+        except lmdb.Error as e:
+            raise backend_error(e) from e
+
+    def has_graph(self, g):
+        """Whether graph ``g`` holds at least one quad."""
+        self._check()
+        g = check_term(g, "graph name")
+        cdef uint64_t gid
+        try:
+            gid = self.iri_id(g, False)
+            if not gid:
+                return False
+            rec = self.record(gid)
+            if rec is not None and len(rec):
+                return True
+            cur = self.txn.cursor(db=self.store.db_gx)
+            return bool(cur.set_range(be(gid))) and cur.key()[:8] == be(gid)
+        except lmdb.Error as e:
+            raise backend_error(e) from e
+
+    def graphs(self):
+        """Every graph that holds at least one quad."""
+        self._check()
+        try:
+            return iter([self.decode_iri(gid) for gid in sorted(self.graph_id_set())])
+        except lmdb.Error as e:
+            raise backend_error(e) from e
+
+    def graph_count(self):
+        """How many graphs hold at least one quad."""
+        self._check()
+        try:
+            return len(self.graph_id_set())
+        except lmdb.Error as e:
+            raise backend_error(e) from e
+
+    # -- patterns ---------------------------------------------------------------
+
+    def match(self, s=None, p=None, o=None, g=None):
+        """Quads matching a pattern (any of the 16 bound/unbound combinations), streamed."""
+        self._check()
+        s, p, o, g = check_pattern(s, p, o, g)
+        return self._stream(s, p, o, g)
+
+    def _stream(self, s, p, o, g):
+        """The generator behind ``match`` (the pattern is already canonical)."""
+        try:
+            yield from self._quads(s, p, o, g)
+        except lmdb.Error as e:
+            if self.done:
+                raise StoreError("The transaction has ended") from None
+            raise backend_error(e) from e
+
+    def _quads(self, s, p, o, g):
+        cdef bint bs = s is not None, bp = p is not None, bo = o is not None
+        cdef Path path = access_path(bs, bp, bo, g is not None, False, False, False)
+        cdef Path in_graph = access_path(bs, bp, bo, True, False, False, False)
+        cdef uint64_t gid
+        if g is not None:
+            gid = self.iri_id(g, False)
+            if gid:
+                yield from self._graph_quads(gid, g, s, p, o, path)
+            return
+        cdef set skip = set(self.touched)
+        self._ensure_index()
+        if path == PATH_ALL or path == PATH_SG:
+            gids = sorted(self.graph_id_set() if path == PATH_ALL else self._subject_graphs(s))
+            for gid in gids:
+                self._check()
+                yield from self._graph_quads(gid, self.decode_iri(gid), s, p, o, in_graph)
+            return
+        yield from self._index_quads(s, p, o, path, skip)
+        # Graphs changed in this (write) transaction: read them directly.
+        for gid in sorted(skip):
+            self._check()
+            if self.record(gid) is not None or self.gx_ids(gid, 0, 0):
+                yield from self._graph_quads(gid, self.decode_iri(gid), s, p, o, in_graph)
+
+    def _graph_quads(self, uint64_t gid, str g, s, p, o, Path path):
+        """Quads of graph ``gid`` matching (s, p, o) on ``path`` (a PATH_GRAPH*)."""
+        cdef bytes key, raw
+        cdef const GxRow *rows
+        cdef Py_ssize_t i, n
+        cdef uint64_t sid, pid, oid
+        cdef dict cache
+        if path == PATH_GRAPH_SP and kind_of(s) == TERM_IRI:
+            # A containment listing: the (g, s, p) run of gx, decoded as it goes.
+            sid = self.iri_id(s, False)
+            pid = self.iri_id(p, False)
+            if not sid or not pid:
+                return
+            key = be_n(gid, sid, pid, 3)
+            cur = self.txn.cursor(db=self.store.db_gx)
+            if cur.set_key(key):
+                raw = bytes(cur.getmulti([key], dupdata=True, dupfixed_bytes=8, keyfixed=True))
+                rows = <const GxRow *>PyBytes_AS_STRING(raw)
+                n = len(raw) // ROW_SIZE
+                cache = self.store.iri_strs
+                for i in range(n):
+                    self._check()
+                    oid = get_be(rows[i].o)
+                    to = cache.get(oid)
+                    if to is None:
+                        to = self.decode_iri(oid)
+                    yield (s, p, to, g)
+        yield from self._graph_hits(gid, g, s, p, o, path)
+
+    def _index_quads(self, s, p, o, Path path, set skip):
+        """Union quads from ``osp`` (o bound) or ``pos`` (p bound), but graphs in ``skip``."""
+        cdef uint64_t pid = 0, key, rs, rp, ro, rg
+        cdef bytes raw
+        cdef const OspRow *osp
+        cdef const PosRow *pos
+        cdef Py_ssize_t i, n
+        cdef dict gnames = {}
+        cdef Record rec
+        if p is not None:
+            pid = self.iri_id(p, False)
+            if not pid:
+                return
+        keys = self.candidates(o) if path == PATH_OSP else [pid]
+        db = self.store.idb_osp if path == PATH_OSP else self.store.idb_pos
+        cur = self.itxn.cursor(db=db)
+        for key in keys:
+            self._check()
+            if not cur.set_key(be(key)):
+                continue
+            raw = bytes(cur.getmulti([be(key)], dupdata=True, dupfixed_bytes=24, keyfixed=True))
+            osp = <const OspRow *>PyBytes_AS_STRING(raw)
+            pos = <const PosRow *>PyBytes_AS_STRING(raw)
+            n = len(raw) // ROW_SIZE
+            for i in range(n):
+                if path == PATH_OSP:
+                    rs, rp, ro, rg = get_be(osp[i].s), get_be(osp[i].p), key, get_be(osp[i].g)
+                    if pid and rp != pid:
+                        continue
+                else:
+                    rs, rp, ro, rg = get_be(pos[i].s), key, get_be(pos[i].o), get_be(pos[i].g)
+                if rg in skip:
+                    continue
+                self._check()
+                rec = self.record(rg) if (kind(rs) != TERM_IRI or kind(ro) != TERM_IRI) else None
+                ts = self.decode_opt(rs, rec)
+                tp = self.decode_opt(rp, rec)
+                to = self.decode_opt(ro, rec)
+                if ts is None or tp is None or to is None:
+                    continue   # written after this snapshot
+                if (s is not None and ts != s) or (o is not None and to != o):
+                    continue
+                gname = gnames.get(rg)
+                if gname is None:
+                    gname = gnames[rg] = self.decode_opt(rg, None)
+                if gname is None:
+                    continue
+                yield (ts, tp, to, gname)
+
+    cdef list _graph_hits(self, uint64_t gid, str g, s, p, o, Path path):
+        """Decoded quads of graph ``gid`` matching (s, p, o): the record, and gx but
+        for the (g, s, p) run that ``_graph_quads`` streams on PATH_GRAPH_SP."""
+        cdef Record rec = self.record(gid)
+        cdef list sc = self.candidates(s) if s is not None else None
+        cdef list pc = self.candidates(p) if p is not None else None
+        cdef list oc = self.candidates(o) if o is not None else None
+        cdef list out = []
+        if (sc is not None and not sc) or (pc is not None and not pc) or (
+                oc is not None and not oc):
+            return out
+        cdef uint64_t sid, pid = pc[0] if pc else 0
+        cdef list ids = []
+        if path == PATH_GRAPH:
+            if rec is not None:
+                ids = rec.triple_ids()
+            ids.extend(self.gx_ids(gid, 0, 0))
+        else:
+            for sid in sc:
+                if path == PATH_GRAPH_S or kind(sid) != TERM_IRI:
+                    ids.extend(self.gx_ids(gid, sid, pid))
+            if rec is not None:
+                ids = [t for sid in sc for t in rec.triple_ids_for(sid, pid)] + ids
+        cdef set ps = set(pc) if pc is not None else None
+        cdef set os_ = set(oc) if oc is not None else None
+        cdef list hits = [t for t in ids
+                          if (ps is None or t[1] in ps) and (os_ is None or t[2] in os_)]
+        for ts, tp, to in self.decode_triples(gid, hits):
+            # Literal / blank node ids are hashes: confirm on the string.
+            if (s is None or ts == s) and (o is None or to == o):
+                out.append((ts, tp, to, g))
+        return out
+
+    def count(self, s=None, p=None, o=None, g=None, *, bint distinct=False,
+              str graph_prefix=None):
+        """How many quads match the pattern; with ``distinct``, how many distinct
+        triples (a triple in several graphs counts once, as in SPARQL's union).
+        ``graph_prefix``: count only quads of the graphs whose name (a canonical
+        term, ``<...``) starts with it."""
+        self._check()
+        s, p, o, g = check_pattern(s, p, o, g)
+        if graph_prefix is not None and g is not None and not g.startswith(graph_prefix):
+            return 0
+        cdef Path path = access_path(s is not None, p is not None, o is not None,
+                                     g is not None, is_iri(s) and is_iri(o), True,
+                                     bool(self.touched))
+        cdef uint64_t gid
+        try:
+            if path == PATH_GRAPH_SP:
+                gid = self.iri_id(g, False)
+                return self._count_graph_sp(gid, s, p) if gid else 0
+            if path == PATH_COUNT_OSP or path == PATH_COUNT_POS:
+                return self._count_index(s, p, o, distinct, graph_prefix)
+            quads = self._quads(s, p, o, g)
+            if graph_prefix is not None:
+                quads = (q for q in quads if q[3].startswith(graph_prefix))
+            if distinct and g is None:
+                return len({q[:3] for q in quads})
+            return sum(1 for _ in quads)
+        except lmdb.Error as e:
+            raise backend_error(e) from e
+
+    cdef Py_ssize_t _count_graph_sp(self, uint64_t gid, str s, str p) except -1:
+        """Count (s, p, ?) in graph ``gid``: O(1) on the one-by-one quads."""
+        cdef uint64_t pid = self.iri_id(p, False), sid
+        if not pid:
+            return 0
+        cdef Py_ssize_t n = 0
+        cdef Record rec = self.record(gid)
+        cur = self.txn.cursor(db=self.store.db_gx)
+        for sid in self.candidates(s):
+            if cur.set_key(be_n(gid, sid, pid, 3)):
+                n += cur.count()
+            if rec is not None:
+                n += len(rec.triple_ids_for(sid, pid))
+        return n
+
+    cdef Py_ssize_t _count_index(self, s, p, o, bint distinct, str graph_prefix) except -1:
+        """Count a union pattern of IRIs on the index (PATH_COUNT_*), decoding
+        nothing but, with ``graph_prefix``, the name of each graph met (once)."""
+        self._ensure_index()
+        cdef uint64_t sid = 0, pid = 0, oid = 0, key, rg, prev_g = 0
+        cdef Py_ssize_t n = 0, i, rows
+        cdef bytes raw
+        cdef dict keep = {}
+        cdef bint prev_ok = False
+        if s is not None:
+            sid = self.iri_id(s, False)
+            if not sid:
+                return 0
+        if p is not None:
+            pid = self.iri_id(p, False)
+            if not pid:
+                return 0
+        if o is not None:
+            oid = self.iri_id(o, False)
+            if not oid:
+                return 0
+        db = self.store.idb_osp if oid else self.store.idb_pos
+        key = oid if oid else pid
+        cur = self.itxn.cursor(db=db)
+        if not cur.set_key(be(key)):
+            return 0
+        if not distinct and graph_prefix is None and not sid and not (oid and pid):
+            return cur.count()
+        raw = bytes(cur.getmulti([be(key)], dupdata=True, dupfixed_bytes=24, keyfixed=True))
+        cdef const OspRow *osp = <const OspRow *>PyBytes_AS_STRING(raw)
+        cdef const PosRow *pos = <const PosRow *>PyBytes_AS_STRING(raw)
+        rows = len(raw) // ROW_SIZE
+        # Values are sorted with the graph last: copies of one triple are adjacent.
+        # ``same`` is the triple's part of a row (osp: s, p; pos: o, s).
+        cdef const unsigned char *prev = NULL
+        cdef const unsigned char *same
+        for i in range(rows):
+            if oid:
+                if (sid and get_be(osp[i].s) != sid) or (pid and get_be(osp[i].p) != pid):
+                    continue
+                same = osp[i].s
+                rg = get_be(osp[i].g)
+            else:
+                if sid and get_be(pos[i].s) != sid:
+                    continue
+                same = pos[i].o
+                rg = get_be(pos[i].g)
+            if distinct and prev != NULL and memcmp(prev, same, 16) == 0:
+                continue
+            if graph_prefix is not None:
+                if rg != prev_g or not prev_g:
+                    ok = keep.get(rg)
+                    if ok is None:
+                        name = self.decode_opt(rg, None)
+                        ok = keep[rg] = name is not None and name.startswith(graph_prefix)
+                    prev_g, prev_ok = rg, ok
+                if not prev_ok:
+                    continue
+            prev = same
+            n += 1
+        return n
+
+    cdef set _subject_graphs(self, str s):
+        """The graphs where ``s`` is a subject (sg), and every graph this txn changed."""
+        cdef set out = set()
+        cur = self.itxn.cursor(db=self.store.idb_sg)
+        for sid in self.candidates(s):
+            if cur.set_key(be(sid)):
+                for v in cur.iternext_dup():
+                    out.add(id_at(v, 0))
+        out.update(self.touched)
+        return out
+
+    cdef int _ensure_index(self) except -1:
+        """Take in every logged write committed before this transaction."""
+        if self.itxn is not None:
+            return 0
+        cdef uint64_t want = last_seq(self.txn, self.store.db_log)
+        if self.write:
+            # Our own uncommitted entries are read from the graphs directly.
+            want = committed_seq(self.store)
+        itxn = self.store.begin(self.store.ienv, False)
+        if applied_seq(itxn, self.store.idb_state) < want:
+            itxn.abort()
+            if self.store.readonly:
+                raise StoreError("The union-graph indices are behind and the store "
+                                 "is read-only: run lsup-admin index")
+            Indexer(self.store).run(want)
+            itxn = self.store.begin(self.store.ienv, False)
+        self.itxn = itxn
+        return 0
+
+    # -- namespaces and figures --------------------------------------------------
+
+    def namespaces(self):
+        """prefix -> namespace IRI."""
+        self._check()
+        try:
+            cur = self.txn.cursor(db=self.store.db_ns)
+            return {k[1:].decode(): v.decode() for k, v in cur.iternext()}
+        except lmdb.Error as e:
+            raise backend_error(e) from e
+
+    def namespace(self, str prefix):
+        """The namespace bound to ``prefix``, or None."""
+        self._check()
+        try:
+            v = self.txn.get(ns_key(prefix), db=self.store.db_ns)
+        except lmdb.Error as e:
+            raise backend_error(e) from e
+        return v.decode() if v is not None else None
+
+    def prefix(self, str namespace):
+        """The prefix bound to ``namespace``, or None."""
+        self._check()
+        try:
+            v = self.txn.get(namespace.encode(), db=self.store.db_nsr)
+        except lmdb.Error as e:
+            raise backend_error(e) from e
+        return v.decode() if v is not None else None
+
+    def stats(self):
+        """Entry counts of the main tables."""
+        self._check()
+        cdef Py_ssize_t quads
+        try:
+            st = self.txn.stat
+            quads = st(self.store.db_gx)["entries"]
+            cur = self.txn.cursor(db=self.store.db_rec)
+            for value in cur.iternext(keys=False):
+                quads += Record(value).n_triples
+            return {"quads": quads, "graphs": len(self.graph_id_set()),
+                    "iris": st(self.store.db_terms)["entries"],
+                    "records": st(self.store.db_rec)["entries"],
+                    "log_entries": st(self.store.db_log)["entries"]}
+        except lmdb.Error as e:
+            raise backend_error(e) from e
+
+
+cdef class ReadTxn(Reader):
+    """A read snapshot: reads only; ``with`` ends it (``abort()``) on the way out."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.abort()
+        return False
+
+    def commit(self):
+        """End the snapshot (a snapshot has nothing to commit)."""
+        self.abort()

@@ -1,0 +1,40 @@
+"""The write transaction: commits on success, aborts on exception.
+
+A full map (on a put or on commit) grows it, replays the transaction's writes
+and retries the failed one once; a second failure is ``StoreFullError``.
+"""
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal
+
+from typing_extensions import disjoint_base
+
+from lakesuperior.store.reads import Quad, Reader, Term, Triple
+
+@disjoint_base
+class WriteTxn(Reader):
+    """The one write transaction; reads its own writes."""
+    def __enter__(self) -> WriteTxn: ...
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Literal[False]: ...
+    def match(self, s: Term | None = None, p: Term | None = None,
+              o: Term | None = None, g: Term | None = None) -> Iterator[Quad]:
+        """Quads matching a pattern, read at the call: the caller may write while
+        iterating."""
+    def commit(self) -> None:
+        """Commit every write (growing the map and replaying them if it is full)."""
+    def add_graph(self, g: Term, triples: Iterable[Triple], *,
+                  canonical: bool = False) -> None:
+        """Set the whole content of graph ``g`` (the fast path for resources).
+
+        ``canonical=True``: every term is vouched canonical (``rdfio.parse`` output,
+        ``terms`` builders): only kinds and positions are checked."""
+    def add(self, quads: Iterable[Quad], *, canonical: bool = False) -> int:
+        """Add quads (duplicates ignored); returns how many were new."""
+    def remove(self, s: Term | None = None, p: Term | None = None,
+               o: Term | None = None, g: Term | None = None) -> int:
+        """Remove every quad matching the pattern; returns how many."""
+    def remove_graph(self, g: Term) -> int:
+        """Remove graph ``g`` entirely; returns how many quads it held."""
+    def bind(self, prefix: str, namespace: str, override: bool = True) -> None:
+        """Bind a namespace prefix (bare namespace IRI)."""
+    def unbind(self, prefix: str) -> None:
+        """Remove a prefix binding."""
