@@ -105,7 +105,16 @@ def _unsupported(media_type: str, accepted: Iterable[str]) -> UnsupportedMediaTy
 
 # --- parsing -----------------------------------------------------------------
 
-def parse(data: bytes, media_type: str, base: str) -> list[Triple]:
+class Parsed(list[Triple]):
+    """Triples as ``parse`` and ``graph_to_triples`` give them: every term already
+    in the canonical form of ``store.terms`` (the property tests in
+    ``tests/rdfio/test_canonical_terms.py`` hold this), so a writer may hand
+    them to the store without re-validation (``add_graph(..., canonical=True)``)."""
+
+    __slots__ = ()
+
+
+def parse(data: bytes, media_type: str, base: str) -> Parsed:
     """Parse an RDF document into triples of canonical term strings.
 
     Relative IRIs resolve against ``base`` (an absolute IRI, else ``ValueError``).
@@ -117,12 +126,12 @@ def parse(data: bytes, media_type: str, base: str) -> list[Triple]:
     fmt = _OX_FORMATS.get(mtype)
     if fmt is None:
         if mtype in PARSEABLE:
-            return parse_rdflib(data, mtype, base)
+            return Parsed(parse_rdflib(data, mtype, base))
         raise _unsupported(media_type, PARSEABLE)
     if data.startswith(_UTF8_BOM):
         data = data[3:]
     if not data or data.isspace():
-        return []
+        return Parsed()
     try:
         # pyoxigraph writes the parsed triples as canonical N-Triples in one call;
         # splitting that text is cheaper than one str() per triple. Line breaks in
@@ -134,8 +143,8 @@ def parse(data: bytes, media_type: str, base: str) -> list[Triple]:
         text = cast(bytes, written).decode("utf-8")   # bytes: no output file given
     except SyntaxError as e:
         raise _ox_parse_error(e) from None
-    triples = cast(list[Triple], [tuple(line.split(" ", 2)) for line in text.split(" .\n")
-                                  if line])
+    triples = Parsed(cast(list[Triple], [tuple(line.split(" ", 2))
+                                         for line in text.split(" .\n") if line]))
     if "<<" in text or "--" in text:
         for _, _, o in triples:
             if o.startswith("<<") or o.endswith(_DIRECTIONS):
@@ -357,12 +366,12 @@ def from_rdflib(term: Node) -> str:
     raise TermError(f"Not an RDF term: {term!r}")
 
 
-def graph_to_triples(graph: rdflib.Graph) -> list[Triple]:
+def graph_to_triples(graph: rdflib.Graph) -> Parsed:
     """Return the triples of an rdflib graph as canonical term strings."""
     # Subjects, predicates and IRI objects repeat: convert each once. Literals rarely
     # repeat and hash slowly (in Python): convert them directly.
     memo: dict[Node, str] = {}
-    triples = []
+    triples = Parsed()
     for s, p, o in graph:
         s_text = memo.get(s)
         if s_text is None:

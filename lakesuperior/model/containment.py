@@ -45,13 +45,14 @@ def children_in(triples: list[Triple]) -> list[str]:
 
 
 def write_graph(ctx: Context, uid: str, triples: list[Triple],
-                children: list[str] | None = None) -> None:
+                children: list[str] | None = None, *, canonical: bool = False) -> None:
     """Set a resource's graph: its own triples in one record, then the
     containment triples (if any) appended one by one so that adding a child
-    later stays an append."""
+    later stays an append. ``canonical``: every term is known to be canonical
+    (the store skips re-validating them)."""
     res = res_uri(uid)
     txn = ctx.txn
-    txn.add_graph(res, triples)
+    txn.add_graph(res, triples, canonical=canonical)
     if children:
         txn.add([(res, LDP_CONTAINS, res_uri(c), res) for c in children])
 

@@ -33,10 +33,13 @@ _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 
 @dataclass
 class RdfInput:
-    """RDF for an RDF source: public-URI triples, relative IRIs resolved."""
+    """RDF for an RDF source: public-URI triples, relative IRIs resolved.
+    ``canonical``: every term is known to be canonical (parsed by ``rdfio`` or
+    built from an rdflib Graph), so the store need not re-validate them."""
 
     triples: list[Triple] = field(default_factory=list)
     model: str | None = None
+    canonical: bool = False
 
     is_binary = False
 
@@ -51,7 +54,8 @@ class RdfInput:
                 return new_t + term[n:]
             return term
 
-        return RdfInput([(move(s), p, move(o)) for s, p, o in self.triples], self.model)
+        return RdfInput([(move(s), p, move(o)) for s, p, o in self.triples], self.model,
+                        self.canonical)
 
 
 @dataclass
@@ -80,8 +84,9 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
     * ``interaction_model=ldp:NonRDFSource`` makes ``data`` / ``stream`` a binary
       whatever its media type;
     * ``graph`` (an rdflib Graph) is RDF;
-    * ``triples`` are RDF the caller parsed (canonical term strings as ``rdfio.parse``
-      yields them, relative IRIs already resolved against ``base_iri``);
+    * ``triples`` are RDF the caller parsed (term strings, relative IRIs already
+      resolved against ``base_iri``); the store validates them unless they are the
+      ``rdfio.Parsed`` list that ``rdfio.parse`` returns;
     * ``data`` / ``stream`` with an RDF media type (``rdfio.PARSEABLE``) are parsed;
       with any other media type (or none) they are a binary's content;
     * nothing at all is an empty RDF source.
@@ -115,9 +120,9 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
         return BinaryInput(info, media_type.strip() if media_type else DEFAULT_MIMETYPE,
                            filename, NON_RDF_SOURCE)
     if graph is not None:
-        return RdfInput(graph_triples(graph, base_iri), model)
+        return RdfInput(graph_triples(graph, base_iri), model, canonical=True)
     if triples is not None:
-        return RdfInput(list(triples), model)
+        return RdfInput(list(triples), model, canonical=isinstance(triples, rdfio.Parsed))
     if body is not None:
         if mtype is None or mtype not in rdfio.PARSEABLE:
             raise UnsupportedMediaTypeError(
@@ -126,15 +131,15 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
         raw = body if isinstance(body, (bytes, bytearray, memoryview)) else body.read()
         if isinstance(raw, str):          # a text-mode stream
             raw = raw.encode("utf-8")
-        return RdfInput(rdfio.parse(bytes(raw), mtype, base_iri), model)
-    return RdfInput([], model)
+        return RdfInput(rdfio.parse(bytes(raw), mtype, base_iri), model, canonical=True)
+    return RdfInput([], model, canonical=True)
 
 
 def graph_triples(graph: Any, base_iri: str) -> list[Triple]:
     """Triples of an rdflib Graph: relative IRIs resolved against ``base_iri`` and
     blank nodes relabelled (fresh labels, so they never meet another resource's)."""
     try:
-        triples = rdfio.graph_to_triples(graph)
+        triples: list[Triple] = rdfio.graph_to_triples(graph)
     except TermError:
         triples = _graph_triples_resolving(graph, base_iri)
     prefix = "_:b" + secrets.token_hex(6)

@@ -127,6 +127,13 @@ def _user_triples(ctx: Context, uid: str, model: str, inp: RdfInput,
     return membership.complete_config(uid, model, user)
 
 
+def _canonical(inp: RdfInput | BinaryInput) -> bool:
+    """Whether every term a create or replace writes is canonical: the server's own
+    triples are built by ``store.terms``, the stored ones were checked on their
+    way in, and the client's are canonical when ``rdfio`` parsed them."""
+    return isinstance(inp, BinaryInput) or inp.canonical
+
+
 def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str,
               parent_model: str) -> RdfSource:
     """Create a resource whose parent exists and can contain it."""
@@ -141,7 +148,7 @@ def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str
         user = _user_triples(ctx, uid, model, inp, handling)
         sm = server_triples(ctx, uid, model)
     triples = sm + user
-    containment.write_graph(ctx, uid, triples)
+    containment.write_graph(ctx, uid, triples, canonical=_canonical(inp))
     attach(ctx, uid, triples, parent_model)
     return view(ctx, uid, triples, model=model,
                 extra=membership.triples_about(ctx.txn, uid))
@@ -169,7 +176,7 @@ def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
     else:
         user = _user_triples(ctx, uid, model, inp, handling)
     new = renewed_server_triples(ctx, uid, model, old) + extra_sm + user
-    containment.write_graph(ctx, uid, new, children)
+    containment.write_graph(ctx, uid, new, children, canonical=_canonical(inp))
     after_change(ctx, uid, model, old, new)
     return _view_after_write(ctx, uid, model, new, children)
 

@@ -1,10 +1,10 @@
 """What a query sees: a read snapshot with resource graphs only, under public URIs.
 
-``PublicTxn`` wraps a read snapshot (a ``Reader``: ``ReadTxn`` or ``WriteTxn``) with the ``Reader`` interface
-the rdflib adapter and its fast path use: it keeps only resource graphs and rewrites
-terms at the boundary (string operations on canonical terms; an internal URI typed
-into a query names nothing). ``QueryView`` is the read-only rdflib ``Store`` over it
-(a subclass of ``LmdbStore`` whose ``read()`` is that view), made per query, and
+``PublicTxn`` wraps a read snapshot (a ``Reader``: ``ReadTxn`` or ``WriteTxn``) with the
+``Reader`` interface the rdflib adapter and its fast path use: it keeps only resource
+graphs and rewrites terms at the boundary (string operations on canonical terms; an
+internal URI typed into a query names nothing). ``QueryView`` is the read-only rdflib
+``Store`` over it (a subclass of ``LmdbStore`` whose ``read()`` is that view), made per query, and
 ``QueryDataset`` the rdflib ``Dataset`` a query runs on. A query reads from
 ``Snapshots``: anything with a ``snapshot(base_uri)`` context manager giving a model
 ``Context``.

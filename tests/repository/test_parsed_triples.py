@@ -6,6 +6,7 @@ import pytest
 
 from lakesuperior import rdfio
 from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidResourceError, TermError
+from lakesuperior.model.inputs import read_input
 
 from ..conftest import BASE
 
@@ -50,3 +51,24 @@ def test_triples_are_checked_like_any_input(repo):
     with pytest.raises(TermError):
         repo.create_or_replace("/c", triples=[(f"<{BASE}/c>", "<http://p>", "not a term")])
     assert not repo.exists("/c")
+
+
+def test_only_rdfio_output_is_vouched_canonical():
+    parsed = rdfio.parse(BODY, "text/turtle", BASE + "/a")
+    assert isinstance(parsed, rdfio.Parsed)
+    assert read_input(BASE + "/a", triples=parsed).canonical
+    assert not read_input(BASE + "/a", triples=list(parsed)).canonical
+    assert read_input(BASE + "/a", data=BODY, media_type="text/turtle").canonical
+    assert read_input(BASE + "/a").canonical
+    assert isinstance(rdfio.graph_to_triples(rdfio.triples_to_graph(parsed)), rdfio.Parsed)
+
+
+def test_caller_triples_are_still_validated_and_canonicalised(repo, state):
+    s = f"<{BASE}/v>"
+    xsd_string = '"x"^^<http://www.w3.org/2001/XMLSchema#string>'
+    repo.create_or_replace("/v", triples=[(s, TITLE, xsd_string)])
+    assert (s, TITLE, '"x"') in repo.get("/v").triples
+    before = state(repo)
+    with pytest.raises(TermError):
+        repo.create_or_replace("/w", triples=[(f"<{BASE}/w>", TITLE, '"unterminated')])
+    assert state(repo) == before
