@@ -27,9 +27,9 @@ from typing import Any
 from lakesuperior.admin.cleanup import referenced
 from lakesuperior.admin.files import (
     dir_bytes,
-    fsync_tree,
     has_content,
     inside,
+    promote,
     staging_dir,
     unlink,
 )
@@ -163,8 +163,7 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
             json.dump(manifest, fh, indent=2)
         for name in ("lock.mdb", os.path.join("index", "lock.mdb")):
             unlink(os.path.join(store_dir, name))
-        fsync_tree(staging)
-        os.rename(staging, dest)
+        promote(staging, dest)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -280,10 +279,7 @@ def restore(src: str | os.PathLike, config: Config, *,
                                      f"but the backup recorded {manifest['counts'][key]}"
                                      + nothing)
         progress.finish()
-        fsync_tree(staging)
-        if os.path.isdir(data_dir):
-            os.rmdir(data_dir)
-        os.rename(staging, data_dir)
+        promote(staging, data_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

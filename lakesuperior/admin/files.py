@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import tempfile
 
-__all__ = ["has_content", "inside", "staging_dir", "fsync_tree", "dir_bytes", "unlink"]
+__all__ = ["has_content", "inside", "staging_dir", "fsync_tree", "promote", "dir_bytes",
+           "unlink"]
 
 
 def has_content(path: str) -> bool:
@@ -51,6 +52,15 @@ def fsync_tree(root: str) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def promote(staging: str, dest: str) -> None:
+    """Make the finished ``staging`` directory ``dest``: flush it to disk, then
+    rename it over ``dest`` (which must not exist, or be an empty directory)."""
+    fsync_tree(staging)
+    if os.path.isdir(dest):
+        os.rmdir(dest)
+    os.rename(staging, dest)
 
 
 def dir_bytes(path: str) -> int:

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
-from lakesuperior.admin.files import fsync_tree, has_content, staging_dir
+from lakesuperior.admin.files import has_content, promote, staging_dir
 from lakesuperior.admin.http import HttpClient, HttpResponse
 from lakesuperior.admin.progress import QUIET, Progress
 from lakesuperior.config import Config
@@ -241,10 +241,7 @@ def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
             progress.start("Indexing the new repository", None)
             repo.store.index()
             progress.finish()
-        fsync_tree(staging)
-        if os.path.isdir(dest):
-            os.rmdir(dest)
-        os.rename(staging, dest)
+        promote(staging, dest)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

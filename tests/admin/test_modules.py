@@ -175,3 +175,16 @@ def test_files(tmp_path):
     files.unlink(str(tmp_path / "d" / "f"))
     files.unlink(str(tmp_path / "d" / "f"))          # gone already: no error
     assert not files.has_content(str(tmp_path / "d"))
+
+
+def test_promote_replaces_an_empty_destination_and_refuses_a_full_one(tmp_path):
+    staging = tmp_path / "staging"
+    staging.mkdir()
+    (staging / "f").write_bytes(b"x")
+    (tmp_path / "dest").mkdir()
+    files.promote(str(staging), str(tmp_path / "dest"))
+    assert (tmp_path / "dest" / "f").read_bytes() == b"x" and not staging.exists()
+    staging.mkdir()
+    with pytest.raises(OSError):
+        files.promote(str(staging), str(tmp_path / "dest"))   # dest holds data
+    assert (tmp_path / "dest" / "f").exists() and staging.exists()
