@@ -1,9 +1,15 @@
 """Configuration: defaults <- YAML file (``LSUP_CONFIG``) <- ``LSUP_*`` variables.
 
 Nothing is read at import time: call ``Config.load()``.
+
+Environment variables follow one rule: ``LSUP_`` and the key's path in
+``etc.defaults/application.yml``, upper-cased and joined by ``_`` (``store.sync``
+is ``LSUP_STORE_SYNC``, ``server.bind`` is ``LSUP_SERVER_BIND``). ``LSUP_CONFIG``
+names the YAML file. The names of older releases in ``ENV_ALIASES`` still work.
 """
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -17,6 +23,13 @@ from lakesuperior.exceptions import ConfigError
 
 DIGEST_ALGORITHMS = ("sha512", "sha256", "sha1", "md5")
 REFINT_MODES = ("off", "lenient", "strict")
+ENV_PREFIX = "LSUP_"
+ENV_CONFIG = "LSUP_CONFIG"
+# Older names, still accepted: variable -> configuration key.
+ENV_ALIASES = {"LSUP_SYNC": "sync", "LSUP_MAP_SIZE": "map_size",
+               "LSUP_INDEX_BATCH": "index_batch"}
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,7 @@ class Config:
     query_timeout: float = 30.0
     server_bind: str = "127.0.0.1:8000"
     server_workers: int = 2
+    server_threads: int = 8
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     # -- building -----------------------------------------------------------
@@ -45,14 +59,19 @@ class Config:
         """Defaults, then the YAML file ``path`` (or ``$LSUP_CONFIG``), then the
         environment, then keyword ``overrides``."""
         env = os.environ if environ is None else environ
-        values = _flatten(_read_yaml(_default_file()))
-        path = path or env.get("LSUP_CONFIG")
+        defaults = _read_yaml(_default_file())
+        values = _flatten(defaults)
+        path = path or env.get(ENV_CONFIG)
         if path:
             values.update(_flatten(_read_yaml(Path(path))))
-        for f in fields(cls):
-            var = "LSUP_" + f.name.upper()
-            if var in env:
-                values[f.name] = env[var]
+        names = env_names(defaults)
+        for var in sorted(v for v in env if v.startswith(ENV_PREFIX)):
+            key = names.get(var) or ENV_ALIASES.get(var)
+            if key is not None:
+                values[key] = env[var]
+            elif var != ENV_CONFIG:
+                log.warning("Unknown environment variable %s ignored: the configuration "
+                            "variables are %s", var, ", ".join(sorted(names)))
         values.update(overrides)
         return cls.from_mapping(values)
 
@@ -85,7 +104,8 @@ class Config:
         if self.referential_integrity not in REFINT_MODES:
             raise ConfigError(f"referential_integrity must be one of {REFINT_MODES}, "
                               f"not {self.referential_integrity!r}")
-        for name in ("map_size", "index_batch", "max_body_size", "server_workers"):
+        for name in ("map_size", "index_batch", "max_body_size", "server_workers",
+                     "server_threads"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive")
         if self.query_timeout <= 0:
@@ -100,6 +120,33 @@ class Config:
     @property
     def binary_dir(self) -> str:
         return os.path.join(self.data_dir, "ldpnr")
+
+
+def env_names(defaults: Mapping[str, Any] | None = None) -> dict[str, str]:
+    """Environment variable -> configuration key, for every key of the default
+    YAML (``defaults``, else ``etc.defaults/application.yml``): ``LSUP_`` and the
+    key's path upper-cased, joined by ``_``."""
+    data = _read_yaml(_default_file()) if defaults is None else defaults
+    return {ENV_PREFIX + "_".join(str(p).upper() for p in path): _flat_key(path)
+            for path, _value in _leaves(data)}
+
+
+def _leaves(data: Mapping[str, Any], path: tuple[str, ...] = ()
+            ) -> list[tuple[tuple[str, ...], Any]]:
+    """(key path, value) of every leaf of a nested mapping."""
+    out: list[tuple[tuple[str, ...], Any]] = []
+    for key, value in data.items():
+        if isinstance(value, dict):
+            out += _leaves(value, path + (key,))
+        else:
+            out.append((path + (key,), value))
+    return out
+
+
+def _flat_key(path: tuple[str, ...]) -> str:
+    """The configuration key of a YAML key path: ``store.sync`` -> ``sync``;
+    ``server.bind`` -> ``server_bind``."""
+    return "_".join(str(p) for p in path if p != "store" or p == path[-1])
 
 
 def _default_file() -> Path:
@@ -121,16 +168,9 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def _flatten(data: Mapping[str, Any]) -> dict[str, Any]:
     """``{'store': {'sync': x}}`` -> ``{'sync': x}``; ``server.bind`` -> ``server_bind``."""
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        if isinstance(value, dict):
-            sub_prefix = "" if key == "store" else f"{key}_"
-            out.update(_flatten(value, prefix + sub_prefix))
-        else:
-            out[prefix + key] = value
-    return out
+    return {_flat_key(path): value for path, value in _leaves(data)}
 
 
 def _convert(key: str, value: Any, default: Any) -> Any:
