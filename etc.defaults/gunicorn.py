@@ -1,22 +1,31 @@
 """Gunicorn settings for lsup-server.
 
-``bind`` and ``workers`` come from the Lakesuperior configuration
-(``server.bind`` / ``LSUP_SERVER_BIND``, ``server.workers`` /
-``LSUP_SERVER_WORKERS``): lsup-server sets them after reading this file. The
+``bind``, ``workers`` and ``threads`` come from the Lakesuperior configuration
+(``server.bind`` / ``LSUP_SERVER_BIND`` / ``--bind``, ``server.workers``,
+``server.threads``): lsup-server sets them after reading this file. The
 application is loaded in each worker after the fork (``preload_app = False``),
 so every worker opens its own LMDB environment.
 """
 
-worker_class = "sync"
+# Threaded workers: each connection has a thread, so slow clients (a large
+# upload on a slow link) and keep-alive connections hold a thread, not a whole
+# worker, and other requests go on. The repository is thread-safe: reads run
+# concurrently on their own snapshots, writes take the repository's lock.
+worker_class = "gthread"
 preload_app = False
-# Sync workers: one request at a time each, no keep-alive. A worker busy for
-# longer than ``timeout`` seconds (a very large upload or download on a slow
-# link) is restarted: raise it with GUNICORN_CMD_ARGS="--timeout 3600".
-timeout = 600
+keepalive = 5
+# A worker whose main loop is stuck for longer than ``timeout`` seconds is
+# restarted; threaded workers stay responsive during long transfers, so this
+# does not limit upload or download time.
+timeout = 120
 graceful_timeout = 30
 # Large uploads are streamed to the binary store: no request body limit here
 # (max_body_size in the Lakesuperior configuration applies).
 limit_request_line = 8190
+# No control socket: gunicorn's default (~/.gunicorn/gunicorn.ctl) would be
+# shared by every instance of the same user. No pid file either; the worker
+# heartbeat files are private, unlinked temporary files.
+control_socket_disable = True
 accesslog = "-"
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
 errorlog = "-"

@@ -162,7 +162,8 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     except OSError as e:
         raise ConfigError(f"Cannot read configuration file {path}: {e.strerror}") from e
     except yaml.YAMLError as e:
-        raise ConfigError(f"Configuration file {path} is not valid YAML: {e}") from e
+        raise ConfigError(f"Configuration file {path} is not valid YAML: "
+                          + " ".join(str(e).split())) from e
     if not isinstance(data, dict):
         raise ConfigError(f"Configuration file {path} must hold a mapping")
     return data

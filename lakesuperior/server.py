@@ -1,24 +1,36 @@
 """``lsup-server``: run the HTTP server under gunicorn.
 
-Settings come from ``etc.defaults/gunicorn.py``, then ``bind`` and ``workers``
-from the Lakesuperior configuration (``Config.load()``), then any gunicorn
-option in the ``GUNICORN_CMD_ARGS`` environment variable (as gunicorn's own
-command line reads it, e.g. ``GUNICORN_CMD_ARGS="--timeout 3600"``). The
-application is created in each worker after gunicorn forks, so every worker
-opens its own LMDB environment (LMDB handles must not cross a fork).
+Settings come from ``etc.defaults/gunicorn.py``, then ``bind``, ``workers`` and
+``threads`` from the Lakesuperior configuration (``Config.load()``: YAML,
+``LSUP_*`` variables, then the command-line options), then any gunicorn option
+in the ``GUNICORN_CMD_ARGS`` environment variable (as gunicorn's own command
+line reads it, e.g. ``GUNICORN_CMD_ARGS="--timeout 3600"``). The application is
+created in each worker after gunicorn forks, so every worker opens its own LMDB
+environment (LMDB handles must not cross a fork).
+
+Before gunicorn starts, the configuration, the address and the store are
+checked, so a start-up error is one ``Error:`` line on stderr and exit code 2.
 """
 from __future__ import annotations
 
+import errno
 import os
 import runpy
 import shlex
+import socket
 import sys
 from importlib import resources
 from typing import Any
 
+import click
 from gunicorn.app.base import BaseApplication
+from gunicorn.util import parse_address
 
 from lakesuperior.config import Config
+from lakesuperior.exceptions import LakesuperiorError
+from lakesuperior.repository import Repository
+
+EXIT_ERROR = 2
 
 
 class Server(BaseApplication):
@@ -36,6 +48,7 @@ class Server(BaseApplication):
                 self.cfg.set(key, value)
         self.cfg.set("bind", [self.lsup_config.server_bind])
         self.cfg.set("workers", self.lsup_config.server_workers)
+        self.cfg.set("threads", self.lsup_config.server_threads)
         cmd_args = os.environ.get("GUNICORN_CMD_ARGS")
         if cmd_args:
             parsed = self.cfg.parser().parse_args(shlex.split(cmd_args))
@@ -50,11 +63,89 @@ class Server(BaseApplication):
         return create_app(self.lsup_config)
 
 
+class StartupError(click.ClickException):
+    """The server cannot start: one line on stderr, exit code 2."""
+
+    exit_code = EXIT_ERROR
+
+
+def check_bind(addresses: list[str]) -> None:
+    """Refuse an address that cannot be listened on (taken, not local, bad)."""
+    for address in addresses:
+        try:
+            where = parse_address(address)
+        except RuntimeError as e:
+            raise StartupError(f"Bad address {address!r}: {e}") from e
+        if isinstance(where, (str, int)):      # a Unix socket path or an fd
+            continue
+        host, port = where
+        try:
+            infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                       flags=socket.AI_PASSIVE)
+            family, kind, proto, _, sockaddr = infos[0]
+            with socket.socket(family, kind, proto) as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.bind(sockaddr)
+        except OSError as e:
+            reason = e.strerror or str(e)
+            raise StartupError(f"Cannot listen on {address}: {reason.lower()}"
+                               + (" (another server is using this port: stop it or "
+                                  "choose another with --bind)"
+                                  if e.errno == errno.EADDRINUSE else "")) from e
+
+
+def check_store(config: Config) -> None:
+    """Open (creating it if new) and close the repository of ``config``, so that a
+    store of another format or an unusable data directory stops the start."""
+    try:
+        Repository(config=config).close()
+    except LakesuperiorError as e:
+        raise StartupError(str(e)) from e
+    except OSError as e:
+        raise StartupError(f"Cannot use the data directory {os.path.abspath(config.data_dir)}"
+                           f": {e.strerror or e}") from e
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--bind", "-b", metavar="HOST:PORT", default=None,
+              help="Address to listen on (server.bind; LSUP_SERVER_BIND; "
+                   "default 127.0.0.1:8000).")
+@click.option("--workers", "-w", type=click.IntRange(min=1), default=None,
+              help="Worker processes (server.workers; LSUP_SERVER_WORKERS).")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="Threads per worker, one connection each (server.threads; "
+                   "LSUP_SERVER_THREADS).")
+@click.option("--data-dir", metavar="DIR", default=None,
+              help="Data directory of the repository (data_dir; LSUP_DATA_DIR).")
+@click.option("--config", "config_path", metavar="FILE", default=None,
+              envvar="LSUP_CONFIG", show_envvar=True, help="YAML configuration file.")
+@click.version_option(package_name="lakesuperior", prog_name="lsup-server")
+def cli(bind: str | None, workers: int | None, threads: int | None, data_dir: str | None,
+        config_path: str | None) -> None:
+    """Serve a Lakesuperior repository over HTTP (LDP, Fedora API, SPARQL) with gunicorn.
+
+    Each option overrides its configuration key (YAML file, then LSUP_*
+    variables); other gunicorn settings go in GUNICORN_CMD_ARGS. The data
+    directory gets a new, empty repository if it has none. Exit codes: 0
+    stopped normally, 2 could not start (bad option or configuration, address
+    in use, unusable store).
+    """
+    options = {"server_bind": bind, "server_workers": workers, "server_threads": threads,
+               "data_dir": data_dir}
+    try:
+        config = Config.load(config_path, **{k: v for k, v in options.items()
+                                             if v is not None})
+    except LakesuperiorError as e:
+        raise StartupError(str(e)) from e
+    server = Server(config)
+    check_bind(server.cfg.bind)
+    check_store(config)
+    server.run()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``lsup-server`` console script."""
-    config = Config.load()
-    Server(config).run()
-    return 0
+    return cli.main(args=argv, prog_name="lsup-server")
 
 
 if __name__ == "__main__":

@@ -107,7 +107,7 @@ def free_port() -> int:
 class LsupServer:
     """``lsup-server`` in a subprocess on a tmp data directory."""
 
-    def __init__(self, data_dir: Path, log_path: Path):
+    def __init__(self, data_dir: Path, log_path: Path, args: list[str] | None = None):
         self.data_dir = data_dir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/rest"
@@ -117,7 +117,8 @@ class LsupServer:
         env.pop("LSUP_CONFIG", None)
         self.log_path = log_path
         self.log = open(log_path, "wb")
-        self.proc = subprocess.Popen([script("lsup-server")], cwd=str(data_dir.parent),
+        self.proc = subprocess.Popen([script("lsup-server"), *(args or [])],
+                                     cwd=str(data_dir.parent),
                                      env=env, stdout=self.log, stderr=subprocess.STDOUT)
 
     def wait_ready(self, timeout: float = 30.0) -> None:
