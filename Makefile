@@ -6,11 +6,13 @@ STAMP := $(VENV)/.installed
 SOURCES := $(shell find lakesuperior -name '*.py' -o -name '*.pyx' -o -name '*.pxd' -o -name '*.pyi' -o -name '*.html' -o -name '*.css') \
 	setup.py pyproject.toml etc.defaults/application.yml
 DATA_DIR ?= data
+PORT ?= 8000
 
 .PHONY: run test lint install bench clean
 
+# Loopback only; `make run PORT=8001 DATA_DIR=/srv/lsup` for a second instance.
 run: install
-	LSUP_DATA_DIR=$(DATA_DIR) $(BIN)/lsup-server
+	$(BIN)/lsup-server --bind 127.0.0.1:$(PORT) --data-dir $(DATA_DIR)
 
 test: install
 	$(BIN)/pytest -q
@@ -32,9 +34,16 @@ $(VENV)/bin/python:
 	$(BIN)/pip install -q "setuptools>=68" wheel "Cython>=3.0"
 
 # A regular (not editable) install: the tests import the built, compiled package.
+# Its compiled modules are then copied into the source tree (git-ignored), so
+# that `python -c "import lakesuperior"` from this directory works too.
 $(STAMP): $(VENV)/bin/python $(SOURCES)
 	$(BIN)/pip install -q --no-build-isolation ".[test,bench,lint]"
 	rm -rf build
+	find lakesuperior -name '*.so' -delete
+	cd $(VENV) && bin/python -c 'import lakesuperior, pathlib, shutil; \
+		src = pathlib.Path(lakesuperior.__file__).parent; \
+		[shutil.copy2(p, pathlib.Path("../lakesuperior") / p.relative_to(src)) \
+		 for p in src.rglob("*.so")]'
 	touch $(STAMP)
 
 bench: install
@@ -42,3 +51,4 @@ bench: install
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+	find lakesuperior -name '*.so' -delete

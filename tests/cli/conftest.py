@@ -107,13 +107,14 @@ def free_port() -> int:
 class LsupServer:
     """``lsup-server`` in a subprocess on a tmp data directory."""
 
-    def __init__(self, data_dir: Path, log_path: Path, args: list[str] | None = None):
+    def __init__(self, data_dir: Path, log_path: Path, args: list[str] | None = None,
+                 env: dict[str, str] | None = None):
         self.data_dir = data_dir
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/rest"
         env = {**os.environ, "LSUP_DATA_DIR": str(data_dir),
                "LSUP_SERVER_BIND": f"127.0.0.1:{self.port}", "LSUP_SERVER_WORKERS": "1",
-               "LSUP_SYNC": "false"}
+               "LSUP_STORE_SYNC": "false", **(env or {})}
         env.pop("LSUP_CONFIG", None)
         self.log_path = log_path
         self.log = open(log_path, "wb")

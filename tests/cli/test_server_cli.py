@@ -113,3 +113,22 @@ def test_unknown_variable_is_a_warning_at_start(tmp_path):
                    env={"LSUP_STORE_SYNK": "false", "LSUP_DATA_DIR": str(tmp_path / "d")})
     assert r.returncode == 2
     assert "Unknown environment variable LSUP_STORE_SYNK" in r.stderr
+
+
+def test_two_instances_share_no_file_outside_their_data_directories(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "TMPDIR": str(tmp_path / "tmp")}
+    (tmp_path / "tmp").mkdir()
+    servers = [LsupServer(tmp_path / f"data{i}", tmp_path / f"server{i}.log", env=env)
+               for i in range(2)]
+    try:
+        for srv in servers:
+            srv.wait_ready()
+        outside = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")
+                         if not p.name.endswith(".log")
+                         and not any(p.is_relative_to(s.data_dir) for s in servers))
+    finally:
+        for srv in servers:
+            srv.stop()
+    assert outside == ["home", "tmp"]
