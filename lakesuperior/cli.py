@@ -15,12 +15,18 @@ Exit codes (the same for every command):
   destination, an unreachable or misbehaving migration source;
 * 130: interrupted with Ctrl-C. Nothing is damaged: commands that write
   (bootstrap, backup, restore, migrate, cleanup) build their result aside or
-  work one file at a time.
+  work one file at a time;
+* 141: standard output was closed before everything was written (``| head``):
+  the command stops quietly, as Unix tools killed by SIGPIPE do (128 + 13).
+
+A full disk, an unwritable output or any other system error is one ``Error:``
+line on stderr and exit code 2, never a traceback.
 """
 from __future__ import annotations
 
 import csv
 import dataclasses
+import fcntl
 import functools
 import io
 import json
@@ -30,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 import click
+import lmdb
 
 from lakesuperior.admin import backup, checks, cleanup, datadir, http, migrate, stats
 from lakesuperior.admin.progress import Progress
@@ -41,6 +48,7 @@ EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 
 class CommandError(click.ClickException):
@@ -84,10 +92,33 @@ def _command(fn: Callable) -> Callable:
             raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
         except LakesuperiorError as e:
             raise CommandError(str(e)) from e
+        except BrokenPipeError:
+            _silence_stdout()
+            raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
         except OSError as e:
-            raise CommandError(f"{e.strerror or e}: {e.filename}" if e.filename
-                               else str(e)) from e
+            raise CommandError(os_error_message(e)) from e
     return wrapper
+
+
+def os_error_message(e: OSError) -> str:
+    """``No space left on device: /path`` (both paths of a copy), without ``[Errno n]``."""
+    what = e.strerror or str(e)
+    if e.filename is not None and e.filename2 is not None:
+        return f"{what}: {e.filename} -> {e.filename2}"
+    if e.filename is not None:
+        return f"{what}: {e.filename}"
+    return what
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that nothing more is written to a
+    closed pipe (nor flushed into one at exit)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 class ClickProgress(Progress):
@@ -139,6 +170,86 @@ def _open(cfg: Config) -> Repository:
     return datadir.open_repository(cfg)
 
 
+# --- is the repository open in another process? ----------------------------------------
+
+def _environments(cfg: Config) -> list[str]:
+    """The LMDB environments of the store that exist (data and lock file)."""
+    paths = (cfg.store_dir, os.path.join(cfg.store_dir, "index"))
+    return [p for p in paths if all(os.path.isfile(os.path.join(p, name))
+                                    for name in ("data.mdb", "lock.mdb"))]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _reader_pids(path: str) -> set[int]:
+    """Live pids in the reader table of the environment at ``path``."""
+    try:
+        env = lmdb.open(path, readonly=True, create=False, lock=True, max_dbs=16)
+    except lmdb.Error:
+        return set()
+    try:
+        table = env.readers()
+    finally:
+        env.close()
+    pids = set()
+    for line in table.splitlines()[1:]:
+        first = line.split()[:1]
+        if first and first[0].isdigit():
+            pids.add(int(first[0]))
+    return {pid for pid in pids if pid != os.getpid() and _alive(pid)}
+
+
+def _locked_elsewhere(path: str) -> bool:
+    """Whether another process holds LMDB's lock on ``path``/lock.mdb: every
+    process with the environment open does. Call it while this process does not
+    have the environment open (closing the probe drops this process's locks)."""
+    try:
+        fd = os.open(os.path.join(path, "lock.mdb"), os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
+    except OSError:
+        return True
+    else:
+        fcntl.lockf(fd, fcntl.LOCK_UN, 1, 0)
+        return False
+    finally:
+        os.close(fd)
+
+
+def open_elsewhere(cfg: Config) -> list[int] | None:
+    """``None`` if no other process has the repository's store open, else the
+    pids known to have it (LMDB's reader table; may be empty when only the lock
+    tells). Creates nothing."""
+    envs = _environments(cfg)
+    locked = any(_locked_elsewhere(p) for p in envs)
+    pids = sorted(set().union(*(_reader_pids(p) for p in envs)))
+    return pids if locked or pids else None
+
+
+def _refuse_if_open(cfg: Config, force: bool, doing: str) -> None:
+    """A destructive command stops while another process (a server) has the
+    repository open, unless ``--force``."""
+    if force:
+        return
+    pids = open_elsewhere(cfg)
+    if pids is None:
+        return
+    who = f" (pid {', '.join(map(str, pids))})" if pids else ""
+    raise CommandError(f"The repository in {os.path.abspath(cfg.data_dir)} is open in "
+                       f"another process{who}, probably a running lsup-server: stop it "
+                       f"first, or give --force to {doing} anyway. Nothing was changed.")
+
+
 # --- the group ------------------------------------------------------------------------------
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -157,19 +268,24 @@ def cli(config_path: str | None, data_dir: str | None) -> None:
 @cli.command("bootstrap")
 @_common_options
 @click.option("--yes", "-y", is_flag=True, help="Wipe an existing repository without asking.")
+@click.option("--force", is_flag=True,
+              help="Wipe it even while another process (a server) has it open.")
 @click.pass_context
 @_command
 def bootstrap_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
-              yes: bool) -> None:
+              yes: bool, force: bool) -> None:
     """Create a repository with its root container, or wipe and re-create one.
 
     An existing repository in the data directory is deleted only after a
     confirmation (or with --yes). Only its ldprs/ (store) and ldpnr/
-    (binaries) directories are removed. Stop the server first.
+    (binaries) directories are removed. Stop the server first: while another
+    process has the repository open, this is refused unless --force.
     """
     cfg = _load_config(ctx, config_path, data_dir)
     where = os.path.abspath(cfg.data_dir)
     exists = datadir.has_data(cfg)
+    if exists:
+        _refuse_if_open(cfg, force, "wipe it")
     if exists and not yes:
         what = "a repository"
         try:
@@ -300,17 +416,24 @@ def check_refint_command(ctx: click.Context, config_path: str | None, data_dir: 
               help="Leave files younger than this (they may belong to a write in "
                    "progress); use 0 only with the server stopped.")
 @click.option("--verbose", "-v", is_flag=True, help="List every file.")
+@click.option("--force", is_flag=True,
+              help="Allow --min-age 0 while another process (a server) has the "
+                   "repository open.")
 @click.pass_context
 @_command
 def cleanup_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
-            dry_run: bool, min_age: float, verbose: bool) -> None:
+            dry_run: bool, min_age: float, verbose: bool, force: bool) -> None:
     """Remove orphaned binary content and leftover temporary upload files.
 
     Orphans are content files no resource, tombstone or version refers to any
     more (left by purges and aborted uploads). Says what was removed and how
-    much space it freed.
+    much space it freed. --min-age 0 is refused while another process has the
+    repository open (it could remove the files of a write in progress), unless
+    --force.
     """
     cfg = _load_config(ctx, config_path, data_dir)
+    if min_age == 0 and not dry_run:
+        _refuse_if_open(cfg, force, "remove files of any age")
     with _open(cfg) as repo:
         report = cleanup.cleanup(repo, dry_run=dry_run, min_age=min_age,
                                  progress=ClickProgress())
@@ -464,7 +587,12 @@ def migrate_command(ctx: click.Context, config_path: str | None, data_dir: str |
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``lsup-admin`` console script."""
-    return cli.main(args=argv, prog_name="lsup-admin")
+    try:
+        return cli.main(args=argv, prog_name="lsup-admin")
+    except OSError as e:         # writing --help or --version to a full disk
+        _silence_stdout()
+        click.echo(f"Error: {os_error_message(e)}", err=True)
+        return EXIT_ERROR
 
 
 if __name__ == "__main__":
