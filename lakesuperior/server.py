@@ -130,11 +130,11 @@ def cli(bind: str | None, workers: int | None, threads: int | None, data_dir: st
     stopped normally, 2 could not start (bad option or configuration, address
     in use, unusable store).
     """
-    options = {"server_bind": bind, "server_workers": workers, "server_threads": threads,
-               "data_dir": data_dir}
+    options: dict[str, Any] = {"server_bind": bind, "server_workers": workers,
+                               "server_threads": threads, "data_dir": data_dir}
+    overrides = {k: v for k, v in options.items() if v is not None}
     try:
-        config = Config.load(config_path, **{k: v for k, v in options.items()
-                                             if v is not None})
+        config = Config.load(config_path, None, **overrides)
     except LakesuperiorError as e:
         raise StartupError(str(e)) from e
     server = Server(config)
