@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SOURCES := $(shell find lakesuperior -name '*.py' -o -name '*.pyx' -o -name '*.pxd' -o -name '*.pyi' -o -name '*.html' -o -name '*.css') \
-	setup.py pyproject.toml etc.defaults/application.yml
+	setup.py pyproject.toml $(wildcard etc.defaults/*)
 DATA_DIR ?= data
 PORT ?= 8000
 

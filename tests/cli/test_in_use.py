@@ -67,3 +67,13 @@ def test_the_check_creates_nothing(tmp_path):
     assert open_elsewhere(Config(data_dir=str(tmp_path / "empty"))) is None
     assert not (tmp_path / "none").exists()
     assert list((tmp_path / "empty" / "ldprs").iterdir()) == []
+
+
+def test_restore_never_replaces_a_repository_in_use(data_dir, start_server, tmp_path):
+    assert admin("backup", tmp_path / "bk", "--data-dir", data_dir).returncode == 0
+    before = state(data_dir)
+    srv = start_server(data_dir)
+    r = admin("restore", tmp_path / "bk", "--data-dir", data_dir)
+    srv.stop()
+    assert r.returncode == 2 and "is not empty" in r.stderr, r.stderr
+    assert state(data_dir) == before
