@@ -94,7 +94,10 @@ cdef class Indexer:
                 st.grow(st.ienv, 0)
                 continue
             except lmdb.Error as e:
-                raise StoreBackendError(f"Indexing failed: {e}") from e
+                err = st.write_failure(e, 0)
+                if isinstance(err, StoreBackendError):
+                    err = StoreBackendError(f"Indexing failed: {e}")
+                raise err from e
             total += n
             if not rebuilding and n < st.index_batch:
                 return total
