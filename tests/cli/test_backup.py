@@ -2,6 +2,7 @@
 writes, verification, interruption and every refusal."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -127,17 +128,18 @@ def test_restore_detects_corrupt_and_missing_binaries(invoke, data_dir, tmp_path
 def test_backup_reports_content_missing_in_the_source(invoke, data_dir, tmp_path):
     from lakesuperior.store.binaries import BinaryStore
     store = BinaryStore(data_dir / "ldpnr")
-    digest = sorted(store)[0]
+    digest = hashlib.sha512(b"hello world\n").hexdigest()      # /coll/note.txt
     os.unlink(store.path(digest))
     res = invoke("backup", tmp_path / "b", "--data-dir", data_dir)
     assert res.exit_code == 1
-    assert f"MISSING binary content {digest}" in res.output
+    assert f"MISSING content of /coll/note.txt (digest {digest})" in res.output
     manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
     assert manifest["missing_binaries"] == [digest]
     # the backup restores, and says what was already missing
     res = invoke("restore", tmp_path / "b", "--data-dir", tmp_path / "r")
     assert res.exit_code == 1
     assert f"binary {digest} was already missing" in res.output
+    assert "(used by /coll/note.txt)" in res.output
     assert (tmp_path / "r" / "ldprs" / "data.mdb").exists()
 
 
