@@ -139,12 +139,12 @@ def _url_segment(seg: str, uid: str) -> str:
 
 
 def check_slug(slug: str) -> str:
-    """Validate a slug (one path segment suggested by a client)."""
+    """Validate a slug (one path segment suggested by a client); return it in
+    normalized URL form (``normalize_uid``)."""
     if not isinstance(slug, str) or not slug or "/" in slug:
         raise InvalidResourceError(None, f"Invalid slug {slug!r}: it must be one non-empty "
                                    "path segment")
-    normalize_uid("/" + slug)
-    return slug
+    return normalize_uid("/" + slug)[1:]
 
 
 def parent_uid(uid: str) -> str | None:
@@ -165,7 +165,14 @@ def parent_of(uid: str) -> str:
 
 
 def child_uid(parent: str, segment: str) -> str:
-    return ("/" + segment) if parent == ROOT_UID else f"{parent}/{segment}"
+    """The uid of ``segment`` (normalized) under ``parent``; ``InvalidResourceError``
+    if it would be longer than ``MAX_UID_LENGTH``."""
+    uid = ("/" + segment) if parent == ROOT_UID else f"{parent}/{segment}"
+    if len(uid) > MAX_UID_LENGTH:
+        raise InvalidResourceError(parent, f"A child {segment[:40]!r} of {parent[:60]!r}... "
+                                           f"would have a uid longer than {MAX_UID_LENGTH} "
+                                           "characters")
+    return uid
 
 
 def ancestors(uid: str) -> list[str]:

@@ -261,3 +261,19 @@ def test_the_longest_uid_is_served_by_a_real_server(repo_factory, tmp_path):
         proc.terminate()
         proc.wait(timeout=20)
         log.close()
+
+
+def test_slugs_and_children_follow_the_rule(repo, state):
+    """A slug is one segment in normalized URL form; a child whose uid would be
+    longer than the limit is refused (POST to a parent near it), nothing written."""
+    assert uids.check_slug("café") == "caf%C3%A9"
+    assert repo.create("/", slug="café").uid == "/caf%C3%A9"
+    parent = _uid_of_length(2030)
+    repo.create_or_replace(parent)
+    before = state(repo)
+    with pytest.raises(InvalidResourceError, match="longer than 2048"):
+        repo.create(parent)                               # a uuid: 37 more characters
+    with pytest.raises(InvalidResourceError, match="longer than 2048"):
+        repo.create(parent, slug="s" * 30)
+    assert state(repo) == before
+    assert repo.create(parent, slug="s" * 16).uid == parent + "/" + "s" * 16
