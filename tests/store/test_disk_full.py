@@ -100,3 +100,20 @@ def test_store_commit_on_a_real_small_disk(tmp_path):
                 assert txn.triples(G) == [("<http://ex.org/a>", P, '"after"')]
         finally:
             st.close()
+
+
+def test_index_catch_up_on_a_real_full_disk(tmp_path):
+    """The union index cannot take in a committed write for want of room: a
+    DiskFullError that says the write is kept, and it is."""
+    with small_filesystem(tmp_path / "fs", "3m") as fs:
+        st = QuadStore(os.path.join(fs, "store"), sync=False)
+        try:
+            rows = [("<http://ex.org/a>", P, f'"{i}"') for i in range(30000)]
+            with st.write() as txn:
+                txn.add_graph(G, rows)
+            with pytest.raises(exc.DiskFullError, match="index is full.*they are kept"):
+                st.index()
+            with st.read() as txn:
+                assert len(txn.triples(G)) == 30000
+        finally:
+            st.close()
