@@ -95,6 +95,8 @@ class RestoreReport:
     counts: dict[str, int]
     seconds: float
     problems: list[str] = field(default_factory=list)
+    #: stale staging directories of killed restores removed beside ``path``
+    stale_removed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -251,6 +253,7 @@ def restore(src: str | os.PathLike, config: Config, *,
         raise AdminError(f"The backup stores binaries by {algo} digest, but the "
                          f"configuration says digest_algorithm: {config.digest_algorithm}; "
                          f"set digest_algorithm to {algo} (LSUP_DIGEST_ALGORITHM={algo})")
+    stale = [name for name, _ in remove_stale_staging(os.path.dirname(data_dir))]
     staging = staging_dir(data_dir, "restoring")
     problems: list[str] = []
     try:
@@ -310,4 +313,4 @@ def restore(src: str | os.PathLike, config: Config, *,
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return RestoreReport(data_dir, counts, time.perf_counter() - t0, problems)
+    return RestoreReport(data_dir, counts, time.perf_counter() - t0, problems, stale)

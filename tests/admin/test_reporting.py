@@ -200,3 +200,14 @@ def test_cleanup_cli_reports_stale_staging(repo, tmp_path):
 def test_only_names_made_by_staging_dir_are_candidates(tmp_path, name):
     os.makedirs(tmp_path / name)
     assert files.stale_staging(str(tmp_path)) == []
+
+
+def test_restore_removes_stale_staging_beside_the_data_directory(repo, tmp_path):
+    _fill(repo)
+    backup.backup(repo, tmp_path / "b")
+    target = tmp_path / "restored" / "data"
+    stale = _staging(target.parent, "data", "restoring", _dead_pid())
+    live = _staging(target.parent, "data", "restoring", os.getpid())
+    report = backup.restore(tmp_path / "b", repo.config.with_(data_dir=str(target)))
+    assert report.ok and report.stale_removed == [os.path.basename(stale)]
+    assert not os.path.exists(stale) and os.path.exists(live)
