@@ -65,7 +65,7 @@ def _running(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
+    except (PermissionError, OverflowError):   # another user's; no pid this code made
         return True
     return True
 

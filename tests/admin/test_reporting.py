@@ -196,8 +196,11 @@ def test_cleanup_cli_reports_stale_staging(repo, tmp_path):
 
 
 @pytest.mark.parametrize("name", [".x.partial-abcd1234", ".x.partial-12@h-abcd1234x",
-                                  "x.partial-12@h-abcd1234", ".x.partial-@h-abcd1234"])
+                                  "x.partial-12@h-abcd1234", ".x.partial-@h-abcd1234",
+                                  ".x.other-12@h-abcd1234", ".x.partial-0@h-abcd1234",
+                                  ".x.partial-" + "9" * 40 + "@h-abcd1234"])
 def test_only_names_made_by_staging_dir_are_candidates(tmp_path, name):
+    name = name.replace("@h-", f"@{socket.gethostname()}-")
     os.makedirs(tmp_path / name)
     assert files.stale_staging(str(tmp_path)) == []
 
