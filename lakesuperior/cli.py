@@ -314,6 +314,7 @@ def stats_command(ctx: click.Context, config_path: str | None, data_dir: str | N
     with _open(cfg) as repo:
         st = stats.repository_stats(repo)
         st["index_pending"] = repo.store.pending()
+    st["data_dir"] = os.path.abspath(cfg.data_dir)
     if as_json:
         click.echo(json.dumps(st, indent=2, sort_keys=True))
         return
@@ -323,6 +324,8 @@ def stats_command(ctx: click.Context, config_path: str | None, data_dir: str | N
     rows += [(f"  {name}", f"{n:,}") for name, n in st["by_model"].items()]
     rows += [("Tombstones", f"{st['tombstones']:,}"), ("Versions", f"{st['versions']:,}"),
              ("Binary files", f"{st['binaries']:,} ({_size(st['binary_bytes'])})"),
+             ("Unreferenced content files", f"{st['unreferenced_files']:,} "
+              f"({_size(st['unreferenced_bytes'])}; cleanup removes them)"),
              ("Triples (all graphs)", f"{store['quads']:,}"),
              ("Graphs", f"{store['graphs']:,}"),
              ("Store size on disk", _size(store["store_bytes"])),
@@ -443,9 +446,17 @@ def cleanup_command(ctx: click.Context, config_path: str | None, data_dir: str |
             click.echo(f"{verb.lower()} binary {digest} ({_size(size)})")
         for name, size in report.temp_files:
             click.echo(f"{verb.lower()} temporary file {name} ({_size(size)})")
+        for name, size in report.staging_dirs:
+            click.echo(f"{verb.lower()} stale staging directory {name} ({_size(size)})")
+    staging = (f" and {len(report.staging_dirs)} stale staging directories"
+               if report.staging_dirs else "")
     click.echo(f"{verb} {len(report.orphans)} orphan binaries and {len(report.temp_files)} "
-               f"temporary files: {_size(report.bytes_freed)} "
+               f"temporary files{staging}: {_size(report.bytes_freed)} "
                f"{'would be ' if dry_run else ''}freed.")
+    if report.young:
+        click.echo(f"Skipped {len(report.young)} files younger than {min_age:g} s "
+                   f"({_size(sum(n for _, n in report.young))}): they may belong to writes "
+                   "in progress; --min-age sets this grace period.")
 
 
 @cli.command("index")
@@ -491,12 +502,8 @@ def backup_command(ctx: click.Context, config_path: str | None, data_dir: str | 
                f"{c['versions']:,} versions, {c['tombstones']:,} tombstones; "
                f"{_size(report.store_bytes)} on disk, {report.seconds:.1f} s.")
     if not report.ok:
-        for digest in report.missing_binaries:
-            click.echo(f"MISSING binary content {digest} (not in the source repository)",
-                       err=True)
-        for digest in report.corrupt_binaries:
-            click.echo(f"CORRUPT binary content {digest} (does not match its digest in "
-                       "the source repository; not copied)", err=True)
+        for line in report.problems:
+            click.echo(line, err=True)
         ctx.exit(EXIT_PROBLEMS)
 
 

@@ -20,8 +20,17 @@ class StoreFormatError(StoreError):
     """The data directory holds a store of an unknown or newer format."""
 
 
-class StoreFullError(StoreError):
+class InsufficientStorageError(StoreError):
+    """There is no room for a write (the store's map or the disk is full);
+    nothing of it was kept. The message says what is full, without host paths."""
+
+
+class StoreFullError(InsufficientStorageError):
     """A write does not fit in the store's map, even after growing it once."""
+
+
+class DiskFullError(InsufficientStorageError):
+    """The file system holding the data is full or over quota (ENOSPC, EDQUOT)."""
 
 
 class StoreBackendError(StoreError):

@@ -12,7 +12,9 @@ processes (a running server) keep writing; the union-graph index, which is
 derived data, is rebuilt from that snapshot inside the backup rather than
 copied, so it always matches it. Both operations build their result in a
 staging directory beside the destination and rename it into place only when it
-is complete and verified; an interruption (``KeyboardInterrupt``) removes it.
+is complete and verified; an interruption (``KeyboardInterrupt``) removes it,
+and a backup removes the staging directories killed backups left beside its
+destination (``files.stale_staging``).
 """
 from __future__ import annotations
 
@@ -24,12 +26,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from lakesuperior.admin.checks import content_users
 from lakesuperior.admin.cleanup import referenced
 from lakesuperior.admin.files import (
     dir_bytes,
     has_content,
     inside,
     promote,
+    remove_stale_staging,
     staging_dir,
     unlink,
 )
@@ -61,10 +65,26 @@ class BackupReport:
     seconds: float
     missing_binaries: list[str] = field(default_factory=list)
     corrupt_binaries: list[str] = field(default_factory=list)
+    #: digest of missing or corrupt content -> the resources using it (``content_users``)
+    users: dict[str, list[str]] = field(default_factory=dict)
+    #: stale staging directories of killed backups removed beside ``path``
+    stale_removed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not (self.missing_binaries or self.corrupt_binaries)
+
+    @property
+    def problems(self) -> list[str]:
+        """One line per missing or corrupt content file, naming the resources using it."""
+        out = [f"MISSING content of {self._named(d)} (digest {d}): not in the source "
+               "repository" for d in self.missing_binaries]
+        out += [f"CORRUPT content of {self._named(d)} (digest {d}): the source file does "
+                "not match its digest; not copied" for d in self.corrupt_binaries]
+        return out
+
+    def _named(self, digest: str) -> str:
+        return ", ".join(self.users.get(digest) or ["no resource"])
 
 
 @dataclass
@@ -75,6 +95,8 @@ class RestoreReport:
     counts: dict[str, int]
     seconds: float
     problems: list[str] = field(default_factory=list)
+    #: stale staging directories of killed restores removed beside ``path``
+    stale_removed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -123,6 +145,7 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
         raise AdminError(f"The backup destination {dest} exists already: give a new path")
     if inside(dest, repo.config.data_dir):
         raise AdminError(f"The backup destination {dest} is inside the data directory")
+    stale = [name for name, _ in remove_stale_staging(os.path.dirname(dest))]
     staging = staging_dir(dest, "partial")
     try:
         progress.start("Copying the store", None)
@@ -151,6 +174,7 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
             finally:
                 progress.finish()
             counts = _counts(copy)
+            users = content_users(copy, missing + corrupt)
         manifest = {
             "kind": BACKUP_KIND, "backup_format": BACKUP_FORMAT,
             "lakesuperior_version": __version__,
@@ -158,6 +182,7 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
             "source": os.path.abspath(repo.config.data_dir),
             "store_format": int(FORMAT_VERSION), "digest_algorithm": repo.binaries.algorithm,
             "counts": counts, "missing_binaries": missing, "corrupt_binaries": corrupt,
+            "binary_users": users,
         }
         with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8") as fh:
             json.dump(manifest, fh, indent=2)
@@ -168,7 +193,7 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return BackupReport(dest, counts, dir_bytes(dest), time.perf_counter() - t0,
-                        missing, corrupt)
+                        missing, corrupt, users, stale)
 
 
 def read_manifest(src: str | os.PathLike) -> dict[str, Any]:
@@ -228,6 +253,7 @@ def restore(src: str | os.PathLike, config: Config, *,
         raise AdminError(f"The backup stores binaries by {algo} digest, but the "
                          f"configuration says digest_algorithm: {config.digest_algorithm}; "
                          f"set digest_algorithm to {algo} (LSUP_DIGEST_ALGORITHM={algo})")
+    stale = [name for name, _ in remove_stale_staging(os.path.dirname(data_dir))]
     staging = staging_dir(data_dir, "restoring")
     problems: list[str] = []
     try:
@@ -262,7 +288,11 @@ def restore(src: str | os.PathLike, config: Config, *,
         progress.start("Verifying the restored repository", None)
         known = set(manifest.get("missing_binaries") or []) | set(
             manifest.get("corrupt_binaries") or [])
+        users = manifest.get("binary_users")
+        users = users if isinstance(users, dict) else {}
         problems += [f"binary {d} was already missing or corrupt when the backup was made"
+                     + (f" (used by {', '.join(map(str, users[d]))})"
+                        if isinstance(users.get(d), list) and users[d] else "")
                      for d in sorted(known)]
         with Repository(config=config.with_(data_dir=staging)) as repo:
             repo.store.index()
@@ -283,4 +313,4 @@ def restore(src: str | os.PathLike, config: Config, *,
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return RestoreReport(data_dir, counts, time.perf_counter() - t0, problems)
+    return RestoreReport(data_dir, counts, time.perf_counter() - t0, problems, stale)

@@ -1,16 +1,19 @@
-"""Checks over a whole repository: fixity of every binary, referential integrity."""
+"""Checks over a whole repository: fixity of every binary, referential integrity,
+and which resources use a content file."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from lakesuperior.admin.progress import QUIET, Progress
 from lakesuperior.admin.stats import binary_uids
 from lakesuperior.model.checks import FixityResult, IntegrityReport
-from lakesuperior.model.uids import normalize_uid, parent_uid
+from lakesuperior.model.namespaces import PREMIS_HAS_MESSAGE_DIGEST
+from lakesuperior.model.nonrdf import digest_urn
+from lakesuperior.model.uids import graph_kind, normalize_uid, parent_uid, uid_of_graph
 from lakesuperior.repository import Repository
 
-__all__ = ["FixityReport", "check_fixity", "check_refint", "integrity_rows"]
+__all__ = ["FixityReport", "check_fixity", "check_refint", "content_users", "integrity_rows"]
 
 
 @dataclass
@@ -62,3 +65,21 @@ def integrity_rows(report: IntegrityReport) -> list[tuple[str, str, str]]:
     rows += [("not_contained", uid, parent_uid(uid) or "") for uid in report.not_contained]
     rows += [("missing_content", uid, "") for uid in report.missing_content]
     return rows
+
+
+def content_users(repo: Repository, digests: Iterable[str]) -> dict[str, list[str]]:
+    """The resources whose description names each content digest (store
+    algorithm), sorted: a live binary by its uid, a version by its memento path
+    (``/a/fcr:versions/20240101000000``), a deleted binary as ``/a (deleted)``."""
+    algo = repo.binaries.algorithm
+    out: dict[str, list[str]] = {}
+    with repo.store.read() as txn:
+        for digest in digests:
+            users = set()
+            for _s, _p, _o, g in txn.match(None, PREMIS_HAS_MESSAGE_DIGEST,
+                                           digest_urn(algo, digest), None):
+                kind = graph_kind(g)
+                if kind is not None:
+                    users.add(uid_of_graph(g) + (" (deleted)" if kind == "bury" else ""))
+            out[digest] = sorted(users)
+    return out

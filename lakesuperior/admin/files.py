@@ -3,14 +3,27 @@
 Backup, restore and migrate write into a staging directory beside their
 destination (same file system), flush it, and rename it into place only when
 it is complete; these are the pieces they share.
+
+A staging directory is named for its owner, ``.DEST.TAG-PID@HOST-XXXXXXXX``, so
+that one left by a killed process can be told from one in use: it is *stale*
+when it was made on this host by a process that is gone. Directories of other
+hosts, and names this code does not make, are never taken for stale.
 """
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import socket
 import tempfile
 
-__all__ = ["has_content", "inside", "staging_dir", "fsync_tree", "promote", "dir_bytes",
-           "unlink"]
+__all__ = ["has_content", "inside", "staging_dir", "stale_staging", "remove_stale_staging",
+           "fsync_tree", "promote", "dir_bytes", "unlink"]
+
+#: The tags of staging directories: backup, restore, migrate.
+STAGING_TAGS = ("partial", "restoring", "migrating")
+_STAGING = re.compile(rf"\..+\.(?:{'|'.join(STAGING_TAGS)})-([1-9][0-9]*)@([A-Za-z0-9._-]+)"
+                      r"-[a-z0-9_]{8}")
 
 
 def has_content(path: str) -> bool:
@@ -30,12 +43,62 @@ def inside(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip(os.sep) + os.sep)
 
 
+def _host() -> str:
+    return re.sub(r"[^A-Za-z0-9.-]", "_", socket.gethostname()) or "localhost"
+
+
 def staging_dir(dest: str, tag: str) -> str:
     """A new empty directory beside ``dest`` (same file system, so it can be
-    renamed into place)."""
+    renamed into place), named for this process (see the module doc); ``tag``
+    is one of ``STAGING_TAGS``."""
+    if tag not in STAGING_TAGS:
+        raise ValueError(f"Unknown staging tag {tag!r}")
     parent = os.path.dirname(dest)
     os.makedirs(parent, exist_ok=True)
-    return tempfile.mkdtemp(prefix=f".{os.path.basename(dest)}.{tag}-", dir=parent)
+    return tempfile.mkdtemp(prefix=f".{os.path.basename(dest)}.{tag}-{os.getpid()}@{_host()}-",
+                            dir=parent)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this host (another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):   # another user's; no pid this code made
+        return True
+    return True
+
+
+def stale_staging(parent: str) -> list[str]:
+    """The staging directories in ``parent`` left by processes of this host that
+    are gone (sorted paths). A running operation's directory is never among them."""
+    try:
+        entries = sorted(os.scandir(parent), key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    host = _host()
+    out = []
+    for entry in entries:
+        m = _STAGING.fullmatch(entry.name)
+        if (m is not None and m.group(2) == host and entry.is_dir(follow_symlinks=False)
+                and not _running(int(m.group(1)))):
+            out.append(entry.path)
+    return out
+
+
+def remove_stale_staging(parent: str, *, dry_run: bool = False) -> list[tuple[str, int]]:
+    """Remove (with ``dry_run``, only list) the stale staging directories in
+    ``parent``: ``(name, bytes)`` of each."""
+    out = []
+    for path in stale_staging(parent):
+        size = dir_bytes(path)
+        if not dry_run:
+            shutil.rmtree(path, ignore_errors=True)
+            if os.path.lexists(path):
+                continue
+        out.append((os.path.basename(path), size))
+    return out
 
 
 def fsync_tree(root: str) -> None:

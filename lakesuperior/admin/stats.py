@@ -1,7 +1,6 @@
 """Repository figures: resources by interaction model, and the live binaries."""
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from lakesuperior.model import interaction
@@ -24,7 +23,10 @@ def _resource_types(repo: Repository, type_term: str | None = None) -> dict[str,
 
 def repository_stats(repo: Repository) -> dict[str, Any]:
     """``Repository.stats()`` plus resources counted by interaction model
-    (``by_model``: ``ldp:BasicContainer`` -> n, ...) and the data directory."""
+    (``by_model``: ``ldp:BasicContainer`` -> n, ...).
+
+    Nothing about the host's file system (no paths): the admin pages serve this
+    to anyone. The CLI adds the data directory for the operator."""
     out = dict(repo.stats())
     models = interaction.INTERACTION_MODELS
     by_model: dict[str, int] = {interaction.model_name(m): 0 for m in models}
@@ -32,7 +34,6 @@ def repository_stats(repo: Repository) -> dict[str, Any]:
         name = interaction.model_name(interaction.model_of(types))
         by_model[name] = by_model.get(name, 0) + 1
     out["by_model"] = by_model
-    out["data_dir"] = os.path.abspath(repo.config.data_dir)
     return out
 
 

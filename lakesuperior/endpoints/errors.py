@@ -8,7 +8,9 @@ whose body says what was wrong: plain text by default, or HTML, JSON or RDF
 when the client's ``Accept`` asks for them. Every 4xx response links the
 constraints document with ``rel="http://www.w3.org/ns/ldp#constrainedBy"``
 (LDP 4.2.1.6, Fedora API 3.5 / 3.6.1 / 3.7 / 4.3.3). A 500 is a bug: it is
-logged with its traceback and its body names only the exception type.
+logged with its traceback and its body names only the exception type. A 507
+(the store's map or the disk is full) is not a bug: it is logged as a warning
+and its body says what is full.
 """
 from __future__ import annotations
 
@@ -107,6 +109,8 @@ STATUS: dict[type[BaseException], int] = {
     exc.TermError: 400,
     exc.PayloadTooLargeError: 413,
     exc.RangeNotSatisfiableError: 416,
+    # no room: the store's map or the disk is full (RFC 4918 section 11.5)
+    exc.InsufficientStorageError: 507,
     # bugs or broken installations
     exc.BinaryNotFoundError: 500,
     exc.StoreFormatError: 500,
@@ -183,8 +187,16 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
     return headers
 
 
+#: Server-side errors that are not bugs: their message is the response body.
+_EXPECTED = (HTTPException, exc.QueryTimeoutError, exc.InsufficientStorageError)
+
+
+def _is_bug(error: BaseException, status: int) -> bool:
+    return status >= 500 and not isinstance(error, _EXPECTED)
+
+
 def _message(error: BaseException, status: int) -> str:
-    if status >= 500 and not isinstance(error, (HTTPException, exc.QueryTimeoutError)):
+    if _is_bug(error, status):
         return (f"Internal server error ({type(error).__name__}); this is a bug, "
                 "see the server log")
     if isinstance(error, HTTPException):
@@ -208,9 +220,11 @@ def _rdf_body(status: int, phrase: str, message: str, media_type: str) -> bytes:
 def error_response(error: BaseException) -> Response:
     """The response for any exception."""
     status = status_of(error)
-    if status >= 500 and not isinstance(error, (HTTPException, exc.QueryTimeoutError)):
+    if _is_bug(error, status):
         current_app.logger.error("Unhandled error on %s %s", request.method, request.path,
                                  exc_info=error)
+    elif isinstance(error, exc.InsufficientStorageError):
+        current_app.logger.warning("%s %s: %s", request.method, request.path, error)
     try:
         phrase = HTTPStatus(status).phrase
     except ValueError:

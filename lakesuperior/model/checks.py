@@ -122,7 +122,8 @@ def integrity_check(ctx: Context) -> IntegrityReport:
 
 
 def stats(ctx: Context, store: Any) -> dict[str, Any]:
-    """Counts and sizes of the repository."""
+    """Counts and sizes of the repository (binaries: the content files that
+    descriptions name, leftovers counted apart)."""
     txn = ctx.txn
     counts = {"resources": 0, "tombstones": 0, "versions": 0}
     for g in txn.graphs():
@@ -133,11 +134,30 @@ def stats(ctx: Context, store: Any) -> dict[str, Any]:
             counts["tombstones"] += 1
         elif kind == "snap":
             counts["versions"] += 1
-    binaries = ctx.binaries
     out: dict[str, Any] = dict(counts)
-    out["binaries"] = sum(1 for _ in binaries) if binaries is not None else 0
-    out["binary_bytes"] = binaries.total_size() if binaries is not None else 0
+    out.update(_content_files(ctx))
     out["store"] = store.stats()
+    return out
+
+
+def _content_files(ctx: Context) -> dict[str, int]:
+    """Content files a description names (``binaries``, ``binary_bytes``) and those
+    none does (``unreferenced_files``, ``unreferenced_bytes``: left by purges and
+    aborted writes, removed by the clean-up)."""
+    out = dict.fromkeys(("binaries", "binary_bytes", "unreferenced_files",
+                         "unreferenced_bytes"), 0)
+    if ctx.binaries is None:
+        return out
+    named = referenced_digests(ctx)
+    for digest in ctx.binaries:
+        try:
+            size = ctx.binaries.size(digest)
+        except BinaryNotFoundError:          # removed meanwhile
+            continue
+        count, total = (("binaries", "binary_bytes") if digest in named
+                        else ("unreferenced_files", "unreferenced_bytes"))
+        out[count] += 1
+        out[total] += size
     return out
 
 

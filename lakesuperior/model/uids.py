@@ -19,6 +19,15 @@ from lakesuperior.rdfio import Triple
 
 ROOT_UID = "/"
 
+#: Longest path segment and longest uid, in characters of their normalized URL
+#: form (``normalize_uid``: ``é`` is ``%C3%A9``). The same limits hold for
+#: the Python API and HTTP, and they leave room for the longest Fedora suffix
+#: (``/fcr:metadata/fcr:versions/<14 digits>``), the endpoint prefix and a query
+#: within the shortest request line a server takes (gunicorn's default 4094), so
+#: every resource the API makes can be served.
+MAX_SEGMENT_LENGTH = 255
+MAX_UID_LENGTH = 2048
+
 RES_PREFIX = "<info:fcres"
 _RES_LEN = len(RES_PREFIX)
 
@@ -41,14 +50,29 @@ _GRAPH_PREFIXES = MappingProxyType({
 
 # --- validation --------------------------------------------------------------------
 
+# pchar = unreserved / pct-encoded / sub-delims / ":" / "@" (RFC 3986 section 3.3)
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_PCHAR = _UNRESERVED | frozenset("!$&'()*+,;=:@")
+_PLAIN = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")   # a uid already in normal form
+_PCT = re.compile(rb"%([0-9A-Fa-f]{2})")
+
+
 def normalize_uid(uid: str) -> str:
     """Return the canonical form of ``uid`` or raise ``InvalidResourceError``.
 
+    The one uid rule of both doors (the Python API and HTTP's request paths):
     ``''`` and ``'/'`` are the root; a missing leading slash is added and one
-    trailing slash is dropped. Refused: empty segments (``//``), ``.`` and
-    ``..`` segments, control characters, characters that cannot appear in an
-    IRI path (space, ``<>"{}|\\^```), ``#`` and ``?``, and segments starting
-    with the reserved ``fcr:``.
+    trailing slash is dropped. Each segment is put in normalized URL form (RFC
+    3986 section 6.2.2), as a request path carries it: percent-encodings of
+    unreserved characters decoded, any other character that a path segment
+    cannot hold as such (non-ASCII ones included, as UTF-8) percent-encoded
+    with upper-case hex, so ``/café`` and ``/caf%c3%a9`` are ``/caf%C3%A9``.
+    Refused: empty segments (``//``), ``.`` and ``..`` segments, control
+    characters, a ``/`` or ``\\`` inside a segment (percent-encoded), invalid
+    UTF-8, characters that cannot appear in an IRI path unencoded (space,
+    ``<>"{}|\\^```), ``#`` and ``?``, segments starting with the reserved
+    ``fcr:``, and segments or uids longer than ``MAX_SEGMENT_LENGTH`` /
+    ``MAX_UID_LENGTH`` characters (of the normalized form).
     """
     if not isinstance(uid, str):
         raise InvalidResourceError(None, f"A uid must be a string, not {type(uid).__name__}")
@@ -62,7 +86,11 @@ def normalize_uid(uid: str) -> str:
         ch = bad.group()
         what = "control character" if _CONTROL.match(ch) else "character"
         raise InvalidResourceError(uid, f"Invalid uid {uid!r}: {what} {ch!r} is not allowed")
-    for seg in norm[1:].split("/"):
+    segments = norm[1:].split("/")
+    if _PLAIN.fullmatch(norm) is None:
+        segments = [_url_segment(seg, uid) for seg in segments]
+        norm = "/" + "/".join(segments)
+    for seg in segments:
         if not seg:
             raise InvalidResourceError(uid, f"Invalid uid {uid!r}: empty path segment ('//')")
         if seg in (".", ".."):
@@ -71,16 +99,52 @@ def normalize_uid(uid: str) -> str:
         if seg[:4].lower() == "fcr:":
             raise InvalidResourceError(
                 uid, f"Invalid uid {uid!r}: segment {seg!r} uses the reserved 'fcr:' prefix")
+        if len(seg) > MAX_SEGMENT_LENGTH:
+            raise InvalidResourceError(
+                uid, f"Invalid uid {uid[:60]!r}...: a path segment is longer than "
+                     f"{MAX_SEGMENT_LENGTH} characters (counted as in a URL)")
+    if len(norm) > MAX_UID_LENGTH:
+        raise InvalidResourceError(
+            uid, f"Invalid uid {uid[:60]!r}...: it is longer than {MAX_UID_LENGTH} "
+                 "characters (counted as in a URL)")
     return norm
 
 
+def _url_segment(seg: str, uid: str) -> str:
+    """One segment of ``uid`` in normalized URL form (see ``normalize_uid``)."""
+    try:
+        data = seg.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidResourceError(uid, f"Invalid uid {uid[:60]!r}: not valid Unicode "
+                                        "(a lone surrogate)") from None
+    data = _PCT.sub(lambda m: bytes((int(m.group(1), 16),)), data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidResourceError(uid, f"Invalid uid {uid[:60]!r}: a percent-encoding is "
+                                        "not valid UTF-8") from None
+    out = []
+    for ch in text:
+        if ch in _PCHAR:
+            out.append(ch)
+        elif _CONTROL.match(ch):
+            raise InvalidResourceError(uid, f"Invalid uid {uid[:60]!r}: control character "
+                                            f"{ch!r} is not allowed")
+        elif ch in "/\\":
+            raise InvalidResourceError(uid, f"Invalid uid {uid[:60]!r}: an encoded {ch!r} is "
+                                            "not allowed in a path segment")
+        else:
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8")))
+    return "".join(out)
+
+
 def check_slug(slug: str) -> str:
-    """Validate a slug (one path segment suggested by a client)."""
+    """Validate a slug (one path segment suggested by a client); return it in
+    normalized URL form (``normalize_uid``)."""
     if not isinstance(slug, str) or not slug or "/" in slug:
         raise InvalidResourceError(None, f"Invalid slug {slug!r}: it must be one non-empty "
                                    "path segment")
-    normalize_uid("/" + slug)
-    return slug
+    return normalize_uid("/" + slug)[1:]
 
 
 def parent_uid(uid: str) -> str | None:
@@ -101,7 +165,14 @@ def parent_of(uid: str) -> str:
 
 
 def child_uid(parent: str, segment: str) -> str:
-    return ("/" + segment) if parent == ROOT_UID else f"{parent}/{segment}"
+    """The uid of ``segment`` (normalized) under ``parent``; ``InvalidResourceError``
+    if it would be longer than ``MAX_UID_LENGTH``."""
+    uid = ("/" + segment) if parent == ROOT_UID else f"{parent}/{segment}"
+    if len(uid) > MAX_UID_LENGTH:
+        raise InvalidResourceError(parent, f"A child {segment[:40]!r} of {parent[:60]!r}... "
+                                           f"would have a uid longer than {MAX_UID_LENGTH} "
+                                           "characters")
+    return uid
 
 
 def ancestors(uid: str) -> list[str]:

@@ -9,12 +9,15 @@ algorithm, in two levels of fan-out directories::
 A write streams into a temporary file in ``root/tmp`` (same file system),
 hashes while it writes, fsyncs, then renames the file into place and fsyncs
 the directory: a reader sees either nothing or the whole content. Fan-out
-directories are never removed, so a rename never races a ``rmdir``.
+directories are never removed, so a rename never races a ``rmdir``. A full
+disk (``ENOSPC``, ``EDQUOT``) while writing is ``DiskFullError``, and the
+temporary file is removed: nothing is stored.
 """
 from __future__ import annotations
 
 import base64
 import binascii
+import errno
 import hashlib
 import os
 import re
@@ -27,6 +30,7 @@ from typing import BinaryIO
 from lakesuperior.exceptions import (
     BinaryNotFoundError,
     ChecksumValidationError,
+    DiskFullError,
     InvalidDigestError,
     PayloadTooLargeError,
     UnsupportedDigestError,
@@ -113,16 +117,22 @@ class BinaryStore:
 
         ``expected`` maps algorithm names to client-supplied digests (hex or
         base64); a mismatch raises ``ChecksumValidationError``. More than
-        ``max_size`` bytes raise ``PayloadTooLargeError``. Either way nothing is
-        stored. Storing the same content again is harmless.
+        ``max_size`` bytes raise ``PayloadTooLargeError``; no room on the disk
+        raises ``DiskFullError``. Either way nothing is stored. Storing the same
+        content again is harmless.
         """
         checks = [(normalize_algorithm(a), normalize_digest(a, v), a)
                   for a, v in (expected or {}).items()]
         names = dict.fromkeys([self.algorithm, *(c[0] for c in checks)])
         hashers = {a: _new_hash(a) for a in names}
-        fd, tmp = tempfile.mkstemp(prefix="put-", dir=self._tmp)
         try:
-            size = 0
+            fd, tmp = tempfile.mkstemp(prefix="put-", dir=self._tmp)
+        except OSError as e:
+            if e.errno in NO_ROOM:
+                raise _disk_full(e, 0) from e
+            raise
+        size = 0
+        try:
             with os.fdopen(fd, "wb") as f:
                 for chunk in _chunks(stream):
                     size += len(chunk)
@@ -143,6 +153,11 @@ class BinaryStore:
             self._makedirs(os.path.dirname(final))
             os.replace(tmp, final)
             _fsync_dir(os.path.dirname(final))
+        except OSError as e:
+            _unlink(tmp)
+            if e.errno in NO_ROOM:
+                raise _disk_full(e, size) from e
+            raise
         except BaseException:
             _unlink(tmp)
             raise
@@ -258,6 +273,17 @@ class BinaryStore:
             except FileExistsError:
                 continue
             _fsync_dir(parent)
+
+
+#: errno values that mean the file system has no room (left, or for this user).
+NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def _disk_full(error: OSError, written: int) -> DiskFullError:
+    """The ``DiskFullError`` for an ``OSError`` whose errno is in ``NO_ROOM``."""
+    what = "over its quota" if error.errno == errno.EDQUOT else "full"
+    return DiskFullError(f"Insufficient storage: the disk holding the binary store is {what} "
+                         f"(no room after {written} bytes of the content); nothing was stored")
 
 
 def _new_hash(algorithm: str) -> hashlib._Hash:

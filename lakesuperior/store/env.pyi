@@ -9,6 +9,7 @@ DEFAULT_MAP_SIZE: int
 DEFAULT_INDEX_BATCH: int
 INDEX_MAP_SIZE: int
 MAX_IRI_CACHE: int
+NO_ROOM_MARGIN: int
 
 @disjoint_base
 class StoreEnv:

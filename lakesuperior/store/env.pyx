@@ -28,7 +28,8 @@ from libc.stdint cimport uint64_t
 from lakesuperior.store.layout cimport be, be_n, id_at
 from lakesuperior.store.terms cimport HASH_MASK
 
-from lakesuperior.exceptions import StoreBackendError, StoreError, StoreFormatError
+from lakesuperior.exceptions import (DiskFullError, StoreBackendError, StoreError,
+                                     StoreFormatError)
 
 FORMAT_VERSION = 1
 INDEX_FORMAT_VERSION = 1
@@ -36,6 +37,9 @@ DEFAULT_MAP_SIZE = 1 << 30
 DEFAULT_INDEX_BATCH = 500
 INDEX_MAP_SIZE = 1 << 40
 MAX_IRI_CACHE = 200_000
+# LMDB reports a short write (what a full disk gives) as EIO: it is taken for a
+# full disk when the file system has less than this much room besides the write.
+NO_ROOM_MARGIN = 1 << 20
 
 
 class _Nothing:
@@ -205,6 +209,23 @@ cdef class StoreEnv:
         size = max(info["map_size"] * 2, 2 * (used + 2 * need))
         env.set_mapsize(size)
         return 0
+
+    cdef object write_failure(self, e, Py_ssize_t need):
+        """The ``StoreError`` for an LMDB error while writing ``need`` bytes:
+        ``DiskFullError`` when the disk has no room for them (ENOSPC, or EIO on
+        a short write with the file system nearly full), else ``StoreBackendError``."""
+        full = isinstance(e, lmdb.DiskError) or "No space left" in str(e) or (
+            "Disk quota exceeded" in str(e))
+        if not full and "Input/output error" in str(e):
+            try:
+                st = os.statvfs(self.path)
+                full = st.f_bavail * st.f_frsize < need + NO_ROOM_MARGIN
+            except OSError:
+                full = False
+        if full:
+            return DiskFullError("Insufficient storage: the disk holding the repository's "
+                                 "store is full; the write was not kept")
+        return StoreBackendError(f"LMDB error: {e}")
 
     cdef int remember(self, dict iris) except -1:
         """Cache committed IRIs (ids never change meaning, so a cache cannot go stale)."""

@@ -23,7 +23,7 @@ from lakesuperior.store.layout cimport (ID_SIZE, LOG_REPLACE, OspRow, PosRow, Re
 from lakesuperior.store.records cimport Record
 from lakesuperior.store.txn cimport Txn
 
-from lakesuperior.exceptions import StoreBackendError, StoreError
+from lakesuperior.exceptions import DiskFullError, StoreBackendError, StoreError
 
 LOG_HEAD = struct.Struct("<BQII")  # kind, graph id, n_removed, n_added
 
@@ -94,6 +94,11 @@ cdef class Indexer:
                 st.grow(st.ienv, 0)
                 continue
             except lmdb.Error as e:
+                if isinstance(st.write_failure(e, 0), DiskFullError):
+                    raise DiskFullError(
+                        "Insufficient storage: the disk holding the repository's index is "
+                        "full; the union index cannot take in recent writes (they are kept)"
+                    ) from e
                 raise StoreBackendError(f"Indexing failed: {e}") from e
             total += n
             if not rebuilding and n < st.index_batch:

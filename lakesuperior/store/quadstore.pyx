@@ -16,7 +16,7 @@ import lmdb
 
 from lakesuperior.store.env cimport StoreEnv, applied_seq, last_seq
 
-from lakesuperior.exceptions import StoreBackendError, StoreError
+from lakesuperior.exceptions import DiskFullError, StoreBackendError, StoreError
 from lakesuperior.store.env import (DEFAULT_INDEX_BATCH, DEFAULT_MAP_SIZE, FORMAT_VERSION,
                                     INDEX_FORMAT_VERSION)
 from lakesuperior.store.indexer import Indexer
@@ -87,4 +87,8 @@ cdef class QuadStore(StoreEnv):
         try:
             self.env.copy(dest, compact=compact)
         except lmdb.Error as e:
+            if isinstance(e, lmdb.DiskError) or "No space left" in str(e) or (
+                    "Disk quota exceeded" in str(e)):
+                raise DiskFullError("Insufficient storage: the disk holding the copy of "
+                                    "the store is full") from e
             raise StoreBackendError(f"Cannot copy the store: {e}") from e

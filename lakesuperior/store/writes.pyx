@@ -16,7 +16,7 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from lakesuperior.store.layout cimport (IdTriple, LOG_DELTA, LOG_REPLACE, TRIPLE_SIZE, be, be_n,
                                         id_at, pack_triples)
 from lakesuperior.store.env cimport last_seq, applied_seq
-from lakesuperior.store.reads cimport Reader, backend_error, ns_key
+from lakesuperior.store.reads cimport Reader, ns_key
 from lakesuperior.store.records cimport Record, encode_record, sort_unique
 from lakesuperior.store.terms cimport (KIND_SHIFT, TERM_IRI, TERM_LITERAL, canonical_utf8,
                                        id_of_utf8, kind_of)
@@ -76,11 +76,11 @@ cdef class WriteTxn(Reader):
                 self.txn.commit()
         except lmdb.MapFullError as e:
             self._end()
-            raise StoreFullError("The write does not fit in the store's map even after "
-                                 "growing it") from e
+            raise StoreFullError("Insufficient storage: the write does not fit in the "
+                                 "store's map even after growing it") from e
         except lmdb.Error as e:
             self._end()
-            raise backend_error(e) from e
+            raise self.store.write_failure(e, self.written) from e
         except BaseException:
             if not self.done:
                 self.abort()
@@ -104,10 +104,10 @@ cdef class WriteTxn(Reader):
                 out = self._apply(op, args)
         except lmdb.MapFullError as e:
             self.abort()
-            raise StoreFullError("The write does not fit in the store's map even after "
-                                 "growing it") from e
+            raise StoreFullError("Insufficient storage: the write does not fit in the "
+                                 "store's map even after growing it") from e
         except lmdb.Error as e:
-            raise backend_error(e) from e
+            raise self.store.write_failure(e, self.written) from e
         self.journal.append((op, args))
         return out
 
@@ -121,8 +121,9 @@ cdef class WriteTxn(Reader):
         self._end()
         if self.store.open_txns:
             raise StoreFullError(
-                "The store's map is full and cannot grow while other transactions of "
-                f"this process are open ({self.store.open_txns}): end them and retry")
+                "Insufficient storage: the store's map is full and cannot grow while other "
+                f"transactions of this process are open ({self.store.open_txns}): end them "
+                "and retry")
         self.store.grow(self.store.env, need)
         self.txn = self.store.begin(self.store.env, True)
         self.store.open_txns += 1

@@ -2,6 +2,7 @@
 writes, verification, interruption and every refusal."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -127,17 +128,18 @@ def test_restore_detects_corrupt_and_missing_binaries(invoke, data_dir, tmp_path
 def test_backup_reports_content_missing_in_the_source(invoke, data_dir, tmp_path):
     from lakesuperior.store.binaries import BinaryStore
     store = BinaryStore(data_dir / "ldpnr")
-    digest = sorted(store)[0]
+    digest = hashlib.sha512(b"hello world\n").hexdigest()      # /coll/note.txt
     os.unlink(store.path(digest))
     res = invoke("backup", tmp_path / "b", "--data-dir", data_dir)
     assert res.exit_code == 1
-    assert f"MISSING binary content {digest}" in res.output
+    assert f"MISSING content of /coll/note.txt (digest {digest})" in res.output
     manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
     assert manifest["missing_binaries"] == [digest]
     # the backup restores, and says what was already missing
     res = invoke("restore", tmp_path / "b", "--data-dir", tmp_path / "r")
     assert res.exit_code == 1
     assert f"binary {digest} was already missing" in res.output
+    assert "(used by /coll/note.txt)" in res.output
     assert (tmp_path / "r" / "ldprs" / "data.mdb").exists()
 
 
@@ -237,3 +239,30 @@ def test_backup_while_another_process_writes(invoke, data_dir, tmp_path):
     manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
     assert manifest["counts"]["resources"] == 9 + 2 * len(children)
     assert manifest["missing_binaries"] == [] and manifest["corrupt_binaries"] == []
+
+
+@pytest.mark.parametrize("what", ["binary", "store"])
+def test_backup_onto_a_full_disk_is_one_error_line(invoke, data_dir, tmp_path, what):
+    """A destination without room (for a binary, or for the store's copy): exit 2,
+    one ``Error:`` line saying the disk is full, no traceback, nothing left
+    behind, the source unchanged."""
+    from lakesuperior import Repository
+
+    from ..store.smallfs import small_filesystem
+    with Repository(data_dir, base_uri=BASE, sync=False) as repo:
+        if what == "binary":
+            repo.create_or_replace("/big", data=os.urandom(2 << 20),
+                                   media_type="application/octet-stream")
+        else:
+            repo.create_or_replace("/big", data="".join(
+                f'<> <http://ex.org/p> "{i}{"y" * 1000}" .\n' for i in range(2000)).encode(),
+                media_type="text/turtle")
+    before = state(data_dir)
+    with small_filesystem(tmp_path / "fs", "1m") as fs:
+        res = invoke("backup", os.path.join(fs, "b"), "--data-dir", data_dir)
+        assert res.exit_code == 2, res.output
+        errors = [line for line in res.output.splitlines() if line.startswith("Error:")]
+        assert len(errors) == 1 and "full" in errors[0]
+        assert "Traceback" not in res.output
+        assert os.listdir(fs) == []
+    assert state(data_dir) == before

@@ -41,3 +41,22 @@ def test_fixity_of_unknown_resource_is_404(client):
     r = client.get("/admin/fixity/nope")
     assert r.status_code == 404
     assert b"nope" in r.data
+
+
+def test_admin_pages_show_nothing_of_the_host_file_system(client, repo):
+    """Neither the data directory nor any other host path, in JSON or HTML."""
+    repo.create_or_replace("/bin", data=b"content", media_type="text/plain")
+    data_dir = os.path.abspath(repo.config.data_dir)
+    parent = os.path.dirname(data_dir)
+    for accept in ("application/json", "text/html"):
+        r = client.get("/admin/stats", headers={"Accept": accept})
+        assert r.status_code == 200
+        text = r.get_data(as_text=True)
+        assert parent not in text and "data_dir" not in text
+        assert "resources" in text                    # the figures are still there
+    path = repo.binaries.path(client.get("/admin/fixity/bin").get_json()["expected"])
+    os.chmod(path, 0o600)
+    os.unlink(path)
+    r = client.get("/admin/fixity/bin")
+    assert r.status_code == 200 and r.get_json()["ok"] is False
+    assert parent not in r.get_data(as_text=True)

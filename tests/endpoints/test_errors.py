@@ -1,16 +1,21 @@
 """Error responses: the status table, bodies in several formats, the constraints document."""
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import os
 
 import pytest
 
 from lakesuperior import exceptions as exc
+from lakesuperior.config import Config
 from lakesuperior.endpoints import errors
 from lakesuperior.endpoints.paths import PathError
 
-from .conftest import LDP, graph, link_targets, put_ttl
+from ..conftest import store_state
+from ..store.smallfs import small_filesystem
+from .conftest import LDP, Client, graph, link_targets, put_ttl
 
 
 @pytest.mark.parametrize("error, status", [
@@ -24,7 +29,7 @@ from .conftest import LDP, graph, link_targets, put_ttl
     (exc.TermError("x"), 400), (exc.BinaryNotFoundError("x"), 500),
     (errors.PreconditionFailed("x"), 412), (errors.NotAcceptable("x"), 406),
     (errors.MethodNotAllowed("x", ["GET"]), 405), (PathError("x", 404), 404),
-    (errors.Gone("x"), 410),
+    (errors.Gone("x"), 410), (exc.StoreFullError("x"), 507), (exc.DiskFullError("x"), 507),
     (RuntimeError("x"), 500), (KeyError("x"), 500),
 ])
 def test_status_table(error, status):
@@ -128,3 +133,106 @@ def test_app_on_a_caller_owned_repository(repo_factory):
     assert app.test_client().get("/rest/").status_code == 200
     app.extensions["lakesuperior"].close()
     assert repo.exists("/")   # still open: the caller owns it
+
+
+# --- 507 Insufficient Storage: the store's map or the disk is full, nothing written ----
+
+def _app_on(data_dir, **settings):
+    from lakesuperior.endpoints.app import create_app
+    app = create_app(Config(data_dir=str(data_dir), sync=False, **settings))
+    app.testing = True
+    app.test_client_class = Client
+    return app
+
+
+def _big_turtle(n: int) -> bytes:
+    return "".join(f'<> <http://ex.org/p> "{i}{"y" * 1000}" .\n' for i in range(n)).encode()
+
+
+def _assert_507(r, *words):
+    assert r.status_code == 507, r.data
+    text = r.get_data(as_text=True)
+    assert text.startswith("507 Insufficient Storage: ")
+    assert "bug" not in text and "/tmp" not in text and "Error" not in text.split(":")[0]
+    for word in words:
+        assert word in text
+
+
+def _temp_files(repo) -> list[str]:
+    return os.listdir(os.path.join(repo.binaries.root, "tmp"))
+
+
+def test_507_when_the_disk_is_full_for_a_binary(app, client, repo, monkeypatch):
+    from lakesuperior.store import binaries as binmod
+    before = store_state(repo)
+    real = os.fdopen
+
+    class Full:
+        def __init__(self, f):
+            self.f = f
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *a):
+            self.f.close()
+
+    monkeypatch.setattr(binmod.os, "fdopen", lambda fd, mode: Full(real(fd, mode)))
+    r = client.put("/rest/bin", data=b"content" * 100, content_type="application/pdf")
+    monkeypatch.undo()
+    _assert_507(r, "disk", "full", "nothing was stored")
+    assert store_state(repo) == before and _temp_files(repo) == []
+    assert client.get("/rest/bin").status_code == 404
+
+
+def test_507_on_a_real_full_disk(tmp_path):
+    with small_filesystem(tmp_path / "fs", "3m") as fs:
+        app = _app_on(os.path.join(fs, "data"), max_body_size=32 << 20)
+        try:
+            client = app.test_client()
+            repo = app.extensions["lakesuperior"].repository
+            before = store_state(repo)
+            r = client.put("/rest/rdf", data=_big_turtle(4000), content_type="text/turtle")
+            _assert_507(r, "disk", "store is full")
+            assert store_state(repo) == before
+            r = client.put("/rest/bin", data=os.urandom(4 << 20),
+                           content_type="application/octet-stream")
+            _assert_507(r, "disk", "full")
+            assert store_state(repo) == before and _temp_files(repo) == []
+            assert client.put("/rest/small", data=b"", content_type="text/turtle"
+                              ).status_code == 201                 # still serving
+        finally:
+            app.extensions["lakesuperior"].close()
+
+
+def test_a_write_bigger_than_the_free_map_grows_it(tmp_path):
+    app = _app_on(tmp_path / "data", map_size=1 << 20, max_body_size=32 << 20)
+    try:
+        r = app.test_client().put("/rest/rdf", data=_big_turtle(3000),
+                                  content_type="text/turtle")
+        assert r.status_code == 201
+        assert app.extensions["lakesuperior"].repository.store.stats()["map_size"] > 3 << 20
+    finally:
+        app.extensions["lakesuperior"].close()
+
+
+def test_507_when_the_map_is_full_and_cannot_grow(tmp_path):
+    """A snapshot open in this process keeps LMDB from remapping: the write that
+    needs a bigger map is a 507 that says so, and writes nothing."""
+    app = _app_on(tmp_path / "data", map_size=1 << 20, max_body_size=32 << 20)
+    try:
+        client = app.test_client()
+        repo = app.extensions["lakesuperior"].repository
+        before = store_state(repo)
+        with repo.store.read():
+            r = client.put("/rest/rdf", data=_big_turtle(3000), content_type="text/turtle",
+                           headers={"Accept": "application/json"})
+        assert r.status_code == 507
+        body = json.loads(r.data)
+        assert body["error"] == "Insufficient Storage" and "map is full" in body["message"]
+        assert store_state(repo) == before
+    finally:
+        app.extensions["lakesuperior"].close()
