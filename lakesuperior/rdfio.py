@@ -21,8 +21,10 @@ import json
 import re
 import secrets
 from collections.abc import Iterable, Mapping
+from itertools import accumulate
 from types import MappingProxyType
 from typing import Any, cast
+from xml.parsers import expat
 from xml.sax import SAXParseException
 
 import pyoxigraph
@@ -34,8 +36,9 @@ from lakesuperior.exceptions import RdfParseError, TermError, UnsupportedMediaTy
 from lakesuperior.store import terms
 
 __all__ = [
-    "PARSEABLE", "SERIALIZABLE", "Triple", "TURTLE", "N_TRIPLES", "JSON_LD", "RDF_XML", "N3",
-    "normalize_media_type", "parse", "parse_rdflib", "serialize", "serialize_rdflib",
+    "MAX_NESTING", "PARSEABLE", "SERIALIZABLE", "Triple",
+    "TURTLE", "N_TRIPLES", "JSON_LD", "RDF_XML", "N3",
+    "check_input", "normalize_media_type", "parse", "parse_rdflib", "serialize", "serialize_rdflib",
     "to_rdflib", "from_rdflib", "graph_to_triples", "triples_to_graph",
 ]
 
@@ -103,6 +106,108 @@ def _unsupported(media_type: str, accepted: Iterable[str]) -> UnsupportedMediaTy
         f"Unsupported RDF media type {media_type!r}; accepted: {', '.join(sorted(accepted))}")
 
 
+# --- input limits (before any parser sees the input) -------------------------
+
+#: The deepest nesting ``parse`` reads: JSON-LD objects and arrays, Turtle and N3
+#: blank-node property lists, collections, formulas and triple terms, RDF/XML
+#: elements. Deeper input overflows the parsers' stacks (pyoxigraph's JSON-LD and
+#: N-Triples 1.2 parsers crash the process; rdflib's recursion limit is near 100).
+MAX_NESTING = 64
+
+_OPEN, _CLOSE = b"[({", b"])}"
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in _OPEN + _CLOSE)
+_STEP = tuple(1 if b in _OPEN else -1 if b in _CLOSE else 0 for b in range(256))
+# What may hold brackets that do not nest: strings (an unterminated one runs to the
+# end), and in Turtle and N3 also IRIs, comments and escapes in prefixed names.
+_JSON_SKIP = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)', re.S)
+_TURTLE_SKIP = re.compile(rb"""
+      \"{3}[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:"{3}|\Z)
+    | '{3}[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'{3}|\Z)
+    | "[^"\\\n\r]*(?:\\.[^"\\\n\r]*)*"?
+    | '[^'\\\n\r]*(?:\\.[^'\\\n\r]*)*'?
+    | <[^\x00-\x20<>"{}|^`\\]*>
+    | \#[^\n\r]*
+    | \\.
+""", re.S | re.X)
+
+
+def _too_deep(what: str) -> RdfParseError:
+    return RdfParseError(f"The document nests {what} deeper than {MAX_NESTING} levels: "
+                         "nesting is too deep")
+
+
+def _bracket_depth(data: bytes) -> int:
+    """The deepest nesting of ``[ ( {`` in ``data`` (closers may be missing)."""
+    brackets = data.translate(None, _NOT_BRACKETS)
+    if len(brackets) <= MAX_NESTING:
+        return len(brackets)
+    return max(accumulate(map(_STEP.__getitem__, brackets)))
+
+
+def _check_json(data: bytes) -> None:
+    if len(data.translate(None, _NOT_BRACKETS)) > MAX_NESTING and \
+            _bracket_depth(_JSON_SKIP.sub(b"", data)) > MAX_NESTING:
+        raise _too_deep("JSON objects and arrays")
+
+
+def _check_turtle(data: bytes) -> None:
+    if data.count(b"<<") + len(data.translate(None, _NOT_BRACKETS)) <= MAX_NESTING:
+        return
+    bare = _TURTLE_SKIP.sub(b" ", data).replace(b"<<", b"(").replace(b">>", b")")
+    if _bracket_depth(bare) > MAX_NESTING:
+        raise _too_deep("blank nodes, collections, formulas or triple terms")
+
+
+def _check_xml(data: bytes) -> None:
+    """Refuse DTDs (entity expansion, external fetches) and deep element nesting.
+
+    Expat reads the document once (its own stack is on the heap); a document it
+    finds malformed is left to the RDF/XML parser to report."""
+    parser = expat.ParserCreate()
+    depth = 0
+
+    def doctype(name: str, sysid: str | None, pubid: str | None, internal: bool) -> None:
+        if internal or sysid or pubid:
+            raise RdfParseError("RDF/XML with a DTD (<!DOCTYPE> with entity declarations or "
+                                "an external DTD) is not accepted: declare namespaces with "
+                                "xmlns attributes", parser.CurrentLineNumber,
+                                parser.CurrentColumnNumber + 1)
+
+    def start(name: str, attrs: Any) -> None:
+        nonlocal depth
+        depth += 1
+        if depth > MAX_NESTING:
+            raise _too_deep("XML elements")
+
+    def end(name: str) -> None:
+        nonlocal depth
+        depth -= 1
+
+    parser.StartDoctypeDeclHandler = doctype
+    if data.count(b"<") > MAX_NESTING:
+        parser.StartElementHandler = start
+        parser.EndElementHandler = end
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError:
+        pass
+
+
+_CHECKS = MappingProxyType({
+    JSON_LD: _check_json, TURTLE: _check_turtle, N3: _check_turtle,
+    N_TRIPLES: _check_turtle, RDF_XML: _check_xml,
+})
+
+
+def check_input(data: bytes, media_type: str) -> None:
+    """Refuse, with ``RdfParseError``, input no parser may see: nesting deeper than
+    ``MAX_NESTING``, and DTDs in RDF/XML (entity expansion, external fetches).
+    ``parse`` and ``parse_rdflib`` call it first."""
+    check = _CHECKS.get(normalize_media_type(media_type))
+    if check is not None:
+        check(data)
+
+
 # --- parsing -----------------------------------------------------------------
 
 class Parsed(list[Triple]):
@@ -120,7 +225,8 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
     Relative IRIs resolve against ``base`` (an absolute IRI, else ``ValueError``).
     Blank nodes get fresh labels on every call. Raises ``UnsupportedMediaTypeError``
     for a type not in ``PARSEABLE`` and ``RdfParseError`` for malformed input, input
-    that is not UTF-8, named graphs and RDF 1.2 triple terms or directional literals.
+    that is not UTF-8, nesting deeper than ``MAX_NESTING``, RDF/XML with a DTD, named
+    graphs and RDF 1.2 triple terms or directional literals.
     """
     mtype = normalize_media_type(media_type)
     fmt = _OX_FORMATS.get(mtype)
@@ -128,6 +234,7 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
         if mtype in PARSEABLE:
             return Parsed(parse_rdflib(data, mtype, base))
         raise _unsupported(media_type, PARSEABLE)
+    check_input(data, mtype)
     if data.startswith(_UTF8_BOM):
         data = data[3:]
     if not data or data.isspace():
@@ -177,6 +284,7 @@ def parse_rdflib(data: bytes, media_type: str, base: str) -> list[Triple]:
     if parser is None:
         raise _unsupported(media_type, PARSEABLE)
     pyoxigraph.NamedNode(base)  # same ValueError as the fast path for a bad base
+    check_input(data, mtype)
     if data.startswith(_UTF8_BOM):
         data = data[3:]
     if not data or data.isspace():

@@ -8,11 +8,11 @@ inside the write transaction.
 """
 from __future__ import annotations
 
-import shutil
 import tempfile
 from typing import IO, TypeGuard
 
 from flask import current_app, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
@@ -81,13 +81,59 @@ def is_rdf(media_type: str | None) -> TypeGuard[str]:
     return media_type is not None and rdfio.normalize_media_type(media_type) in rdfio.PARSEABLE
 
 
+def _limit() -> int | None:
+    return current_app.config["MAX_CONTENT_LENGTH"]
+
+
+def _too_large(limit: int | None, length: int | None = None) -> PayloadTooLargeError:
+    size = f" ({length} bytes)" if length is not None else ""
+    return PayloadTooLargeError(f"The request body{size} is larger than the limit of "
+                                f"{limit} bytes (max_body_size)")
+
+
 def check_size() -> None:
     """413 for a declared body larger than the configured limit."""
     length = request.content_length
-    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    limit = _limit()
     if length is not None and limit is not None and length > limit:
-        raise PayloadTooLargeError(f"The request body ({length} bytes) is larger than the "
-                                   f"limit of {limit} bytes")
+        raise _too_large(limit, length)
+
+
+class LimitedBody:
+    """The request body as a stream that raises ``PayloadTooLargeError`` (413) past
+    ``max_body_size``, however the body is sent: with a ``Content-Length`` or chunked.
+
+    A chunked body is read from the server's own input (which ends it, PEP 3333
+    ``wsgi.input_terminated``) and counted here: Werkzeug's capped stream would
+    return a body cut short at the limit from ``read()``, and refuse one of
+    exactly the limit."""
+
+    __slots__ = ("_stream", "_limit", "_count")
+
+    def __init__(self) -> None:
+        chunked = request.content_length is None and request.environ.get(
+            "wsgi.input_terminated")
+        self._stream = request.input_stream if chunked else request.stream
+        self._limit = _limit()
+        self._count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes (all with ``size < 0``); ``b""`` at the end."""
+        if size < 0:
+            return b"".join(iter(lambda: self.read(CHUNK), b""))
+        try:
+            chunk = self._stream.read(size)
+        except RequestEntityTooLarge:
+            raise _too_large(self._limit) from None
+        self._count += len(chunk)
+        if self._limit is not None and self._count > self._limit:
+            raise _too_large(self._limit)
+        return chunk
+
+
+def read() -> bytes:
+    """The whole request body (``LimitedBody``: 413 past the limit)."""
+    return LimitedBody().read()
 
 
 def has_body() -> bool:
@@ -99,13 +145,14 @@ def has_body() -> bool:
 
 
 def upload_digests() -> dict[str, str] | None:
-    """The ``Digest`` of an upload (RFC 3230): unsupported algorithms are a 400, a value
-    that cannot be a digest of the algorithm a 409 (it cannot match; Fedora API 3.5.1)."""
+    """The ``Digest`` of an upload (RFC 3230): a malformed header and unsupported
+    algorithms are a 400, a value that cannot be a digest of the algorithm a 409 (it
+    cannot match; Fedora API 3.5.1 and 3.6.1)."""
     header = request.headers.get("Digest")
     if not header:
         return None
     out = {}
-    for algo, value in hdr.parse_digest(header).items():
+    for algo, value in hdr.parse_digest(header, strict=True).items():
         if not is_supported(algo):
             raise UnsupportedDigestError(f"Unsupported digest algorithm in Digest: {algo!r}; "
                                          "supported: md5, sha, sha-256, sha-512")
@@ -127,6 +174,12 @@ def filename() -> str | None:
 def spool() -> IO[bytes]:
     """The request body in a temporary file, so that no write lock waits on the network."""
     out = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)
-    shutil.copyfileobj(request.stream, out, CHUNK)
+    body = LimitedBody()
+    try:
+        while chunk := body.read(CHUNK):
+            out.write(chunk)
+    except BaseException:
+        out.close()
+        raise
     out.seek(0)
     return out

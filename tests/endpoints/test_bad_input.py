@@ -2,9 +2,20 @@
 exactly as it was."""
 from __future__ import annotations
 
+import io
+
 import pytest
 
+from lakesuperior import rdfio
+
 from .conftest import LDP, MAX_BODY, TTL, link_targets, post_ttl, put_ttl
+from .test_server import MAX_BODY as SERVER_MAX_BODY
+from .test_server import server  # noqa: F401  (the real gunicorn, a fixture)
+
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+P = "http://ex.org/p"
+SPARQL_UPDATE = "application/sparql-update"
+DEEP = 5000
 
 
 @pytest.fixture
@@ -74,7 +85,7 @@ def test_server_managed_triples_strict(client, repo, state, seeded):
 
 @pytest.mark.parametrize("path, status", [
     ("/rest/c/../c", 400), ("/rest/c/%2e%2e/c", 400), ("/rest/c/%2E%2E", 400),
-    ("/rest/c%2Fk", 400), ("/rest/c/%2fk", 400), ("/rest/c%00", 400), ("/rest/c/k%0A", 404),
+    ("/rest/c%2Fk", 400), ("/rest/c/%2fk", 400), ("/rest/c%00", 400), ("/rest/c/k%0A", 400),
     ("/rest/" + "x" * 300, 400), ("/rest/c/./k", 400), ("/rest/c%5C..%5Cetc", 400),
     ("/rest//c", 404), ("/rest/c/fcr:acl", 404), ("/rest/%ff", 400),
 ])
@@ -170,3 +181,221 @@ def test_bad_membership_config(client, repo, state, seeded):
 def test_bad_accept_datetime(client, repo, state, seeded):
     assert client.get("/rest/c", headers={"Accept-Datetime": "not a date"}).status_code == 400
     _unchanged(repo, state, seeded)
+
+
+def _says(r, *words: str) -> None:
+    """The response is a 4xx whose body says ``words`` (and links the constraints)."""
+    text = r.get_data(as_text=True)
+    assert 400 <= r.status_code < 500, (r.status_code, text)
+    for word in words:
+        assert word in text, (word, text)
+    assert link_targets(r, LDP + "constrainedBy")
+
+
+# --- nesting (issue 14, item 1) ---------------------------------------------------------
+
+def _nested(media_type: str, depth: int) -> bytes:
+    p = P.encode()
+    if media_type == rdfio.JSON_LD:
+        return b'{"@id":"","' + p + b'":' + (b'{"' + p + b'":') * depth + b'"x"' \
+            + b"}" * (depth + 1)
+    if media_type == rdfio.RDF_XML:
+        return (b'<rdf:RDF xmlns:rdf="' + RDF_NS.encode() + b'" xmlns:e="http://ex.org/">'
+                b'<rdf:Description rdf:about="">' + b"<e:p><rdf:Description>" * depth
+                + b"<e:p>x</e:p>" + b"</rdf:Description></e:p>" * depth
+                + b"</rdf:Description></rdf:RDF>")
+    if media_type == rdfio.N_TRIPLES:
+        s = b"<http://localhost/rest/c>"
+        return s + b" <" + p + b"> " + (b"<<( " + s + b" <" + p + b"> ") * depth + b'"x"' \
+            + b" )>>" * depth + b" .\n"
+    return b"<> <" + p + b"> " + (b"[ <" + p + b"> ") * depth + b'"x"' + b" ]" * depth \
+        + b" ."
+
+
+@pytest.mark.parametrize("media_type", [rdfio.JSON_LD, rdfio.TURTLE, rdfio.N3, rdfio.RDF_XML,
+                                        rdfio.N_TRIPLES])
+def test_deep_nesting_is_refused(client, repo, state, seeded, media_type):
+    """5000 nested JSON-LD objects killed the worker (SIGSEGV in pyoxigraph)."""
+    body = _nested(media_type, DEEP if media_type in (rdfio.JSON_LD, TTL, rdfio.N3) else 1000)
+    assert len(body) < MAX_BODY
+    for r in (client.put("/rest/c", data=body, content_type=media_type),
+              client.put("/rest/new", data=body, content_type=media_type),
+              client.post("/rest/c", data=body, content_type=media_type),
+              client.put("/rest/c/bin/fcr:metadata", data=body, content_type=media_type)):
+        _says(r, "nesting is too deep", str(rdfio.MAX_NESTING))
+        assert r.status_code == 400
+    _unchanged(repo, state, seeded)
+
+
+def test_nesting_within_the_limit_is_stored(client):
+    body = _nested(rdfio.JSON_LD, rdfio.MAX_NESTING - 1)
+    assert client.put("/rest/ok", data=body, content_type=rdfio.JSON_LD).status_code == 201
+
+
+# --- RDF/XML DTDs (issue 14, item 2) ------------------------------------------------------
+
+def _laughs(levels: int, entity: str = "") -> bytes:
+    decls = ['<!ENTITY l0 "ha">'] + [
+        f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, levels + 1)]
+    return (f'<?xml version="1.0"?>\n<!DOCTYPE rdf:RDF [\n{chr(10).join(decls)}\n{entity}]>\n'
+            f'<rdf:RDF xmlns:rdf="{RDF_NS}" xmlns:e="http://ex.org/">'
+            f'<rdf:Description rdf:about=""><e:p>&l{levels};</e:p></rdf:Description>'
+            f"</rdf:RDF>").encode()
+
+
+@pytest.mark.parametrize("body", [
+    _laughs(9), _laughs(1), _laughs(0, '<!ENTITY x SYSTEM "file:///etc/passwd">'),
+    f'<?xml version="1.0"?><!DOCTYPE rdf:RDF SYSTEM "http://127.0.0.1:9/x.dtd">'
+    f'<rdf:RDF xmlns:rdf="{RDF_NS}"/>'.encode(),
+])
+def test_rdf_xml_dtds_are_refused(client, repo, state, seeded, body):
+    """A 0.9 KB body with nine nested entities was stored as a 1e9-character literal."""
+    for r in (client.put("/rest/c", data=body, content_type=rdfio.RDF_XML),
+              client.post("/rest/c", data=body, content_type=rdfio.RDF_XML),
+              client.put("/rest/c/bin/fcr:metadata", data=body, content_type=rdfio.RDF_XML)):
+        _says(r, "DTD")
+        assert r.status_code == 400
+    _unchanged(repo, state, seeded)
+
+
+# --- chunked bodies past max_body_size (issue 14, item 3) ---------------------------------
+
+def _chunked(client, method: str, path: str, body: bytes, ctype: str):
+    """A chunked request as a WSGI server gives it: no Content-Length, the input ended
+    by the server (``wsgi.input_terminated``, as gunicorn sets it)."""
+    return client.open(path, method=method, input_stream=io.BytesIO(body),
+                       headers={"Content-Type": ctype, "Transfer-Encoding": "chunked"},
+                       environ_overrides={"wsgi.input_terminated": True})
+
+
+BIG_TTL = b"<> <http://x/p> " + b'"' + b"x" * (2 * MAX_BODY) + b'" .'
+LINES = b'<> <http://x/p> "abcd" .\n' * (2 * MAX_BODY // 25)   # 25-byte lines
+BIG_UPDATE = b'INSERT DATA { <> <http://x/p> "' + b"x" * (2 * MAX_BODY) + b'" }'
+
+
+@pytest.mark.parametrize("method, path, body, ctype", [
+    ("PUT", "/rest/c", BIG_TTL, TTL),
+    ("PUT", "/rest/new", BIG_TTL, TTL),
+    ("POST", "/rest/c", BIG_TTL, TTL),
+    ("PUT", "/rest/c/bin/fcr:metadata", BIG_TTL, TTL),
+    ("PATCH", "/rest/c", BIG_UPDATE, SPARQL_UPDATE),
+    ("PUT", "/rest/c/bin", b"x" * (MAX_BODY + 1), "text/plain"),
+    ("POST", "/rest/c", b"x" * (MAX_BODY + 1), "text/plain"),
+    ("PUT", "/rest/c", LINES, TTL),      # Werkzeug cut it at the limit, between two lines
+])
+def test_chunked_bodies_past_the_limit(client, repo, state, seeded, method, path, body, ctype):
+    """An 8 MB chunked Turtle body passed a 5 MB limit (Werkzeug cut it at the limit)."""
+    r = _chunked(client, method, path, body, ctype)
+    _says(r, f"limit of {MAX_BODY} bytes")
+    assert r.status_code == 413
+    _unchanged(repo, state, seeded)
+
+
+def test_chunked_bodies_up_to_the_limit(client, repo):
+    body = b"<> <http://x/p> " + b'"' + b"x" * (MAX_BODY - 20) + b'" .'
+    body += b" " * (MAX_BODY - len(body))
+    assert _chunked(client, "PUT", "/rest/t", body, TTL).status_code == 201
+    assert client.get("/rest/t", headers={"Accept": TTL}).data.count(b"x" * 1000)
+    r = _chunked(client, "PUT", "/rest/b", b"y" * MAX_BODY, "text/plain")
+    assert r.status_code == 201
+    assert client.get("/rest/b").data == b"y" * MAX_BODY
+
+
+# --- Digest (issue 14, item 5) ------------------------------------------------------------
+
+@pytest.mark.parametrize("digest", ["===,,,", ",,,", "sha-256", "=abc", "sha 256=abc",
+                                    "sha-256=", "md5=YQ==, sha-256", "sha-256=YQ==, =x"])
+def test_malformed_digest_headers(client, repo, state, seeded, digest):
+    """``Digest: ===,,,`` was ignored and the binary stored unverified."""
+    for r in (client.put("/rest/c/bin", data=b"other", content_type="text/plain",
+                         headers={"Digest": digest}),
+              client.put("/rest/c/newbin", data=b"other", content_type="text/plain",
+                         headers={"Digest": digest}),
+              client.post("/rest/c", data=b"other", content_type="text/plain",
+                          headers={"Digest": digest})):
+        _says(r, "Malformed Digest header")
+        assert r.status_code == 400
+    _unchanged(repo, state, seeded)
+
+
+def test_well_formed_digests_keep_their_statuses(client, repo, state, seeded):
+    """Fedora API 3.5.1 / 3.6.1: an unsupported algorithm is a 400, a mismatch a 409."""
+    r = client.put("/rest/c/bin", data=b"other", content_type="text/plain",
+                   headers={"Digest": "UNIXsum=30637"})
+    _says(r, "Unsupported digest algorithm")
+    assert r.status_code == 400
+    r = client.put("/rest/c/bin", data=b"other", content_type="text/plain",
+                   headers={"Digest": "md5=YQ=="})
+    assert r.status_code == 409
+    _unchanged(repo, state, seeded)
+
+
+# --- control characters in paths (issue 14, item 9) ---------------------------------------
+
+CONTROLS = ["%0A", "%0D", "%00", "%7F", "%09", "%1B", "%0a", "%C2%85", "%C2%9F"]
+METHODS = ["GET", "HEAD", "OPTIONS", "PUT", "POST", "PATCH", "DELETE", "PROPFIND"]
+
+
+@pytest.mark.parametrize("control", CONTROLS)
+@pytest.mark.parametrize("path", ["/rest/c/k{}", "/rest/{}", "/rest/c{}/fcr:metadata",
+                                  "/ldp/x{}y", "/query{}", "/admin/{}", "/constraints{}",
+                                  "/{}", "/nowhere{}/x"])
+def test_control_characters_in_paths(client, repo, state, seeded, control, path):
+    """``%0A`` in a path was Werkzeug's generic 404."""
+    for method in METHODS:
+        r = client.open(path.format(control), method=method, data=b"<> <http://x/p> 1 .",
+                        content_type=TTL)
+        assert r.status_code == 400, (method, path, control, r.data)
+        if method != "HEAD":
+            _says(r, "Control character U+")
+    _unchanged(repo, state, seeded)
+
+
+def test_control_characters_in_the_query_string_are_not_path_errors(client):
+    assert client.get("/rest/?x=%0A").status_code == 200
+
+
+# --- the same over a real gunicorn ----------------------------------------------------------
+
+def _pieces(body: bytes, size: int = 8192):
+    for start in range(0, len(body), size):
+        yield body[start:start + size]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method, path, body, ctype", [
+    ("PUT", "/rest/chunked", b'<> <http://x/p> "abcd" .\n' * (8 * SERVER_MAX_BODY // 25), TTL),
+    ("POST", "/rest/", b'<> <http://x/p> "abcd" .\n' * (8 * SERVER_MAX_BODY // 25), TTL),
+    ("PATCH", "/rest/", b'INSERT DATA { <> <http://x/p> "' + b"x" * (2 * SERVER_MAX_BODY)
+     + b'" }', SPARQL_UPDATE),
+    ("PUT", "/rest/chunked-bin", b"x" * (SERVER_MAX_BODY + 1), "text/plain"),
+    ("POST", "/rest/", b"x" * (2 * SERVER_MAX_BODY), "text/plain"),
+])
+def test_chunked_bodies_past_the_limit_over_gunicorn(server, method, path, body, ctype):  # noqa: F811
+    before = server.request("GET", "/rest/", headers={"Accept": "application/n-triples"})
+    status, headers, text = server.request(method, path, _pieces(body),
+                                           {"Content-Type": ctype}, encode_chunked=True)
+    assert status == 413, text
+    assert f"limit of {SERVER_MAX_BODY} bytes".encode() in text
+    after = server.request("GET", "/rest/", headers={"Accept": "application/n-triples"})
+    assert after[2] == before[2]
+    assert server.request("GET", "/rest/chunked")[0] == 404
+
+
+@pytest.mark.slow
+def test_chunked_body_at_the_limit_over_gunicorn(server):  # noqa: F811
+    body = b"z" * SERVER_MAX_BODY
+    status, _, text = server.request("PUT", "/rest/chunked-ok", _pieces(body),
+                                     {"Content-Type": "text/plain"}, encode_chunked=True)
+    assert status == 201, text
+    assert server.request("GET", "/rest/chunked-ok")[2] == body
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("control", ["%0A", "%0D", "%00", "%7F"])
+def test_control_characters_in_paths_over_gunicorn(server, control):  # noqa: F811
+    for method in ("GET", "PUT", "DELETE"):
+        status, _, text = server.request(method, f"/rest/x{control}y", b"",
+                                         {"Content-Type": TTL})
+        assert status == 400, (method, text)
+        assert b"Control character U+" in text
