@@ -30,6 +30,7 @@ from xml.sax import SAXParseException
 import pyoxigraph
 import rdflib
 from rdflib.plugins.parsers.jsonld import to_rdf as _jsonld_to_rdf
+from rdflib.plugins.parsers.notation3 import BadSyntax
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from lakesuperior.exceptions import RdfParseError, TermError, UnsupportedMediaTypeError
@@ -131,6 +132,12 @@ _TURTLE_SKIP = re.compile(rb"""
 """, re.S | re.X)
 
 
+_XML_MARKUP = re.compile(rb"""
+      <!--.*?(?:-->|\Z) | <!\[CDATA\[.*?(?:\]\]>|\Z) | <\?.*?(?:\?>|\Z) | <!DOCTYPE
+    | </ | <[^\s<>!?/](?:[^>"']++|"[^"]*+"|'[^']*+')*+>
+""", re.S | re.X)
+
+
 def _too_deep(what: str) -> RdfParseError:
     return RdfParseError(f"The document nests {what} deeper than {MAX_NESTING} levels: "
                          "nesting is too deep")
@@ -161,8 +168,10 @@ def _check_turtle(data: bytes) -> None:
 def _check_xml(data: bytes) -> None:
     """Refuse DTDs (entity expansion, external fetches) and deep element nesting.
 
-    Expat reads the document once (its own stack is on the heap); a document it
-    finds malformed is left to the RDF/XML parser to report."""
+    Expat reads the document once (its own stack is on the heap). Where it stops
+    at something it finds malformed that the RDF/XML parsers may still read (a
+    second root element, a control character reference, an unknown encoding), a
+    scan of the markup (``_check_xml_markup``) checks the whole document."""
     parser = expat.ParserCreate()
     depth = 0
 
@@ -189,8 +198,24 @@ def _check_xml(data: bytes) -> None:
         parser.EndElementHandler = end
     try:
         parser.Parse(data, True)
-    except expat.ExpatError:
-        pass
+    except (expat.ExpatError, LookupError):   # LookupError: an unknown encoding
+        _check_xml_markup(data)
+
+
+def _check_xml_markup(data: bytes) -> None:
+    """``_check_xml`` for a document expat does not read: its tags counted by a scan."""
+    depth = 0
+    for found in _XML_MARKUP.finditer(data):
+        tag = found.group()
+        if tag[1:2] == b"/":
+            depth -= 1
+        elif tag.startswith(b"<!DOCTYPE"):
+            raise RdfParseError("RDF/XML with a DTD (<!DOCTYPE>) is not accepted: declare "
+                                "namespaces with xmlns attributes")
+        elif tag[1:2] not in b"!?" and not tag.endswith(b"/>"):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise _too_deep("XML elements")
 
 
 _CHECKS = MappingProxyType({
@@ -234,11 +259,11 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
         if mtype in PARSEABLE:
             return Parsed(parse_rdflib(data, mtype, base))
         raise _unsupported(media_type, PARSEABLE)
-    check_input(data, mtype)
     if data.startswith(_UTF8_BOM):
         data = data[3:]
     if not data or data.isspace():
         return Parsed()
+    check_input(data, mtype)
     try:
         # pyoxigraph writes the parsed triples as canonical N-Triples in one call;
         # splitting that text is cheaper than one str() per triple. Line breaks in
@@ -284,11 +309,11 @@ def parse_rdflib(data: bytes, media_type: str, base: str) -> list[Triple]:
     if parser is None:
         raise _unsupported(media_type, PARSEABLE)
     pyoxigraph.NamedNode(base)  # same ValueError as the fast path for a bad base
-    check_input(data, mtype)
     if data.startswith(_UTF8_BOM):
         data = data[3:]
     if not data or data.isspace():
         return []
+    check_input(data, mtype)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -341,6 +366,8 @@ def _graph_to_parsed_triples(graph: rdflib.Graph) -> list[Triple]:
             if label is None:
                 label = labels[node] = f"_:{prefix}{len(labels)}"
             return label
+        if isinstance(node, rdflib.Graph):
+            raise RdfParseError("N3 formulas ({ ... }) are not supported: send RDF triples")
         try:
             return from_rdflib(node)
         except TermError as e:
@@ -350,6 +377,11 @@ def _graph_to_parsed_triples(graph: rdflib.Graph) -> list[Triple]:
 
 
 def _rdflib_parse_error(e: Exception) -> RdfParseError:
+    if isinstance(e, BadSyntax):  # rdflib's N3 parser: its message shows bytes reprs
+        text, at = e._str, e._i
+        near = text[max(0, at - 30):at + 30].decode("utf-8", "replace")
+        return RdfParseError(f"Bad syntax ({e._why}) near {near!r}", e.lines + 1,
+                             at - text.rfind(b"\n", 0, at))
     if isinstance(e, SAXParseException):
         column = e.getColumnNumber()
         return RdfParseError(e.getMessage(), e.getLineNumber(),

@@ -190,3 +190,49 @@ def test_check_input_is_public_and_ignores_other_types():
     rdfio.check_input(b"[" * 1000, "text/plain")
     with pytest.raises(RdfParseError, match="nesting is too deep"):
         rdfio.check_input(b"[" * 1000, "text/turtle; charset=utf-8")
+
+
+# --- XML that is not well-formed ----------------------------------------------------------
+
+@pytest.mark.parametrize("parser", PARSERS)
+@pytest.mark.parametrize("head", [
+    b'<rdf:RDF xmlns:rdf="' + RDF_NS.encode() + b'"/>',         # a second root element
+    b"<?xml version='1.0' encoding='bogus'?>",                  # an unknown encoding
+    b"<!-- &#x7; --><x a='&#x7;'/>",                            # XML 1.1 characters
+])
+def test_deep_xml_that_expat_stops_at_is_refused(parser, head):
+    """pyoxigraph read 20000 nested elements after a first root element, unchecked;
+    an unknown encoding raised LookupError (a 500 over HTTP)."""
+    with pytest.raises(RdfParseError, match="nesting is too deep"):
+        parser(head + rdf_xml(5000), rdfio.RDF_XML, BASE)
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_dtd_that_expat_stops_before_is_refused(parser):
+    body = (b"<?xml version='1.0' encoding='bogus'?><!-- <!DOCTYPE in a comment -->"
+            b"<![CDATA[ <a><b> ]]><!DOCTYPE rdf:RDF [<!ENTITY a 'x'>]>" + rdf_xml(10))
+    with pytest.raises(RdfParseError, match="DTD"):
+        parser(body, rdfio.RDF_XML, BASE)
+
+
+def test_markup_scan_counts_what_nests():
+    body = (b"<?xml version='1.0' encoding='bogus'?><!-- <a><a> --><r x='>'>"
+            + b"<a b=\"/>\"><c/><![CDATA[<d><d>]]></a>" * 5000 + b"</r>")
+    rdfio.check_input(body, rdfio.RDF_XML)
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_n3_formulas_say_so(parser):
+    with pytest.raises(RdfParseError, match=r"N3 formulas \(\{ ... \}\) are not supported"):
+        parser(b"<> <http://x/p> { <http://x/a> <http://x/b> <http://x/c> } .", rdfio.N3, BASE)
+
+
+@pytest.mark.parametrize("parser", PARSERS)
+def test_n3_syntax_errors_say_where_without_bytes_reprs(parser):
+    """rdflib's N3 message showed ``b'...'`` reprs and no column."""
+    with pytest.raises(RdfParseError) as info:
+        parser(b"<> <http://x/p> 1 .\n<> <http://x/p> [ .", rdfio.N3, BASE)
+    assert str(info.value).startswith(
+        "Bad syntax (']' expected) near '://x/p> 1 .\\n<> <http://x/p> [ .'")
+    assert (info.value.line, info.value.column) == (2, 19)
+    assert "b'" not in str(info.value)
