@@ -496,6 +496,24 @@ def _media_type(text: str) -> tuple[_MediaType, float] | None:
     return ((mtype, sub, params), q) if q is not None else None
 
 
+_PARAM_VALUE = re.compile(r'[!#$%&\'*+.^_`|~0-9A-Za-z-]+|"(?:[^"\\]|\\.)*"')
+
+
+def is_media_type(value: str) -> bool:
+    """Whether ``value`` is a media type with its parameters (RFC 7231 section
+    3.1.1.1: ``type/subtype *( ";" name=value )``; empty parameters are allowed)."""
+    head, *params = _split(value, ";")
+    mtype, slash, sub = head.partition("/")
+    if not (slash and _TOKEN.fullmatch(mtype) and _TOKEN.fullmatch(sub)):
+        return False
+    for param in params:
+        name, eq, pvalue = param.partition("=")
+        if param and not (eq and _TOKEN.fullmatch(name.strip())
+                          and _PARAM_VALUE.fullmatch(pvalue.strip())):
+            return False
+    return True
+
+
 def _quality(offer: _MediaType, ranges: list[tuple[_MediaType, float]]) -> float:
     """q of the most specific media range matching ``offer``; 0 if none."""
     otype, osub, oparams = offer

@@ -17,6 +17,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints.call import CHUNK
+from lakesuperior.endpoints.errors import BadRequest
 from lakesuperior.exceptions import (
     ChecksumValidationError,
     InvalidDigestError,
@@ -66,10 +67,20 @@ def requested_model() -> str | None:
 
 
 def media_type() -> str | None:
-    """The request's ``Content-Type`` (None if absent or blank); 415 for external content."""
+    """The request's ``Content-Type`` (None if absent or blank): 400 if it is not a
+    media type; 415 for external content, and for a ``Content-Encoding`` other than
+    ``identity`` (the body would be stored or parsed still encoded)."""
+    codings = [c.strip() for c in request.headers.get("Content-Encoding", "").split(",")]
+    if any(c and c.lower() != "identity" for c in codings):
+        raise UnsupportedMediaTypeError(
+            f"Content-Encoding {request.headers['Content-Encoding']!r} is not supported: "
+            "send the body without a content coding")
     ctype = request.headers.get("Content-Type")
     if not ctype or not ctype.strip():
         return None
+    if not hdr.is_media_type(ctype):
+        raise BadRequest(f"Malformed Content-Type {ctype!r}: a media type is "
+                         "type/subtype, optionally with ; name=value parameters")
     if rdfio.normalize_media_type(ctype) == "message/external-body":
         raise UnsupportedMediaTypeError("External content (message/external-body) is not "
                                         "supported: send the content in the request body")

@@ -138,6 +138,9 @@ def post_version(call: Call) -> Response:
 
 @tombstone_links
 def put(call: Call) -> Response:
+    if "Content-Range" in request.headers:
+        raise BadRequest("A PUT with Content-Range (a partial update) is not supported: send "
+                         "the whole representation (RFC 7231 section 4.3.4)")
     target = call.target
     if target.kind == "metadata":
         return _put_description(call)

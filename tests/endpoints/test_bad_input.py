@@ -355,6 +355,126 @@ def test_control_characters_in_the_query_string_are_not_path_errors(client):
     assert client.get("/rest/?x=%0A").status_code == 200
 
 
+# --- malformed bodies in every format ----------------------------------------------------
+
+_X = b'xmlns:rdf="' + RDF_NS.encode() + b'" xmlns:e="http://ex.org/"'
+MALFORMED = [
+    (TTL, b'<> <http://x/p> "unterminated .', "Unexpected end of file"),
+    (TTL, b"<> <http://x/p> .", "is not a valid RDF object"),
+    (TTL, b"<> <http://x/p> e:o .", "prefix e: has not been declared"),
+    (TTL, b"<> <http://x/p> [ <http://x/q> 1 .", "should end with a ']'"),
+    (TTL, b"<> <http://x/p> 1", "Unexpected end"),
+    (TTL, b"@prefix e <http://x/> .", "should be followed by a prefix"),
+    (TTL, b'<> <http://x/p> "x"^^ .', "Expecting a datatype IRI"),
+    (TTL, b'<> <http://x/p> "x"@ .', "language code"),
+    (TTL, b"<> <http://x/p> <http://x/a b> .", "Invalid IRI code point"),
+    (TTL, b'<> <http://x/p> "\\q" .', "Unexpected escape character"),
+    (TTL, b"{ <> <http://x/p> 1 }", "is not a valid subject"),
+    (TTL, b'<> <http://x/p> "caf\xe9" .', "line 1"),
+    (TTL, b"<> <http://x/p> <<( <http://x/a> <http://x/b> <http://x/c> )>> .", "not supported"),
+    (TTL, b"GRAPH <http://g> { <> <http://x/p> 1 }", "line 1"),
+    (rdfio.N_TRIPLES, b"<a> <b> <c> .", "No scheme found in an absolute IRI"),
+    (rdfio.N_TRIPLES, b"<http://x/s> <http://x/p> .", "The object of a triple must be"),
+    (rdfio.N_TRIPLES, b"<http://localhost/rest/c> <http://x/p> <http://x/o>",
+     "must be followed by a dot"),
+    (rdfio.N_TRIPLES, b"<http://localhost/rest/c> <http://x/p> 1 .", "The object of a triple"),
+    (rdfio.N_TRIPLES, b"@prefix e: <http://x/> .", "The subject of a triple must be"),
+    (rdfio.N_TRIPLES, b"<http://localhost/rest/c> <http://x/p> <http://x/o> <http://x/g> .",
+     "line 1"),
+    (rdfio.JSON_LD, b'{"@id": "", ', "Object keys must be strings"),
+    (rdfio.JSON_LD, b"[", "Unexpected end of file"),
+    (rdfio.JSON_LD, b'{"@id": 5}', "@id value must be a string"),
+    (rdfio.JSON_LD, b'{"@context": 5, "@id": ""}', "@context value must be"),
+    (rdfio.JSON_LD, b'{"@id": "", "http://x/p": {"@value": "x", "@language": 5}}',
+     "@language value must be a string"),
+    (rdfio.JSON_LD, b'{"@id": "", "@type": 5}', "@type value must be a string"),
+    (rdfio.JSON_LD, b'{"@context": "http://remote.example/ctx.jsonld", "@id": ""}',
+     "Remote JSON-LD contexts are not loaded"),
+    (rdfio.JSON_LD, b'{"@id": "http://x/g", "@graph": [{"@id": "a", "http://x/p": "v"}]}',
+     "Named graphs"),
+    (rdfio.JSON_LD, b"nul", "Unexpected end of file"),
+    (rdfio.RDF_XML, b"<rdf:RDF", "not found before end of input"),
+    (rdfio.RDF_XML, b"<rdf:RDF " + _X + b"><rdf:Description rdf:about=''><e:p>x</e:q>"
+     b"</rdf:Description></rdf:RDF>", "expected `</e:p>`"),
+    (rdfio.RDF_XML, b"<rdf:RDF><rdf:Description/></rdf:RDF>", "Unknown prefix rdf:"),
+    (rdfio.RDF_XML, b"<rdf:RDF " + _X + b"><rdf:Description rdf:about='' rdf:ID='1bad'/>"
+     b"</rdf:RDF>", "not a valid rdf:ID"),
+    (rdfio.RDF_XML, b"<rdf:RDF " + _X + b"><rdf:Description rdf:about=''>&undefined;"
+     b"</rdf:Description></rdf:RDF>", "unrecognized entity"),
+    (rdfio.RDF_XML, b"not xml at all", "Unexpected text"),
+    (rdfio.RDF_XML, b"<?xml version='1.0' encoding='bogus'?><a/>", "Only UTF-8"),
+    (rdfio.N3, b"<> <http://x/p> [ .", "Bad syntax (']' expected)"),
+    (rdfio.N3, b"<> <http://x/p> .", "Bad syntax (objectList expected)"),
+    (rdfio.N3, b"<> <http://x/p> { <http://x/a> <http://x/b> <http://x/c> } .", "N3 formulas"),
+    (rdfio.N3, b'<> <http://x/p> "x .', "Quote expected"),
+    (rdfio.N3, b"@prefix e <http://x/> .", "expected qname after @prefix"),
+    (rdfio.N3, b'<> <http://x/p> "caf\xe9" .', "Invalid UTF-8"),
+]
+
+
+@pytest.mark.parametrize("ctype, body, says", MALFORMED,
+                         ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(MALFORMED)])
+def test_malformed_bodies_say_what_is_wrong(client, repo, state, seeded, ctype, body, says):
+    for r in (client.put("/rest/c", data=body, content_type=ctype),
+              client.put("/rest/new", data=body, content_type=ctype),
+              client.post("/rest/c", data=body, content_type=ctype),
+              client.put("/rest/c/bin/fcr:metadata", data=body, content_type=ctype)):
+        _says(r, says)
+        assert r.status_code == 400
+    _unchanged(repo, state, seeded)
+
+
+# --- headers that describe the body -------------------------------------------------------
+
+@pytest.mark.parametrize("method, path, body, ctype", [
+    ("PUT", "/rest/c/bin", b"x", "text/plain"), ("PUT", "/rest/c", b"", TTL),
+    ("PUT", "/rest/c/bin/fcr:metadata", b"", TTL), ("PUT", "/rest/c/new", b"x", "text/plain"),
+])
+def test_partial_put_is_refused(client, repo, state, seeded, method, path, body, ctype):
+    """A PUT with Content-Range stored the part as the whole content (RFC 7231 4.3.4:
+    the server MUST answer 400)."""
+    r = client.open(path, method=method, data=body, content_type=ctype,
+                    headers={"Content-Range": "bytes 0-0/100"})
+    _says(r, "Content-Range")
+    assert r.status_code == 400
+    _unchanged(repo, state, seeded)
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate, gzip", "br", "x-unknown"])
+@pytest.mark.parametrize("method, path, body, ctype", [
+    ("PUT", "/rest/c/bin", b"\x1f\x8b\x08", "text/plain"), ("POST", "/rest/c", b"x", "text/plain"),
+    ("PUT", "/rest/c", b"<> <http://x/p> 1 .", TTL), ("POST", "/rest/c", b"", TTL),
+    ("PATCH", "/rest/c", b"INSERT DATA {}", SPARQL_UPDATE),
+])
+def test_content_codings_are_refused(client, repo, state, seeded, coding, method, path, body,
+                                     ctype):
+    """A gzip body was stored still compressed, as if it were the content."""
+    r = client.open(path, method=method, data=body, content_type=ctype,
+                    headers={"Content-Encoding": coding})
+    _says(r, "Content-Encoding", coding)
+    assert r.status_code == 415
+    _unchanged(repo, state, seeded)
+
+
+def test_identity_coding_is_accepted(client):
+    r = client.put("/rest/plain", data=b"x", content_type="text/plain",
+                   headers={"Content-Encoding": "identity"})
+    assert r.status_code == 201
+
+
+@pytest.mark.parametrize("ctype", ["bogus", "/", ";;;", "text/", "/plain", "text/plain; x",
+                                   "text/plain; =y", 'text/plain; a="unterminated',
+                                   "text plain/x", "text/turtle; charset"])
+@pytest.mark.parametrize("method, path", [("POST", "/rest/c"), ("PUT", "/rest/c/bin"),
+                                          ("PUT", "/rest/c"), ("PATCH", "/rest/c")])
+def test_malformed_content_types(client, repo, state, seeded, ctype, method, path):
+    """``Content-Type: bogus`` made a binary of media type 'bogus'."""
+    r = client.open(path, method=method, data=b"x", headers={"Content-Type": ctype})
+    _says(r, "Malformed Content-Type")
+    assert r.status_code == 400
+    _unchanged(repo, state, seeded)
+
+
 # --- the same over a real gunicorn ----------------------------------------------------------
 
 def _pieces(body: bytes, size: int = 8192):
