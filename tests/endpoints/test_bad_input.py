@@ -475,6 +475,68 @@ def test_malformed_content_types(client, repo, state, seeded, ctype, method, pat
     _unchanged(repo, state, seeded)
 
 
+# --- every header headers.py parses, malformed ------------------------------------------------
+
+REFUSED_HEADERS = [
+    # (method, path, body, content type, header, value, status, the body says)
+    ("PUT", "/rest/c/n", b"", TTL, "Link", f'<{LDP}Nothing>; rel="type"', 409,
+     "Unsupported LDP interaction model"),
+    ("PUT", "/rest/c/n", b"", TTL, "Link",
+     f'<{LDP}BasicContainer>; rel="type", <{LDP}DirectContainer>; rel="type"', 409,
+     "Conflicting interaction models"),
+    ("PUT", "/rest/c", b"", TTL, "If-Match", "garbage", 412, "precondition"),
+    ("PUT", "/rest/c", b"", TTL, "If-Match", '"unterminated', 412, "precondition"),
+    ("DELETE", "/rest/c", None, None, "If-None-Match", "*", 412, "precondition"),
+    ("PUT", "/rest/c", b"", TTL, "If-Unmodified-Since", "Mon, 01 Jan 1990 00:00:00 GMT", 412,
+     "precondition"),
+    ("POST", "/rest/c", b"", TTL, "Slug", "fcr:metadata", 400, "reserved 'fcr:' prefix"),
+    ("POST", "/rest/c", b"", TTL, "Slug", "x" * 300, 400, "Unusable Slug"),
+    ("GET", "/rest/c", None, None, "Accept", "*/*;q=0", 406, "None of the media types"),
+    ("GET", "/rest/c", None, None, "Accept-Datetime", "not a date", 400, "not an HTTP date"),
+    ("GET", "/rest/c/bin", None, None, "Range", "bytes=100-", 416, "satisfiable"),
+    ("PUT", "/rest/c/bin", b"x", "text/plain", "Digest", "sha-256", 400, "Malformed Digest"),
+    ("PUT", "/rest/c/bin", b"x", "text/plain", "Digest", "crc32=AAAA", 400, "Unsupported"),
+]
+
+
+@pytest.mark.parametrize("method, path, body, ctype, name, value, status, says",
+                         REFUSED_HEADERS, ids=[f"{c[4]}-{i}" for i, c in
+                                               enumerate(REFUSED_HEADERS)])
+def test_malformed_headers_are_refused(client, repo, state, seeded, method, path, body, ctype,
+                                       name, value, status, says):
+    kwargs = {"content_type": ctype} if ctype else {}
+    r = client.open(path, method=method, data=body, headers={name: value}, **kwargs)
+    assert r.status_code == status, r.data
+    _says(r, says)
+    _unchanged(repo, state, seeded)
+
+
+IGNORED_HEADERS = [
+    # Ignored as the RFCs ask of recipients: the request is served as without them.
+    ("Prefer", 'return=representation; include="unterminated'),   # RFC 7240 section 2
+    ("Prefer", "handling=bogus"),
+    ("Link", "garbage"),
+    ("If-Modified-Since", "not a date"),                            # RFC 7232 section 3.3
+    ("If-Unmodified-Since", "not a date"),                          # RFC 7232 section 3.4
+    ("Range", "bytes=5-1"),                                         # RFC 7233 section 3.1
+    ("Range", "garbage"),
+    ("Want-Digest", "bogus;q=x"),
+    ("Accept", "text/turtle;q=abc"),
+    ("Content-Disposition", 'attachment; filename="'),
+    ("Slug", "%ff"),
+]
+
+
+@pytest.mark.parametrize("name, value", IGNORED_HEADERS)
+def test_malformed_headers_that_are_ignored(client, seeded, name, value):
+    """No malformed header is a 5xx; where an RFC says to ignore it, it changes nothing."""
+    plain = client.get("/rest/c/bin")
+    assert client.get("/rest/c/bin", headers={name: value}).data == plain.data == b"content"
+    r = client.post("/rest/c", data=b"x", content_type="text/plain", headers={name: value})
+    assert r.status_code == 201
+    assert client.get(r.headers["Location"]).data == b"x"
+
+
 # --- the same over a real gunicorn ----------------------------------------------------------
 
 def _pieces(body: bytes, size: int = 8192):
