@@ -119,14 +119,15 @@ _OPEN, _CLOSE = b"[({", b"])}"
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in _OPEN + _CLOSE)
 _STEP = tuple(1 if b in _OPEN else -1 if b in _CLOSE else 0 for b in range(256))
 # What may hold brackets that do not nest: strings (an unterminated one runs to the
-# end), and in Turtle and N3 also IRIs, comments and escapes in prefixed names.
+# end), and in Turtle and N3 also IRIs, comments and escapes in prefixed names. A
+# long string ends with its whole run of quotes (rdflib reads """a"""" as 'a"').
 _JSON_SKIP = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)', re.S)
 _TURTLE_SKIP = re.compile(rb"""
-      \"{3}[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:"{3}|\Z)
-    | '{3}[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'{3}|\Z)
+      \"{3}[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:"{3,}|\Z)
+    | '{3}[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'{3,}|\Z)
     | "[^"\\\n\r]*(?:\\.[^"\\\n\r]*)*"?
     | '[^'\\\n\r]*(?:\\.[^'\\\n\r]*)*'?
-    | <[^\x00-\x20<>"{}|^`\\]*>
+    | <[^\x00-\x20<>"{}|^`\\]*(?:\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})[^\x00-\x20<>"{}|^`\\]*)*>
     | \#[^\n\r]*
     | \\.
 """, re.S | re.X)

@@ -120,6 +120,18 @@ def test_nesting_past_the_limit_is_refused(parser, media_type, make, depth):
 
 
 @pytest.mark.parametrize("parser", PARSERS)
+@pytest.mark.parametrize("media_type", [rdfio.TURTLE, rdfio.N3])
+@pytest.mark.parametrize("quotes", [b'"""a""""', b'"""a"""""', b"'''a''''", b'"""a""""""'])
+def test_nesting_after_a_long_string_ending_in_quotes_is_refused(parser, media_type, quotes):
+    """rdflib reads a long string closed by four quotes as ending in a quote: the last
+    one must not open a string that hides the rest of the line from the check."""
+    body = (b"<> <" + P.encode() + b"> " + quotes + b" ; <" + P.encode() + b"> "
+            + (b"[ <" + P.encode() + b"> ") * 5000 + b"1" + b" ]" * 5000 + b" .")
+    with pytest.raises(RdfParseError, match="nesting is too deep"):
+        parser(body, media_type, BASE)
+
+
+@pytest.mark.parametrize("parser", PARSERS)
 def test_nested_triple_terms_are_refused(parser):
     with pytest.raises(RdfParseError, match="nesting is too deep"):
         parser(triple_terms(rdfio.MAX_NESTING + 1), rdfio.N_TRIPLES, BASE)
@@ -133,6 +145,7 @@ def test_nested_triple_terms_are_refused(parser):
     (rdfio.TURTLE, b"<> <" + P.encode() + b'> """' + b"[(\n" * 500 + b'""" .'),
     (rdfio.TURTLE, b"# " + b"[(" * 500 + b"\n<> <" + P.encode() + b"> 1 ."),
     (rdfio.TURTLE, b"<> <" + P.encode() + b"> <http://x/" + b"((" * 500 + b"> ."),
+    (rdfio.TURTLE, b"<> <" + P.encode() + b"> <http://x/\\u0041" + b"((" * 500 + b"> ."),
     (rdfio.TURTLE, b"@prefix e: <http://x/> .\n<> <" + P.encode() + b"> e:a\\("
      + b"\\(" * 500 + b" ."),
     (rdfio.RDF_XML, b'<rdf:RDF xmlns:rdf="' + RDF_NS.encode() + b'" xmlns:e="http://x/">'
