@@ -115,15 +115,19 @@ class LimitedBody:
     ``max_body_size``, however the body is sent: with a ``Content-Length`` or chunked.
 
     A chunked body is read from the server's own input (which ends it, PEP 3333
-    ``wsgi.input_terminated``) and counted here: Werkzeug's capped stream would
-    return a body cut short at the limit from ``read()``, and refuse one of
-    exactly the limit."""
+    ``wsgi.input_terminated``; gunicorn does) and counted here: Werkzeug's capped
+    stream would return a body cut short at the limit from ``read()``, and refuse
+    one of exactly the limit. Under a server that does not end the input, a chunked
+    body is a 400 (Werkzeug would read it as empty)."""
 
     __slots__ = ("_stream", "_limit", "_count")
 
     def __init__(self) -> None:
-        chunked = request.content_length is None and request.environ.get(
-            "wsgi.input_terminated")
+        chunked = request.content_length is None and has_body()
+        if chunked and not request.environ.get("wsgi.input_terminated"):
+            # Werkzeug would give an empty body: the write would lose its content.
+            raise BadRequest("This server cannot read a chunked request body (its WSGI "
+                             "server does not end the input): send a Content-Length")
         self._stream = request.input_stream if chunked else request.stream
         self._limit = _limit()
         self._count = 0
@@ -184,8 +188,8 @@ def filename() -> str | None:
 
 def spool() -> IO[bytes]:
     """The request body in a temporary file, so that no write lock waits on the network."""
-    out = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)
     body = LimitedBody()
+    out = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)
     try:
         while chunk := body.read(CHUNK):
             out.write(chunk)

@@ -291,6 +291,25 @@ def test_chunked_bodies_past_the_limit(client, repo, state, seeded, method, path
     _unchanged(repo, state, seeded)
 
 
+@pytest.mark.parametrize("method, path, body, ctype", [
+    ("PUT", "/rest/c", b"<> <http://x/p> 2 .", TTL),
+    ("POST", "/rest/c", b"<> <http://x/p> 2 .", TTL),
+    ("PUT", "/rest/c/bin", b"new content", "text/plain"),
+    ("POST", "/rest/c", b"new content", "text/plain"),
+    ("PATCH", "/rest/c", b"INSERT DATA { <> <http://x/p> 2 }", SPARQL_UPDATE),
+    ("PUT", "/rest/c/bin/fcr:metadata", b"<> <http://x/p> 2 .", TTL),
+])
+def test_chunked_bodies_the_server_does_not_end(client, repo, state, seeded, method, path,
+                                                body, ctype):
+    """Without ``wsgi.input_terminated`` Werkzeug read a chunked body as empty: a PUT
+    replaced the resource with nothing."""
+    r = client.open(path, method=method, input_stream=io.BytesIO(body),
+                    headers={"Content-Type": ctype, "Transfer-Encoding": "chunked"})
+    _says(r, "chunked request body", "Content-Length")
+    assert r.status_code == 400
+    _unchanged(repo, state, seeded)
+
+
 def test_chunked_bodies_up_to_the_limit(client, repo):
     body = b"<> <http://x/p> " + b'"' + b"x" * (MAX_BODY - 20) + b'" .'
     body += b" " * (MAX_BODY - len(body))
