@@ -227,9 +227,15 @@ def test_deep_nesting_is_refused(client, repo, state, seeded, media_type):
     _unchanged(repo, state, seeded)
 
 
-def test_nesting_within_the_limit_is_stored(client):
-    body = _nested(rdfio.JSON_LD, rdfio.MAX_NESTING - 1)
-    assert client.put("/rest/ok", data=body, content_type=rdfio.JSON_LD).status_code == 201
+@pytest.mark.parametrize("media_type, depth", [
+    (rdfio.JSON_LD, rdfio.MAX_NESTING - 1), (TTL, rdfio.MAX_NESTING),
+    (rdfio.N3, rdfio.MAX_NESTING), (rdfio.RDF_XML, (rdfio.MAX_NESTING - 3) // 2),
+])
+def test_nesting_within_the_limit_is_stored(client, media_type, depth):
+    body = _nested(media_type, depth)
+    r = client.put("/rest/ok", data=body, content_type=media_type)
+    assert r.status_code == 201, r.data
+    assert client.get("/rest/ok", headers={"Accept": TTL}).data.count(b"ex.org/p") >= depth
 
 
 # --- RDF/XML DTDs (issue 14, item 2) ------------------------------------------------------
