@@ -342,20 +342,42 @@ _HTTP_DIGEST_NAMES = MappingProxyType({
     "md5": "md5", "sha1": "sha", "sha": "sha", "sha256": "sha-256", "sha512": "sha-512"})
 
 
-def parse_digest(header: str) -> dict[str, str]:
+def parse_digest(header: str, *, strict: bool = False) -> dict[str, str]:
     """``Digest: sha-256=<base64>, md5=<base64>`` -> {lower-cased algorithm: value}.
 
     RFC 3230 section 4.3.2. Values are kept as sent; unknown algorithms are
-    kept for the caller to reject; an entry without ``=`` gets an empty value.
-    The first instance of an algorithm wins.
+    kept for the caller to reject. The first instance of an algorithm wins.
+    Leniently, an entry without ``=`` gets an empty value and one without a name
+    is skipped; ``strict`` (a request's header, which guards what is stored)
+    raises ``InvalidDigestError`` for those, for a name that is not a token and
+    for a header with no digest at all. Empty list elements are allowed (RFC 7230
+    section 7).
     """
     digests: dict[str, str] = {}
     for item in header.split(","):
+        if strict and item.strip():
+            _check_digest_item(item)
         name, _, value = item.partition("=")
         name = name.strip().lower()
         if name:
             digests.setdefault(name, value.strip())
+    if strict and not digests:
+        raise InvalidDigestError(f"Malformed Digest header {header!r}: it holds no "
+                                 "algorithm=value digest")
     return digests
+
+
+def _check_digest_item(item: str) -> None:
+    name, eq, value = item.partition("=")
+    name, value = name.strip(), value.strip()
+    problem = ("it has no '=' between algorithm and value" if not eq
+               else "an algorithm name is missing" if not name
+               else f"{name!r} is not an algorithm name (a token)"
+               if not _TOKEN.fullmatch(name)
+               else f"the {name} value is empty" if not value
+               else "")
+    if problem:
+        raise InvalidDigestError(f"Malformed Digest header entry {item.strip()!r}: {problem}")
 
 
 def parse_want_digest(header: str) -> list[str]:
@@ -472,6 +494,24 @@ def _media_type(text: str) -> tuple[_MediaType, float] | None:
             break
         params[name] = (value or "").lower()
     return ((mtype, sub, params), q) if q is not None else None
+
+
+_PARAM_VALUE = re.compile(r'[!#$%&\'*+.^_`|~0-9A-Za-z-]+|"(?:[^"\\]|\\.)*"')
+
+
+def is_media_type(value: str) -> bool:
+    """Whether ``value`` is a media type with its parameters (RFC 7231 section
+    3.1.1.1: ``type/subtype *( ";" name=value )``; empty parameters are allowed)."""
+    head, *params = _split(value, ";")
+    mtype, slash, sub = head.partition("/")
+    if not (slash and _TOKEN.fullmatch(mtype) and _TOKEN.fullmatch(sub)):
+        return False
+    for param in params:
+        name, eq, pvalue = param.partition("=")
+        if param and not (eq and _TOKEN.fullmatch(name.strip())
+                          and _PARAM_VALUE.fullmatch(pvalue.strip())):
+            return False
+    return True
 
 
 def _quality(offer: _MediaType, ranges: list[tuple[_MediaType, float]]) -> float:

@@ -21,21 +21,25 @@ import json
 import re
 import secrets
 from collections.abc import Iterable, Mapping
+from itertools import accumulate
 from types import MappingProxyType
 from typing import Any, cast
+from xml.parsers import expat
 from xml.sax import SAXParseException
 
 import pyoxigraph
 import rdflib
 from rdflib.plugins.parsers.jsonld import to_rdf as _jsonld_to_rdf
+from rdflib.plugins.parsers.notation3 import BadSyntax
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from lakesuperior.exceptions import RdfParseError, TermError, UnsupportedMediaTypeError
 from lakesuperior.store import terms
 
 __all__ = [
-    "PARSEABLE", "SERIALIZABLE", "Triple", "TURTLE", "N_TRIPLES", "JSON_LD", "RDF_XML", "N3",
-    "normalize_media_type", "parse", "parse_rdflib", "serialize", "serialize_rdflib",
+    "MAX_NESTING", "PARSEABLE", "SERIALIZABLE", "Triple",
+    "TURTLE", "N_TRIPLES", "JSON_LD", "RDF_XML", "N3",
+    "check_input", "normalize_media_type", "parse", "parse_rdflib", "serialize", "serialize_rdflib",
     "to_rdflib", "from_rdflib", "graph_to_triples", "triples_to_graph",
 ]
 
@@ -103,6 +107,133 @@ def _unsupported(media_type: str, accepted: Iterable[str]) -> UnsupportedMediaTy
         f"Unsupported RDF media type {media_type!r}; accepted: {', '.join(sorted(accepted))}")
 
 
+# --- input limits (before any parser sees the input) -------------------------
+
+#: The deepest nesting ``parse`` reads: JSON-LD objects and arrays, Turtle and N3
+#: blank-node property lists, collections, formulas and triple terms, RDF/XML
+#: elements. Deeper input overflows the parsers' stacks (pyoxigraph's JSON-LD and
+#: N-Triples 1.2 parsers crash the process; rdflib's recursion limit is near 100).
+MAX_NESTING = 64
+
+_OPEN, _CLOSE = b"[({", b"])}"
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in _OPEN + _CLOSE)
+_STEP = tuple(1 if b in _OPEN else -1 if b in _CLOSE else 0 for b in range(256))
+# What may hold brackets that do not nest: strings (an unterminated one runs to the
+# end), and in Turtle and N3 also IRIs, comments and escapes in prefixed names. A
+# long string ends with its whole run of quotes (rdflib reads """a"""" as 'a"').
+_JSON_SKIP = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\Z)', re.S)
+_TURTLE_SKIP = re.compile(rb"""
+      \"{3}[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:"{3,}|\Z)
+    | '{3}[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'{3,}|\Z)
+    | "[^"\\\n\r]*(?:\\.[^"\\\n\r]*)*"?
+    | '[^'\\\n\r]*(?:\\.[^'\\\n\r]*)*'?
+    | <[^\x00-\x20<>"{}|^`\\]*(?:\\(?:u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})[^\x00-\x20<>"{}|^`\\]*)*>
+    | \#[^\n\r]*
+    | \\.
+""", re.S | re.X)
+
+
+_XML_MARKUP = re.compile(rb"""
+      <!--.*?(?:-->|\Z) | <!\[CDATA\[.*?(?:\]\]>|\Z) | <\?.*?(?:\?>|\Z) | <!DOCTYPE
+    | </ | <[^\s<>!?/](?:[^>"']++|"[^"]*+"|'[^']*+')*+>
+""", re.S | re.X)
+
+
+def _too_deep(what: str) -> RdfParseError:
+    return RdfParseError(f"The document nests {what} deeper than {MAX_NESTING} levels: "
+                         "nesting is too deep")
+
+
+def _bracket_depth(data: bytes) -> int:
+    """The deepest nesting of ``[ ( {`` in ``data`` (closers may be missing)."""
+    brackets = data.translate(None, _NOT_BRACKETS)
+    if len(brackets) <= MAX_NESTING:
+        return len(brackets)
+    return max(accumulate(map(_STEP.__getitem__, brackets)))
+
+
+def _check_json(data: bytes) -> None:
+    if len(data.translate(None, _NOT_BRACKETS)) > MAX_NESTING and \
+            _bracket_depth(_JSON_SKIP.sub(b"", data)) > MAX_NESTING:
+        raise _too_deep("JSON objects and arrays")
+
+
+def _check_turtle(data: bytes) -> None:
+    if data.count(b"<<") + len(data.translate(None, _NOT_BRACKETS)) <= MAX_NESTING:
+        return
+    bare = _TURTLE_SKIP.sub(b" ", data).replace(b"<<", b"(").replace(b">>", b")")
+    if _bracket_depth(bare) > MAX_NESTING:
+        raise _too_deep("blank nodes, collections, formulas or triple terms")
+
+
+def _check_xml(data: bytes) -> None:
+    """Refuse DTDs (entity expansion, external fetches) and deep element nesting.
+
+    Expat reads the document once (its own stack is on the heap). Where it stops
+    at something it finds malformed that the RDF/XML parsers may still read (a
+    second root element, a control character reference, an unknown encoding), a
+    scan of the markup (``_check_xml_markup``) checks the whole document."""
+    parser = expat.ParserCreate()
+    depth = 0
+
+    def doctype(name: str, sysid: str | None, pubid: str | None, internal: bool) -> None:
+        if internal or sysid or pubid:
+            raise RdfParseError("RDF/XML with a DTD (<!DOCTYPE> with entity declarations or "
+                                "an external DTD) is not accepted: declare namespaces with "
+                                "xmlns attributes", parser.CurrentLineNumber,
+                                parser.CurrentColumnNumber + 1)
+
+    def start(name: str, attrs: Any) -> None:
+        nonlocal depth
+        depth += 1
+        if depth > MAX_NESTING:
+            raise _too_deep("XML elements")
+
+    def end(name: str) -> None:
+        nonlocal depth
+        depth -= 1
+
+    parser.StartDoctypeDeclHandler = doctype
+    if data.count(b"<") > MAX_NESTING:
+        parser.StartElementHandler = start
+        parser.EndElementHandler = end
+    try:
+        parser.Parse(data, True)
+    except (expat.ExpatError, LookupError):   # LookupError: an unknown encoding
+        _check_xml_markup(data)
+
+
+def _check_xml_markup(data: bytes) -> None:
+    """``_check_xml`` for a document expat does not read: its tags counted by a scan."""
+    depth = 0
+    for found in _XML_MARKUP.finditer(data):
+        tag = found.group()
+        if tag[1:2] == b"/":
+            depth -= 1
+        elif tag.startswith(b"<!DOCTYPE"):
+            raise RdfParseError("RDF/XML with a DTD (<!DOCTYPE>) is not accepted: declare "
+                                "namespaces with xmlns attributes")
+        elif tag[1:2] not in b"!?" and not tag.endswith(b"/>"):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise _too_deep("XML elements")
+
+
+_CHECKS = MappingProxyType({
+    JSON_LD: _check_json, TURTLE: _check_turtle, N3: _check_turtle,
+    N_TRIPLES: _check_turtle, RDF_XML: _check_xml,
+})
+
+
+def check_input(data: bytes, media_type: str) -> None:
+    """Refuse, with ``RdfParseError``, input no parser may see: nesting deeper than
+    ``MAX_NESTING``, and DTDs in RDF/XML (entity expansion, external fetches).
+    ``parse`` and ``parse_rdflib`` call it first."""
+    check = _CHECKS.get(normalize_media_type(media_type))
+    if check is not None:
+        check(data)
+
+
 # --- parsing -----------------------------------------------------------------
 
 class Parsed(list[Triple]):
@@ -120,7 +251,8 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
     Relative IRIs resolve against ``base`` (an absolute IRI, else ``ValueError``).
     Blank nodes get fresh labels on every call. Raises ``UnsupportedMediaTypeError``
     for a type not in ``PARSEABLE`` and ``RdfParseError`` for malformed input, input
-    that is not UTF-8, named graphs and RDF 1.2 triple terms or directional literals.
+    that is not UTF-8, nesting deeper than ``MAX_NESTING``, RDF/XML with a DTD, named
+    graphs and RDF 1.2 triple terms or directional literals.
     """
     mtype = normalize_media_type(media_type)
     fmt = _OX_FORMATS.get(mtype)
@@ -132,6 +264,7 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
         data = data[3:]
     if not data or data.isspace():
         return Parsed()
+    check_input(data, mtype)
     try:
         # pyoxigraph writes the parsed triples as canonical N-Triples in one call;
         # splitting that text is cheaper than one str() per triple. Line breaks in
@@ -181,6 +314,7 @@ def parse_rdflib(data: bytes, media_type: str, base: str) -> list[Triple]:
         data = data[3:]
     if not data or data.isspace():
         return []
+    check_input(data, mtype)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -233,6 +367,8 @@ def _graph_to_parsed_triples(graph: rdflib.Graph) -> list[Triple]:
             if label is None:
                 label = labels[node] = f"_:{prefix}{len(labels)}"
             return label
+        if isinstance(node, rdflib.Graph):
+            raise RdfParseError("N3 formulas ({ ... }) are not supported: send RDF triples")
         try:
             return from_rdflib(node)
         except TermError as e:
@@ -242,6 +378,11 @@ def _graph_to_parsed_triples(graph: rdflib.Graph) -> list[Triple]:
 
 
 def _rdflib_parse_error(e: Exception) -> RdfParseError:
+    if isinstance(e, BadSyntax):  # rdflib's N3 parser: its message shows bytes reprs
+        text, at = e._str, e._i
+        near = text[max(0, at - 30):at + 30].decode("utf-8", "replace")
+        return RdfParseError(f"Bad syntax ({e._why}) near {near!r}", e.lines + 1,
+                             at - text.rfind(b"\n", 0, at))
     if isinstance(e, SAXParseException):
         column = e.getColumnNumber()
         return RdfParseError(e.getMessage(), e.getLineNumber(),

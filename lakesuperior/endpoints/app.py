@@ -18,7 +18,7 @@ from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.config import Config
 from lakesuperior.endpoints import constraints as doc
-from lakesuperior.endpoints import errors
+from lakesuperior.endpoints import errors, paths
 from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp
@@ -56,6 +56,7 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
     app.url_map.merge_slashes = False
     app.extensions["lakesuperior"] = State(config, repository, owned)
     errors.register(app)
+    app.before_request(_check_path)
     app.register_blueprint(ldp_bp, url_prefix="/rest", name="rest")
     app.register_blueprint(ldp_bp, url_prefix="/ldp", name="ldp")
     app.register_blueprint(query_bp, url_prefix="/query")
@@ -74,6 +75,13 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
         return {"version": __version__}
 
     return app
+
+
+def _check_path() -> None:
+    """400 for control characters in any path (before routing answers 404 for some)."""
+    environ = request.environ
+    raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")
+    paths.check_controls(raw.split("?", 1)[0] if raw else environ.get("PATH_INFO", ""))
 
 
 def _constraints() -> Response:

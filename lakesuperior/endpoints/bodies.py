@@ -8,15 +8,16 @@ inside the write transaction.
 """
 from __future__ import annotations
 
-import shutil
 import tempfile
 from typing import IO, TypeGuard
 
 from flask import current_app, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints.call import CHUNK
+from lakesuperior.endpoints.errors import BadRequest
 from lakesuperior.exceptions import (
     ChecksumValidationError,
     InvalidDigestError,
@@ -66,10 +67,20 @@ def requested_model() -> str | None:
 
 
 def media_type() -> str | None:
-    """The request's ``Content-Type`` (None if absent or blank); 415 for external content."""
+    """The request's ``Content-Type`` (None if absent or blank): 400 if it is not a
+    media type; 415 for external content, and for a ``Content-Encoding`` other than
+    ``identity`` (the body would be stored or parsed still encoded)."""
+    codings = [c.strip() for c in request.headers.get("Content-Encoding", "").split(",")]
+    if any(c and c.lower() != "identity" for c in codings):
+        raise UnsupportedMediaTypeError(
+            f"Content-Encoding {request.headers['Content-Encoding']!r} is not supported: "
+            "send the body without a content coding")
     ctype = request.headers.get("Content-Type")
     if not ctype or not ctype.strip():
         return None
+    if not hdr.is_media_type(ctype):
+        raise BadRequest(f"Malformed Content-Type {ctype!r}: a media type is "
+                         "type/subtype, optionally with ; name=value parameters")
     if rdfio.normalize_media_type(ctype) == "message/external-body":
         raise UnsupportedMediaTypeError("External content (message/external-body) is not "
                                         "supported: send the content in the request body")
@@ -81,13 +92,63 @@ def is_rdf(media_type: str | None) -> TypeGuard[str]:
     return media_type is not None and rdfio.normalize_media_type(media_type) in rdfio.PARSEABLE
 
 
+def _limit() -> int | None:
+    return current_app.config["MAX_CONTENT_LENGTH"]
+
+
+def _too_large(limit: int | None, length: int | None = None) -> PayloadTooLargeError:
+    size = f" ({length} bytes)" if length is not None else ""
+    return PayloadTooLargeError(f"The request body{size} is larger than the limit of "
+                                f"{limit} bytes (max_body_size)")
+
+
 def check_size() -> None:
     """413 for a declared body larger than the configured limit."""
     length = request.content_length
-    limit = current_app.config["MAX_CONTENT_LENGTH"]
+    limit = _limit()
     if length is not None and limit is not None and length > limit:
-        raise PayloadTooLargeError(f"The request body ({length} bytes) is larger than the "
-                                   f"limit of {limit} bytes")
+        raise _too_large(limit, length)
+
+
+class LimitedBody:
+    """The request body as a stream that raises ``PayloadTooLargeError`` (413) past
+    ``max_body_size``, however the body is sent: with a ``Content-Length`` or chunked.
+
+    A chunked body is read from the server's own input (which ends it, PEP 3333
+    ``wsgi.input_terminated``; gunicorn does) and counted here: Werkzeug's capped
+    stream would return a body cut short at the limit from ``read()``, and refuse
+    one of exactly the limit. Under a server that does not end the input, a chunked
+    body is a 400 (Werkzeug would read it as empty)."""
+
+    __slots__ = ("_stream", "_limit", "_count")
+
+    def __init__(self) -> None:
+        chunked = request.content_length is None and has_body()
+        if chunked and not request.environ.get("wsgi.input_terminated"):
+            # Werkzeug would give an empty body: the write would lose its content.
+            raise BadRequest("This server cannot read a chunked request body (its WSGI "
+                             "server does not end the input): send a Content-Length")
+        self._stream = request.input_stream if chunked else request.stream
+        self._limit = _limit()
+        self._count = 0
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes (all with ``size < 0``); ``b""`` at the end."""
+        if size < 0:
+            return b"".join(iter(lambda: self.read(CHUNK), b""))
+        try:
+            chunk = self._stream.read(size)
+        except RequestEntityTooLarge:
+            raise _too_large(self._limit) from None
+        self._count += len(chunk)
+        if self._limit is not None and self._count > self._limit:
+            raise _too_large(self._limit)
+        return chunk
+
+
+def read() -> bytes:
+    """The whole request body (``LimitedBody``: 413 past the limit)."""
+    return LimitedBody().read()
 
 
 def has_body() -> bool:
@@ -99,13 +160,14 @@ def has_body() -> bool:
 
 
 def upload_digests() -> dict[str, str] | None:
-    """The ``Digest`` of an upload (RFC 3230): unsupported algorithms are a 400, a value
-    that cannot be a digest of the algorithm a 409 (it cannot match; Fedora API 3.5.1)."""
+    """The ``Digest`` of an upload (RFC 3230): a malformed header and unsupported
+    algorithms are a 400, a value that cannot be a digest of the algorithm a 409 (it
+    cannot match; Fedora API 3.5.1 and 3.6.1)."""
     header = request.headers.get("Digest")
     if not header:
         return None
     out = {}
-    for algo, value in hdr.parse_digest(header).items():
+    for algo, value in hdr.parse_digest(header, strict=True).items():
         if not is_supported(algo):
             raise UnsupportedDigestError(f"Unsupported digest algorithm in Digest: {algo!r}; "
                                          "supported: md5, sha, sha-256, sha-512")
@@ -126,7 +188,13 @@ def filename() -> str | None:
 
 def spool() -> IO[bytes]:
     """The request body in a temporary file, so that no write lock waits on the network."""
+    body = LimitedBody()
     out = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)
-    shutil.copyfileobj(request.stream, out, CHUNK)
+    try:
+        while chunk := body.read(CHUNK):
+            out.write(chunk)
+    except BaseException:
+        out.close()
+        raise
     out.seek(0)
     return out

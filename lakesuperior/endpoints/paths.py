@@ -30,6 +30,7 @@ CONSTRAINTS_PATH = "/constraints"  #: the constraints document, below the applic
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _PCHAR_SAFE = "-._~!$&'()*+,;=:@"
 _PCT = re.compile(rb"%([0-9A-Fa-f]{2})")
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 Kind = Literal["resource", "metadata", "timemap", "memento", "tombstone"]
 
@@ -85,6 +86,17 @@ def _iri_segment(raw: bytes) -> str:
     if len(segment) > MAX_SEGMENT:
         raise PathError(f"A path segment is longer than {MAX_SEGMENT} characters")
     return segment
+
+
+def check_controls(raw: str | bytes) -> None:
+    """``PathError`` (400) for a control character (C0, DEL or C1) anywhere in a
+    request path, raw or percent-encoded: checked for every path and method,
+    before routing (which would answer 404 for some)."""
+    data = raw if isinstance(raw, bytes) else to_bytes(raw)
+    decoded = _PCT.sub(lambda m: bytes((int(m.group(1), 16),)), data)
+    bad = _CONTROL.search(decoded.decode("utf-8", "replace"))
+    if bad is not None:
+        raise PathError(f"Control character U+{ord(bad.group()):04X} in the request path")
 
 
 def to_bytes(raw: str) -> bytes:

@@ -14,7 +14,7 @@ handling drops those and refuses real changes (LDP 4.2.4.1, 4.2.4.3);
 from __future__ import annotations
 
 import uuid
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from flask import Response, request
 
@@ -83,7 +83,7 @@ def _create_binary(call: Call, segment: str | None, model: str | None,
     digests = bodies.upload_digests()
     filename = bodies.filename()
     # A conditional POST holds the write lock while it checks: spool the body first.
-    stream: IO[bytes] = bodies.spool() if call.conditions else request.stream
+    stream = bodies.spool() if call.conditions else cast(IO[bytes], bodies.LimitedBody())
     try:
         with checked_write(call, "POST", read=False):
             return call.repo.create(call.uid, stream=stream, slug=segment,
@@ -96,7 +96,7 @@ def _create_binary(call: Call, segment: str | None, model: str | None,
 
 def _create_rdf(call: Call, segment: str | None, model: str | None,
                 media_type: str | None) -> Any:
-    data = request.get_data() if bodies.has_body() else b""
+    data = bodies.read() if bodies.has_body() else b""
     body = None
     if data.strip():
         if media_type is None:
@@ -138,6 +138,9 @@ def post_version(call: Call) -> Response:
 
 @tombstone_links
 def put(call: Call) -> Response:
+    if "Content-Range" in request.headers:
+        raise BadRequest("A PUT with Content-Range (a partial update) is not supported: send "
+                         "the whole representation (RFC 7231 section 4.3.4)")
     target = call.target
     if target.kind == "metadata":
         return _put_description(call)
@@ -154,7 +157,7 @@ def put(call: Call) -> Response:
     if not rdf_body and (bodies.has_body() or model == interaction.NON_RDF_SOURCE):
         spool = bodies.spool()   # binary, or a body we will refuse: read it before the lock
     elif bodies.has_body():
-        data = request.get_data()
+        data = bodies.read()
         if model != interaction.NON_RDF_SOURCE and data.strip() and media_type is not None:
             body = RdfBody(data, media_type, call.url())
     try:
@@ -206,7 +209,7 @@ def _put_description(call: Call) -> Response:
             f"The description of a binary is RDF ({', '.join(sorted(rdfio.PARSEABLE))}), "
             f"not {media_type or 'content without a Content-Type'}")
     here = call.url(kind="metadata")
-    triples = _rebase(rdfio.parse(request.get_data(), media_type, here), here, call.url())
+    triples = _rebase(rdfio.parse(bodies.read(), media_type, here), here, call.url())
     with checked_write(call, "PUT"):
         res = call.repo.update_delta(call.uid, [(None, None, None)], triples,
                                      handling=call.handling or "tolerant", base_uri=call.base)
@@ -224,7 +227,7 @@ def patch(call: Call) -> Response:
     if media_type is None or rdfio.normalize_media_type(media_type) != SPARQL_UPDATE:
         raise UnsupportedMediaTypeError(f"PATCH takes {SPARQL_UPDATE}, not "
                                         f"{media_type or 'a body without Content-Type'}")
-    body = request.get_data()
+    body = bodies.read()
 
     def patchable(current: Any) -> None:
         if target.kind == "resource" and current.is_binary:

@@ -11,6 +11,7 @@ from lakesuperior.endpoints.paths import (
     PathError,
     Target,
     Urls,
+    check_controls,
     normalize_path,
     parse_target,
     slug_segment,
@@ -45,6 +46,22 @@ def test_bad_paths(raw):
     with pytest.raises(PathError) as info:
         parse_target(raw)
     assert info.value.status == 400
+
+
+@pytest.mark.parametrize("raw, code", [
+    ("/a%0Ab", 0x0A), ("/a%0d", 0x0D), ("/%00", 0), ("/a%7Fb", 0x7F), ("/a\nb", 0x0A),
+    ("/a\x1b", 0x1B), (b"/a\x7f", 0x7F), ("/a%C2%85", 0x85), ("/x/%c2%9f/y", 0x9F),
+    ("/rest/fcr:metadata%09", 0x09),
+])
+def test_control_characters(raw, code):
+    with pytest.raises(PathError, match=f"Control character U\\+{code:04X}") as info:
+        check_controls(raw)
+    assert info.value.status == 400
+
+
+@pytest.mark.parametrize("raw", ["/a%20b", "/caf%C3%A9", "/café".encode(), "/a%C2%A0", "/%25"])
+def test_no_control_characters(raw):
+    check_controls(raw)
 
 
 def test_overlong_path():

@@ -345,6 +345,35 @@ def test_parse_digest_malformed_entries():
     assert h.parse_digest("") == {}
 
 
+@pytest.mark.parametrize("header, problem", [
+    ("===,,,", "algorithm name is missing"), (",,,", "holds no"), ("", "holds no"),
+    ("sha-256", "no '='"), ("=abc", "algorithm name is missing"),
+    ("sha 256=abc", "not an algorithm name"), ("sha-256=", "value is empty"),
+    ("md5=YQ==, sha-256", "no '='"), ('"md5"=YQ==', "not an algorithm name"),
+])
+def test_parse_digest_strict_refuses_malformed_headers(header, problem):
+    with pytest.raises(InvalidDigestError, match="Malformed Digest header") as info:
+        h.parse_digest(header, strict=True)
+    assert problem in str(info.value)
+
+
+def test_parse_digest_strict_takes_well_formed_headers():
+    assert h.parse_digest(" md5=YQ==,, UNIXsum=30637 ,", strict=True) == {
+        "md5": "YQ==", "unixsum": "30637"}
+
+
+@pytest.mark.parametrize("value, ok", [
+    ("text/plain", True), ("text/turtle; charset=utf-8", True), ("a/b;x=\"q;\\\"\"", True),
+    ("message/external-body; access-type=URL; URL=\"http://x/f\"", True),
+    ("text/plain;", True), ("Application/LD+JSON", True),
+    ("bogus", False), ("/", False), ("text/", False), ("/plain", False), (";;;", False),
+    ("text/plain; x", False), ("text/plain; =y", False), ('text/plain; a="open', False),
+    ("text plain/x", False), ("", False), ("text/plain; a=b c", False),
+])
+def test_is_media_type(value, ok):
+    assert h.is_media_type(value) is ok
+
+
 def test_parse_want_digest():
     assert h.parse_want_digest("SHA-512;q=0.3, sha-256;q=1, md5;q=0.3, sha") == \
         ["sha-256", "sha", "sha-512", "md5"]

@@ -42,6 +42,26 @@ def _literal_subject_graph():
     return g
 
 
+def _deep_json_ld(depth: int) -> bytes:
+    return (b'{"@id":"","http://ex.org/p":' + b'{"http://ex.org/p":' * depth + b'"x"'
+            + b"}" * (depth + 1))
+
+
+def _deep_rdf_xml(depth: int) -> bytes:
+    return (b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+            b'xmlns:e="http://ex.org/"><rdf:Description rdf:about="">'
+            + b"<e:p><rdf:Description>" * depth + b"<e:p>x</e:p>"
+            + b"</rdf:Description></e:p>" * depth + b"</rdf:Description></rdf:RDF>")
+
+
+def _laughs(levels: int) -> bytes:
+    decls = "".join(f'<!ENTITY l{i} "{f"&l{i - 1};" * 10}">' for i in range(1, levels + 1))
+    return (f'<?xml version="1.0"?><!DOCTYPE rdf:RDF [<!ENTITY l0 "ha">{decls}]>'
+            '<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+            f'xmlns:e="http://ex.org/"><rdf:Description rdf:about=""><e:p>&l{levels};</e:p>'
+            "</rdf:Description></rdf:RDF>").encode()
+
+
 CASES = [
     # malformed RDF
     ("turtle", RdfParseError, "line 2",
@@ -59,6 +79,26 @@ CASES = [
     ("not utf-8", RdfParseError, "",
      lambda r: r.create_or_replace("/new", data=b'<> <http://ex.org/p> "\xff\xfe" .',
                                    media_type=TTL)),
+    ("n3", RdfParseError, "",
+     lambda r: r.create_or_replace("/new", data=b"<> <http://ex.org/p> [ .",
+                                   media_type="text/n3")),
+    # input no parser may see (issue 14, items 1 and 2)
+    ("deep json-ld", RdfParseError, "nesting is too deep",
+     lambda r: r.create_or_replace("/new", data=_deep_json_ld(5000),
+                                   media_type="application/ld+json")),
+    ("deep json-ld post", RdfParseError, "nesting is too deep",
+     lambda r: r.create("/c", data=_deep_json_ld(5000), media_type="application/ld+json")),
+    ("deep turtle", RdfParseError, "nesting is too deep",
+     lambda r: r.create_or_replace("/c", data=b"<> <http://ex.org/p> " + b"[ <http://ex.org/p> "
+                                   * 5000 + b"1" + b" ]" * 5000 + b" .", media_type=TTL)),
+    ("deep n3 collections", RdfParseError, "nesting is too deep",
+     lambda r: r.create_or_replace("/c", data=b"<> <http://ex.org/p> " + b"( " * 5000 + b"1"
+                                   + b" )" * 5000 + b" .", media_type="text/n3")),
+    ("deep rdf/xml", RdfParseError, "nesting is too deep",
+     lambda r: r.create_or_replace("/c", data=_deep_rdf_xml(5000),
+                                   media_type="application/rdf+xml")),
+    ("billion laughs", RdfParseError, "DTD",
+     lambda r: r.create_or_replace("/c", data=_laughs(9), media_type="application/rdf+xml")),
     ("rdf model, non-rdf type", UnsupportedMediaTypeError, "image/png",
      lambda r: r.create_or_replace("/new", data=b"x", media_type="image/png",
                                    interaction_model="ldp:BasicContainer")),
