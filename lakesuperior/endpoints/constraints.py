@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from lakesuperior.model.context import literal_term
 from lakesuperior.model.namespaces import RDFS
+from lakesuperior.model.uids import MAX_SEGMENT_LENGTH, MAX_UID_LENGTH
 
 SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("interaction-models", "Interaction models",
@@ -68,9 +69,10 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "Memento-Datetime header (a memento with a client-given state) is not supported "
      "(409 Conflict). Mementos are read-only; TimeMaps and mementos cannot be deleted."),
     ("paths", "Paths",
-     "Paths are made of non-empty segments of at most 255 characters; '.', '..', encoded "
-     "slashes (%2F), backslashes, control characters and segments starting with 'fcr:' "
-     "(reserved for Fedora endpoints) are refused."),
+     f"Paths are made of non-empty segments of at most {MAX_SEGMENT_LENGTH} characters, "
+     f"{MAX_UID_LENGTH} in all (counted as in a URL); '.', '..', encoded slashes (%2F), "
+     "backslashes, control characters and segments starting with 'fcr:' (reserved for "
+     "Fedora endpoints) are refused."),
 )
 
 

@@ -20,8 +20,10 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import quote
 
-MAX_SEGMENT = 255          #: longest path segment, in characters of its normalized form
-MAX_PATH = 4096            #: longest uid, in characters of its normalized form
+from lakesuperior.model.uids import MAX_SEGMENT_LENGTH as MAX_SEGMENT
+
+#: longest request path below the prefix (a uid of ``MAX_UID_LENGTH`` plus Fedora suffixes)
+MAX_PATH = 4096
 
 VERSION_ID = re.compile(r"[0-9]{14}")
 CONSTRAINTS_PATH = "/constraints"  #: the constraints document, below the application root
