@@ -138,7 +138,7 @@ class Req:
     data: bytes | str | None = None
     ctype: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
-    query: Mapping[str, str] | None = None
+    query: Mapping[str, str] | str | None = None
     allow: str | None = None
 
 
