@@ -20,6 +20,7 @@ from lakesuperior.exceptions import (
     ChecksumValidationError,
     IncompatibleLdpTypeError,
     InvalidResourceError,
+    InvalidTripleError,
     TermError,
     UnsupportedMediaTypeError,
 )
@@ -100,6 +101,7 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
     if len(given) > 1:
         raise InvalidResourceError(uid, f"Give one of graph, triples, data or stream, not "
                                         f"{' and '.join(given)}")
+    _check_types(uid, graph, triples, digests)
     body = data if data is not None else stream
     if isinstance(body, str):
         body = body.encode("utf-8")
@@ -122,7 +124,9 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
     if graph is not None:
         return RdfInput(graph_triples(graph, base_iri), model, canonical=True)
     if triples is not None:
-        return RdfInput(list(triples), model, canonical=isinstance(triples, rdfio.Parsed))
+        if isinstance(triples, rdfio.Parsed):
+            return RdfInput(list(triples), model, canonical=True)
+        return RdfInput(_caller_triples(uid, triples), model, canonical=False)
     if body is not None:
         if mtype is None or mtype not in rdfio.PARSEABLE:
             raise UnsupportedMediaTypeError(
@@ -133,6 +137,32 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
             raw = raw.encode("utf-8")
         return RdfInput(rdfio.parse(bytes(raw), mtype, base_iri), model, canonical=True)
     return RdfInput([], model, canonical=True)
+
+
+def _check_types(uid: str | None, graph: Any, triples: Any, digests: Any) -> None:
+    """``InvalidResourceError`` for an argument of the wrong type."""
+    from rdflib import Graph
+    if graph is not None and not isinstance(graph, Graph):
+        raise InvalidResourceError(uid, f"graph must be an rdflib Graph, not "
+                                        f"{type(graph).__name__}")
+    if triples is not None and isinstance(triples, (str, bytes)):
+        raise InvalidResourceError(uid, "triples must be an iterable of (s, p, o) term "
+                                        "strings, not a string")
+    if digests is not None and not isinstance(digests, Mapping):
+        raise InvalidResourceError(uid, f"digests must be a mapping of algorithm to digest, "
+                                        f"not {type(digests).__name__}")
+
+
+def _caller_triples(uid: str | None, triples: Iterable[Any]) -> list[Triple]:
+    """A caller's triples as a list; ``InvalidTripleError`` for an item that is not three
+    strings (the terms themselves are validated where they are written)."""
+    out = []
+    for i, t in enumerate(triples):
+        if not isinstance(t, (tuple, list)) or len(t) != 3 \
+                or not all(isinstance(term, str) for term in t):
+            raise InvalidTripleError(uid, f"Triple {i} is not three term strings: {t!r:.200}")
+        out.append((t[0], t[1], t[2]))
+    return out
 
 
 def graph_triples(graph: Any, base_iri: str) -> list[Triple]:

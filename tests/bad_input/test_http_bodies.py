@@ -37,7 +37,7 @@ TURTLE = [
     put("ttl missing final dot", f'<> {P} "a"', TTL, keyword="line"),
     post("ttl missing final dot (post)", f'<> {P} "a"', TTL, keyword="line"),
     put("ttl new resource, syntax error", f"<> {P} <", TTL, path="/rest/new", keyword="line"),
-    put("ttl space in IRI", f'<> <http://ex.org/a b> "x" .', TTL, keyword="line"),
+    put("ttl space in IRI", '<> <http://ex.org/a b> "x" .', TTL, keyword="line"),
     put("ttl space in object IRI", f"<> {P} <http://ex.org/a b> .", TTL, keyword="line"),
     put("ttl angle in IRI", f"<> {P} <http://ex.org/a<b> .", TTL, keyword="line"),
     put("ttl bad string escape", f'<> {P} "a\\qb" .', TTL, keyword="line"),

@@ -94,8 +94,10 @@ PATCHES = [
     patch("only a comment", 400, "empty", "# nothing"),
     patch("unknown prefix", 400, "nope", "INSERT DATA { <> nope:p 1 }"),
     patch("load", 400, "LOAD", "LOAD <http://example.org/data>"),
-    patch("graph in insert data", 400, "GRAPH", f"INSERT DATA {{ GRAPH <http://g> {{ <> {P} 1 }} }}"),
-    patch("with clause", 400, "WITH", f"WITH <http://g> DELETE {{ <> {P} ?o }} WHERE {{ <> {P} ?o }}"),
+    patch("graph in insert data", 400, "GRAPH",
+          f"INSERT DATA {{ GRAPH <http://g> {{ <> {P} 1 }} }}"),
+    patch("with clause", 400, "WITH",
+          f"WITH <http://g> DELETE {{ <> {P} ?o }} WHERE {{ <> {P} ?o }}"),
     patch("using clause", 400, "USING",
           f"DELETE {{ <> {P} ?o }} USING <http://g> WHERE {{ <> {P} ?o }}"),
     patch("drop all", 400, "DROP", "DROP ALL"),
@@ -103,7 +105,8 @@ PATCHES = [
     patch("create graph", 400, "CREATE", "CREATE GRAPH <http://g>"),
     patch("copy", 400, "COPY", "COPY DEFAULT TO <http://g>"),
     patch("service in where", 400, "SERVICE",
-          f"INSERT {{ <> {P} ?o }} WHERE {{ SERVICE <http://example.org/sparql> {{ ?s {P} ?o }} }}"),
+          f"INSERT {{ <> {P} ?o }} WHERE {{ SERVICE <http://example.org/sparql> "
+          f"{{ ?s {P} ?o }} }}"),
     patch("query instead of update", 400, "expected", "SELECT * WHERE { ?s ?p ?o }"),
     patch("invalid utf-8", 400, "utf-8", b'INSERT DATA { <> <http://ex.org/p> "\xff" }'),
     patch("bad escape in a literal", 400, "INSERT", f'INSERT DATA {{ <> {P} "\\q" }}'),
@@ -138,7 +141,8 @@ PATCHES = [
     patch("no content-type", 415, "sparql-update", f"INSERT DATA {{ <> {P} 1 }}", None),
     patch("ldpatch", 415, "sparql-update", "Add { <> <http://ex.org/p> 1 } .", "text/ldpatch"),
     patch("second operation bad", 409, "contains",
-          f'INSERT DATA {{ <> {P} "ok" }} ; INSERT DATA {{ <> <{LDP}contains> <http://localhost/rest/dc> }}'),
+          f'INSERT DATA {{ <> {P} "ok" }} ; '
+          f"INSERT DATA {{ <> <{LDP}contains> <http://localhost/rest/dc> }}"),
 ]
 
 QUERY_CASES = QUERIES
