@@ -41,7 +41,7 @@ from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.containment import write_graph
 from lakesuperior.model.context import Context, Settings
-from lakesuperior.model.inputs import read_input
+from lakesuperior.model.inputs import is_binary, read_input
 from lakesuperior.model.lookup import is_tombstone, require_model, tombstone_error
 from lakesuperior.model.resource import RdfSource, ResourceInfo, load, load_info, view
 from lakesuperior.model.server_managed import (
@@ -245,6 +245,14 @@ class Repository:
                           interaction_model=interaction_model, binaries=self.binaries,
                           digests=digests, filename=filename, uid=uid, triples=triples)
 
+    def _check_binary_target(self, uid: str, parent: str | None, interaction_model: Any,
+                             graph: Any, body: Any, media_type: Any) -> None:
+        """Refuse a binary where none can be made before its content is stored (a
+        refused write would leave the file behind)."""
+        if is_binary(interaction_model, graph=graph, body=body, media_type=media_type):
+            with self.snapshot() as ctx:
+                lifecycle.check_binary_target(ctx, uid, parent=parent)
+
     def create(self, parent_uid: str, *, slug: str | None = None, graph: Any = None,
                data: bytes | None = None, media_type: str | None = None, stream: Any = None,
                interaction_model: Any = None, handling: str = "strict",
@@ -272,6 +280,8 @@ class Repository:
         segment = check_slug(slug) if slug is not None else str(uuid.uuid4())
         candidate = child_uid(parent, segment)
         umap = self._urimap(base_uri)
+        self._check_binary_target(candidate, parent, interaction_model, graph,
+                                  data if data is not None else stream, media_type)
         inp = self._input(candidate, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples)
@@ -295,6 +305,8 @@ class Repository:
         """
         uid = normalize_uid(uid)
         umap = self._urimap(base_uri)
+        self._check_binary_target(uid, None, interaction_model, graph,
+                                  data if data is not None else stream, media_type)
         inp = self._input(uid, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples)

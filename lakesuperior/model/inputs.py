@@ -106,9 +106,7 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
     if isinstance(body, str):
         body = body.encode("utf-8")
     mtype = rdfio.normalize_media_type(media_type) if media_type else None
-    if model == NON_RDF_SOURCE or (
-            graph is None and body is not None and (mtype is None or mtype not in rdfio.PARSEABLE)
-            and model is None):
+    if is_binary(model, graph=graph, body=body, media_type=media_type):
         if graph is not None or triples is not None:
             raise IncompatibleLdpTypeError(uid, "An RDF graph cannot be stored as a "
                                                 "NonRDFSource; send bytes or a stream")
@@ -137,6 +135,18 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
             raw = raw.encode("utf-8")
         return RdfInput(rdfio.parse(bytes(raw), mtype, base_iri), model, canonical=True)
     return RdfInput([], model, canonical=True)
+
+
+def is_binary(interaction_model: Any, *, graph: Any = None, body: Any = None,
+              media_type: str | None = None) -> bool:
+    """Whether ``read_input`` makes these arguments a binary (``body``: ``data`` or
+    ``stream``): the NonRDFSource model, or content of a non-RDF media type (or none)."""
+    model = normalize_interaction_model(interaction_model)
+    if model == NON_RDF_SOURCE:
+        return True
+    mtype = rdfio.normalize_media_type(media_type) if media_type else None
+    return (model is None and graph is None and body is not None
+            and (mtype is None or mtype not in rdfio.PARSEABLE))
 
 
 def _check_types(uid: str | None, graph: Any, triples: Any, digests: Any) -> None:

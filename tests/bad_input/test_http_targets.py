@@ -140,3 +140,30 @@ CASES = PATHS + METHODS + TOMBSTONES + BINARIES
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
 def test_bad_target(http, case):
     check_request(http, case)
+
+
+#: Binary content sent where no binary can be made: refused, and no content file kept.
+CONTENT = [
+    r("binary posted to a binary", "POST", "/rest/c/bin", 409, "bin", b"new content",
+      "text/plain"),
+    r("binary posted to a deleted resource", "POST", "/rest/gone", 410, "deleted",
+      b"new content", "text/plain"),
+    r("binary posted to a missing container", "POST", "/rest/missing", 404, "missing",
+      b"new content", "text/plain"),
+    r("binary put below a binary", "PUT", "/rest/c/bin/x", 409, "bin", b"new content",
+      "text/plain"),
+    r("binary put below a deleted resource", "PUT", "/rest/gone/x", 410, "deleted",
+      b"new content", "text/plain"),
+    r("binary put on a description", "PUT", "/rest/c/bin/fcr:metadata", 415, "rdf",
+      b"new content", "text/plain"),
+    r("binary put on a direct container", "PUT", "/rest/dc", 415, "rdf", b"new content",
+      "text/plain"),
+    r("binary posted with a conflicting model", "POST", "/rest/c", 409, "conflicting",
+      b"new content", "text/plain", Link=f'<{LDP}NonRDFSource>; rel="type", '
+                                         f'<{LDP}DirectContainer>; rel="type"'),
+]
+
+
+@pytest.mark.parametrize("case", CONTENT, ids=ids(CONTENT))
+def test_refused_content(http, case):
+    check_request(http, case)

@@ -210,6 +210,23 @@ BINARIES = [
       lambda r: r.create("/c", data=b"abc", media_type="text/plain", digests="md5=00")),
 ]
 
+#: Binary content where no binary can be made: refused before the content is stored.
+CONTENT = [
+    c("binary over a container", IncompatibleLdpTypeError, "binary",
+      lambda r: r.create_or_replace("/c", data=b"new content", media_type="text/plain")),
+    c("binary posted to a binary", IncompatibleLdpTypeError, "cannot contain",
+      lambda r: r.create("/c/bin", data=b"new content", media_type="text/plain")),
+    c("binary put below a binary", IncompatibleLdpTypeError, "cannot contain",
+      lambda r: r.create_or_replace("/c/bin/x", data=b"new content")),
+    c("binary posted to a tombstone", TombstoneError, "gone",
+      lambda r: r.create("/gone", stream=io.BytesIO(b"new content"))),
+    c("binary put below a tombstone", TombstoneError, "gone",
+      lambda r: r.create_or_replace("/gone/x", data=b"new content",
+                                    interaction_model=f"<{LDP}NonRDFSource>")),
+    c("binary posted to a missing container", ResourceNotExistsError, "missing",
+      lambda r: r.create("/missing", data=b"new content", media_type="image/png")),
+]
+
 QUERIES = [
     c("sparql syntax", SparqlError, "syntax",
       lambda r: r.sparql_query("SELECT * WHERE { ?s ")),
@@ -253,7 +270,7 @@ QUERIES = [
       lambda r: r.term_search([("<http://a> } ; DROP ALL ; #", "=", "x")])),
 ]
 
-CASES = UIDS + MISSING + BODIES + TRIPLES + MODELS + BINARIES + QUERIES
+CASES = UIDS + MISSING + BODIES + TRIPLES + MODELS + BINARIES + CONTENT + QUERIES
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
