@@ -28,6 +28,7 @@ PATHS = [
     r("empty inner segment", "GET", "/rest/c//k", 400, "//"),
     r("encoded NUL", "PUT", "/rest/c%00", 400, "control", BODY, TTL),
     r("encoded DEL", "POST", "/rest/c/%7F", 400, "control"),
+    r("encoded tab", "DELETE", "/rest/c%09", 400, "control"),
     r("encoded C1 control", "PUT", "/rest/c/%C2%85", 400, "control", BODY, TTL),
     r("encoded backslash", "PUT", "/rest/c%5C..%5Cx", 400, "backslash", BODY, TTL),
     r("invalid utf-8 once decoded", "PUT", "/rest/%ff", 400, "utf-8", BODY, TTL),
