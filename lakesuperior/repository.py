@@ -36,6 +36,7 @@ from typing import Any
 
 from lakesuperior import query as queries
 from lakesuperior.config import Config
+from lakesuperior.exceptions import InvalidResourceError, SparqlError
 from lakesuperior.model import checks, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
@@ -166,9 +167,17 @@ class Repository:
             yield Context(txn, self.settings, self.binaries, self._urimap(base_uri))
 
     def _urimap(self, base_uri: str | None) -> UriMap:
-        if base_uri is None or base_uri.rstrip("/") == self.urimap.base:
+        if base_uri is None:
             return self.urimap
-        return UriMap(base_uri)
+        if not isinstance(base_uri, str):
+            raise InvalidResourceError(None, f"base_uri must be a string, not "
+                                             f"{type(base_uri).__name__}")
+        if base_uri.rstrip("/") == self.urimap.base:
+            return self.urimap
+        try:
+            return UriMap(base_uri)
+        except ValueError as e:
+            raise InvalidResourceError(None, str(e)) from None
 
     @contextmanager
     def transaction(self) -> Iterator[Repository]:
@@ -431,7 +440,11 @@ class Repository:
                                    timeout=self._query_timeout(timeout))
 
     def _query_timeout(self, timeout: float | None) -> float | None:
-        return self.config.query_timeout if timeout is None else timeout
+        if timeout is None:
+            return self.config.query_timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise SparqlError(f"timeout must be a number of seconds, not {timeout!r:.50}")
+        return timeout
 
     def _index_for_query(self) -> None:
         """Bring the union-graph indices up to date before a query's clock starts (a

@@ -102,9 +102,14 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
         raise InvalidResourceError(uid, f"Give one of graph, triples, data or stream, not "
                                         f"{' and '.join(given)}")
     _check_types(uid, graph, triples, digests)
+    _check_content(uid, data, stream, media_type)
     body = data if data is not None else stream
     if isinstance(body, str):
-        body = body.encode("utf-8")
+        try:
+            body = body.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise InvalidResourceError(uid, f"The content is a string that cannot be "
+                                            f"encoded as UTF-8: {e.reason}") from None
     mtype = rdfio.normalize_media_type(media_type) if media_type else None
     if is_binary(model, graph=graph, body=body, media_type=media_type):
         if graph is not None or triples is not None:
@@ -144,7 +149,8 @@ def is_binary(interaction_model: Any, *, graph: Any = None, body: Any = None,
     model = normalize_interaction_model(interaction_model)
     if model == NON_RDF_SOURCE:
         return True
-    mtype = rdfio.normalize_media_type(media_type) if media_type else None
+    mtype = rdfio.normalize_media_type(media_type) if isinstance(media_type, str) \
+        and media_type else None
     return (model is None and graph is None and body is not None
             and (mtype is None or mtype not in rdfio.PARSEABLE))
 
@@ -161,6 +167,20 @@ def _check_types(uid: str | None, graph: Any, triples: Any, digests: Any) -> Non
     if digests is not None and not isinstance(digests, Mapping):
         raise InvalidResourceError(uid, f"digests must be a mapping of algorithm to digest, "
                                         f"not {type(digests).__name__}")
+
+
+def _check_content(uid: str | None, data: Any, stream: Any, media_type: Any) -> None:
+    """``InvalidResourceError`` for content of the wrong type,
+    ``UnsupportedMediaTypeError`` for a media type that is not a string."""
+    if data is not None and not isinstance(data, (bytes, bytearray, memoryview, str)):
+        raise InvalidResourceError(uid, f"data must be bytes, not {type(data).__name__}")
+    if stream is not None and not isinstance(stream, (bytes, bytearray, memoryview, str)) \
+            and not callable(getattr(stream, "read", None)):
+        raise InvalidResourceError(uid, f"stream must be a readable file object, not "
+                                        f"{type(stream).__name__}")
+    if media_type is not None and not isinstance(media_type, str):
+        raise UnsupportedMediaTypeError(f"A media type is a string, not "
+                                        f"{type(media_type).__name__}")
 
 
 def _caller_triples(uid: str | None, triples: Iterable[Any]) -> list[Triple]:

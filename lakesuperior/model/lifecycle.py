@@ -320,8 +320,13 @@ def _triples_of(value: Any) -> list[tuple[Any, Any, Any]]:
         return []
     if hasattr(value, "triples") and hasattr(value, "serialize"):  # an rdflib Graph
         return list(value)
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise InvalidTripleError(None, f"Give triples as an rdflib Graph or an iterable of "
+                                       f"(s, p, o), not {type(value).__name__}")
     out = []
     for t in value:
+        if isinstance(t, (str, bytes)) or not hasattr(t, "__iter__"):
+            raise InvalidTripleError(None, f"Not a triple: {t!r:.200}")
         t = tuple(t)
         if len(t) != 3:
             raise InvalidTripleError(None, f"Not a triple: {t!r:.200}")

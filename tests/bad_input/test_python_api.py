@@ -270,7 +270,39 @@ QUERIES = [
       lambda r: r.term_search([("<http://a> } ; DROP ALL ; #", "=", "x")])),
 ]
 
-CASES = UIDS + MISSING + BODIES + TRIPLES + MODELS + BINARIES + CONTENT + QUERIES
+#: Arguments of the wrong type or value: a library error that says which, not a raw
+#: AttributeError / TypeError / ValueError from deep inside.
+ARGUMENTS = [
+    c("base uri not absolute", InvalidResourceError, "absolute",
+      lambda r: r.create("/c", base_uri="rest")),
+    c("base uri not a string", InvalidResourceError, "base",
+      lambda r: r.create_or_replace("/c", base_uri=5)),
+    c("base uri of a query not absolute", InvalidResourceError, "absolute",
+      lambda r: r.triple_match(base_uri="/rest")),
+    c("data a string with a lone surrogate", InvalidResourceError, "utf-8",
+      lambda r: r.create("/c", data="\ud800", media_type=TTL)),
+    c("data of a number", InvalidResourceError, "data",
+      lambda r: r.create("/c", data=5, media_type="text/plain")),
+    c("stream without read", InvalidResourceError, "stream",
+      lambda r: r.create("/c", stream=["a"], media_type="text/plain")),
+    c("media type not a string", UnsupportedMediaTypeError, "media type",
+      lambda r: r.create("/c", data=b"x", media_type=5)),
+    c("delta add not iterable", InvalidTripleError, "triples",
+      lambda r: r.update_delta("/c", None, 5)),
+    c("delta add item not a triple", InvalidTripleError, "triple",
+      lambda r: r.update_delta("/c", None, [None])),
+    c("delta remove item not a triple", InvalidTripleError, "triple",
+      lambda r: r.update_delta("/c", [5], None)),
+    c("sparql format not a string", SparqlError, "format",
+      lambda r: r.sparql_query("ASK {}", fmt=5)),
+    c("sparql timeout not a number", SparqlError, "timeout",
+      lambda r: r.sparql_query("ASK {}", timeout="soon")),
+    c("term_search timeout not a number", SparqlError, "timeout",
+      lambda r: r.term_search([("dcterms:title", "=", "c")], timeout="soon")),
+]
+
+CASES = (UIDS + MISSING + BODIES + TRIPLES + MODELS + BINARIES + CONTENT + QUERIES
+         + ARGUMENTS)
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
