@@ -418,11 +418,12 @@ class Repository:
         a named graph, the default graph their union): an rdflib ``Result``, or the
         serialized bytes with ``fmt``; ``timeout`` in seconds (default:
         ``query_timeout``; 0: none). See ``lakesuperior.query.sparql_query``."""
+        graphs = [_uris(default_graph_uris, "default_graph_uris"),
+                  _uris(named_graph_uris, "named_graph_uris")]
+        timeout = self._query_timeout(timeout)
         self._index_for_query()
-        return queries.sparql_query(self, query, fmt=fmt, base_uri=base_uri,
-                                    timeout=self._query_timeout(timeout),
-                                    default_graph_uris=tuple(default_graph_uris),
-                                    named_graph_uris=tuple(named_graph_uris))
+        return queries.sparql_query(self, query, fmt=fmt, base_uri=base_uri, timeout=timeout,
+                                    default_graph_uris=graphs[0], named_graph_uris=graphs[1])
 
     def triple_match(self, s: Any = None, p: Any = None, o: Any = None, *,
                      base_uri: str | None = None) -> list[tuple[str, str, str]]:
@@ -480,3 +481,9 @@ class Repository:
         return {"orphans": checks.remove_orphans(self.binaries, referenced, min_age),
                 "temp_files": self.binaries.remove_temp_files(min_age)}
 
+
+def _uris(value: Iterable[str], name: str) -> tuple[str, ...]:
+    """A list of graph URIs; ``SparqlError`` for one string or a non-iterable."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise SparqlError(f"{name} is a list of URIs, not {type(value).__name__}")
+    return tuple(value)

@@ -161,9 +161,10 @@ def _check_types(uid: str | None, graph: Any, triples: Any, digests: Any) -> Non
     if graph is not None and not isinstance(graph, Graph):
         raise InvalidResourceError(uid, f"graph must be an rdflib Graph, not "
                                         f"{type(graph).__name__}")
-    if triples is not None and isinstance(triples, (str, bytes)):
-        raise InvalidResourceError(uid, "triples must be an iterable of (s, p, o) term "
-                                        "strings, not a string")
+    if triples is not None and (isinstance(triples, (str, bytes))
+                                or not hasattr(triples, "__iter__")):
+        raise InvalidResourceError(uid, f"triples must be an iterable of (s, p, o) term "
+                                        f"strings, not {type(triples).__name__}")
     if digests is not None and not isinstance(digests, Mapping):
         raise InvalidResourceError(uid, f"digests must be a mapping of algorithm to digest, "
                                         f"not {type(digests).__name__}")
