@@ -180,7 +180,22 @@ REFUSED_TRIPLES = [
         f"<> {P} <http://localhost/rest/gone> .", TTL, 409, "gone"),
 ]
 
-CASES = TURTLE + NTRIPLES + JSON_LD + XML + NOTATION3 + MEDIA_TYPES + REFUSED_TRIPLES
+DC = {"Link": f'<{LDP}DirectContainer>; rel="type"'}
+
+MEMBERSHIP = [
+    put("membership resource a literal", f'<> <{LDP}membershipResource> "c" .', TTL, 409,
+        "IRI", path="/rest/newdc", **DC),
+    put("ldp:contains as the member relation", f"<> <{LDP}membershipResource> <c> ; "
+        f"<{LDP}hasMemberRelation> <{LDP}contains> .", TTL, 409, "membership predicate",
+        path="/rest/newdc", **DC),
+    put("two membership resources", f"<> <{LDP}membershipResource> <c>, <c/k> .", TTL, 409,
+        "at most one", path="/rest/newdc", **DC),
+    put("membership config on an existing direct container", f"<> <{LDP}membershipResource> "
+        f"<c>, <c/k> .", TTL, 409, "at most one", path="/rest/dc"),
+]
+
+CASES = (TURTLE + NTRIPLES + JSON_LD + XML + NOTATION3 + MEDIA_TYPES + REFUSED_TRIPLES
+         + MEMBERSHIP)
 
 
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))

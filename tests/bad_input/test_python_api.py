@@ -195,6 +195,19 @@ MODELS = [
     c("put under a binary", IncompatibleLdpTypeError, "bin",
       lambda r: r.create_or_replace("/c/bin/x")),
     c("delete the root", InvalidResourceError, "root", lambda r: r.delete("/")),
+    c("membership resource a literal", InvalidTripleError, "IRI",
+      lambda r: r.create_or_replace("/newdc", interaction_model=f"<{LDP}DirectContainer>",
+                                    data=f'<> <{LDP}membershipResource> "c" .'.encode(),
+                                    media_type=TTL)),
+    c("ldp:contains as the member relation", InvalidTripleError, "membership predicate",
+      lambda r: r.create_or_replace("/newdc", interaction_model=f"<{LDP}DirectContainer>",
+                                    data=f"<> <{LDP}membershipResource> <c> ; "
+                                         f"<{LDP}hasMemberRelation> <{LDP}contains> ."
+                                    .encode(), media_type=TTL)),
+    c("two membership resources", InvalidTripleError, "at most one",
+      lambda r: r.create_or_replace("/newdc", interaction_model=f"<{LDP}DirectContainer>",
+                                    data=f"<> <{LDP}membershipResource> <c>, <c/k> ."
+                                    .encode(), media_type=TTL)),
 ]
 
 BINARIES = [
