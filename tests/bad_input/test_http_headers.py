@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import LDP, MAX_BODY, SPARQL_UPDATE, TTL, Req, check_request, ids
+from .conftest import LDP, MAX_BODY, SPARQL_UPDATE, TTL, Req, check_request, ids, store_state
 
 P = "<http://purl.org/dc/terms/title>"
 BODY = f'<> {P} "changed" .'
@@ -167,7 +167,6 @@ def test_bad_header(http, case):
 
 @pytest.mark.parametrize("slug", MODIFIED_SLUGS)
 def test_unusable_slug_names_one_new_child(http, slug):
-    from .conftest import store_state
     before = store_state(http.repo)
     r = http.client.post("/rest/c", headers={"Slug": slug})
     assert r.status_code == 201, r.get_data(as_text=True)
@@ -181,3 +180,30 @@ def test_unusable_slug_names_one_new_child(http, slug):
     assert http.client.delete(location[len("http://localhost"):]).status_code == 204
     assert http.client.delete(location[len("http://localhost"):] + "/fcr:tombstone"
                               ).status_code == 204
+
+
+def test_overlapping_ranges_are_coalesced(http):
+    """A Range header that asks for the same bytes over and over (RFC 7233 section
+    6.1): overlapping ranges are coalesced, so the answer is no larger than the
+    content, not one part per range."""
+    before = store_state(http.repo)
+    r = http.client.get("/rest/c/bin", headers={"Range": "bytes=" + "0-," * 2000 + "1-3"})
+    assert r.status_code == 206
+    assert r.headers["Content-Range"] == "bytes 0-6/7"
+    assert r.data == b"content"
+    assert store_state(http.repo) == before
+
+
+def test_many_small_ranges_are_ignored(http):
+    """More than ``MAX_RANGES`` disjoint ranges: the Range header is ignored (RFC
+    7233 section 3.1 lets a server ignore it) and the content is sent once, whole."""
+    from lakesuperior.endpoints.reads import MAX_RANGES
+    data = bytes(range(256)) * 4
+    assert http.client.put("/rest/ranges", data=data,
+                           content_type="application/octet-stream").status_code == 201
+    few = ",".join(f"{i}-{i}" for i in range(0, 2 * MAX_RANGES, 2))
+    r = http.client.get("/rest/ranges", headers={"Range": "bytes=" + few})
+    assert r.status_code == 206 and r.data.count(b"Content-Range: ") == MAX_RANGES
+    many = ",".join(f"{i}-{i}" for i in range(0, 2 * (MAX_RANGES + 1), 2))
+    r = http.client.get("/rest/ranges", headers={"Range": "bytes=" + many})
+    assert r.status_code == 200 and r.data == data
