@@ -6,6 +6,7 @@ Each request reads in one snapshot: a single ``Repository`` call.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import uuid
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -167,7 +168,7 @@ def sane_ranges(ranges: list[tuple[int, int]] | None) -> list[tuple[int, int]] |
     if not ranges or len(ranges) == 1:
         return ranges
     ordered = sorted(ranges)
-    if all(a[1] + 1 < b[0] for a, b in zip(ordered, ordered[1:])):
+    if all(a[1] + 1 < b[0] for a, b in itertools.pairwise(ordered)):
         merged = ranges                     # disjoint: the request's order stays
     else:
         merged = [ordered[0]]
