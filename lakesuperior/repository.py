@@ -36,12 +36,13 @@ from typing import Any
 
 from lakesuperior import query as queries
 from lakesuperior.config import Config
+from lakesuperior.exceptions import InvalidResourceError, SparqlError
 from lakesuperior.model import checks, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.containment import write_graph
 from lakesuperior.model.context import Context, Settings
-from lakesuperior.model.inputs import read_input
+from lakesuperior.model.inputs import is_binary, read_input
 from lakesuperior.model.lookup import is_tombstone, require_model, tombstone_error
 from lakesuperior.model.resource import RdfSource, ResourceInfo, load, load_info, view
 from lakesuperior.model.server_managed import (
@@ -166,9 +167,17 @@ class Repository:
             yield Context(txn, self.settings, self.binaries, self._urimap(base_uri))
 
     def _urimap(self, base_uri: str | None) -> UriMap:
-        if base_uri is None or base_uri.rstrip("/") == self.urimap.base:
+        if base_uri is None:
             return self.urimap
-        return UriMap(base_uri)
+        if not isinstance(base_uri, str):
+            raise InvalidResourceError(None, f"base_uri must be a string, not "
+                                             f"{type(base_uri).__name__}")
+        if base_uri.rstrip("/") == self.urimap.base:
+            return self.urimap
+        try:
+            return UriMap(base_uri)
+        except ValueError as e:
+            raise InvalidResourceError(None, str(e)) from None
 
     @contextmanager
     def transaction(self) -> Iterator[Repository]:
@@ -245,6 +254,14 @@ class Repository:
                           interaction_model=interaction_model, binaries=self.binaries,
                           digests=digests, filename=filename, uid=uid, triples=triples)
 
+    def _check_binary_target(self, uid: str, parent: str | None, interaction_model: Any,
+                             graph: Any, body: Any, media_type: Any) -> None:
+        """Refuse a binary where none can be made before its content is stored (a
+        refused write would leave the file behind)."""
+        if is_binary(interaction_model, graph=graph, body=body, media_type=media_type):
+            with self.snapshot() as ctx:
+                lifecycle.check_binary_target(ctx, uid, parent=parent)
+
     def create(self, parent_uid: str, *, slug: str | None = None, graph: Any = None,
                data: bytes | None = None, media_type: str | None = None, stream: Any = None,
                interaction_model: Any = None, handling: str = "strict",
@@ -272,6 +289,8 @@ class Repository:
         segment = check_slug(slug) if slug is not None else str(uuid.uuid4())
         candidate = child_uid(parent, segment)
         umap = self._urimap(base_uri)
+        self._check_binary_target(candidate, parent, interaction_model, graph,
+                                  data if data is not None else stream, media_type)
         inp = self._input(candidate, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples)
@@ -295,6 +314,8 @@ class Repository:
         """
         uid = normalize_uid(uid)
         umap = self._urimap(base_uri)
+        self._check_binary_target(uid, None, interaction_model, graph,
+                                  data if data is not None else stream, media_type)
         inp = self._input(uid, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples)
@@ -397,11 +418,12 @@ class Repository:
         a named graph, the default graph their union): an rdflib ``Result``, or the
         serialized bytes with ``fmt``; ``timeout`` in seconds (default:
         ``query_timeout``; 0: none). See ``lakesuperior.query.sparql_query``."""
+        graphs = [_uris(default_graph_uris, "default_graph_uris"),
+                  _uris(named_graph_uris, "named_graph_uris")]
+        timeout = self._query_timeout(timeout)
         self._index_for_query()
-        return queries.sparql_query(self, query, fmt=fmt, base_uri=base_uri,
-                                    timeout=self._query_timeout(timeout),
-                                    default_graph_uris=tuple(default_graph_uris),
-                                    named_graph_uris=tuple(named_graph_uris))
+        return queries.sparql_query(self, query, fmt=fmt, base_uri=base_uri, timeout=timeout,
+                                    default_graph_uris=graphs[0], named_graph_uris=graphs[1])
 
     def triple_match(self, s: Any = None, p: Any = None, o: Any = None, *,
                      base_uri: str | None = None) -> list[tuple[str, str, str]]:
@@ -419,7 +441,11 @@ class Repository:
                                    timeout=self._query_timeout(timeout))
 
     def _query_timeout(self, timeout: float | None) -> float | None:
-        return self.config.query_timeout if timeout is None else timeout
+        if timeout is None:
+            return self.config.query_timeout
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise SparqlError(f"timeout must be a number of seconds, not {timeout!r:.50}")
+        return timeout
 
     def _index_for_query(self) -> None:
         """Bring the union-graph indices up to date before a query's clock starts (a
@@ -455,3 +481,9 @@ class Repository:
         return {"orphans": checks.remove_orphans(self.binaries, referenced, min_age),
                 "temp_files": self.binaries.remove_temp_files(min_age)}
 
+
+def _uris(value: Iterable[str], name: str) -> tuple[str, ...]:
+    """A list of graph URIs; ``SparqlError`` for one string or a non-iterable."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise SparqlError(f"{name} is a list of URIs, not {type(value).__name__}")
+    return tuple(value)

@@ -53,7 +53,9 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("patch", "PATCH",
      "PATCH takes application/sparql-update: INSERT DATA, DELETE DATA, DELETE WHERE and "
      "DELETE/INSERT ... WHERE on the resource's own triples. Named graphs, SERVICE and graph "
-     "management operations are refused. A binary's content cannot be patched: PATCH its "
+     "management operations are refused, and so are what the SPARQL 1.1 grammar forbids: "
+     "variables in INSERT DATA and DELETE DATA, blank nodes in what is deleted (a blank "
+     "node cannot name a stored one). A binary's content cannot be patched: PATCH its "
      "description at <binary>/fcr:metadata."),
     ("size", "Request size",
      "Request bodies larger than the configured max_body_size are refused with 413."),

@@ -12,9 +12,10 @@ as Turtle (first choice), N-Triples, JSON-LD or RDF/XML. A client that prefers
 Public URIs are the request's own root plus ``/rest`` (the LDP endpoint). The
 query runs through ``Repository.sparql_query`` (one read snapshot, the
 configured ``query_timeout``). Errors go through ``errors`` like every other
-error: a syntax error is 400 with the parser's message, an unknown result
-format 406, an update 400 (writes go through LDP), an overlong query 413, a
-query over the time limit 503.
+error: a syntax error is 400 with the parser's message, as is a query the
+evaluator cannot compute (ORDER BY an error, an invalid REGEX), an unknown
+result format 406, an update 400 (writes go through LDP), an overlong query
+413, a query over the time limit 503.
 """
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ Each request reads in one snapshot: a single ``Repository`` call.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import uuid
 from collections.abc import Iterator
 from typing import Any, BinaryIO
@@ -128,7 +129,7 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     range_header = request.headers.get("Range")
     if range_header and not head and if_range_holds(
             request.headers.get("If-Range"), headers["ETag"], headers.get("Last-Modified")):
-        ranges = hdr.parse_range(range_header, size)
+        ranges = sane_ranges(hdr.parse_range(range_header, size))
     if head:
         headers["Content-Length"] = str(size)
         return Response(iter(()), headers=headers)
@@ -153,6 +154,31 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     headers["Content-Length"] = str(length)
     return Response(_multipart(stream, parts, closing), status=206, headers=headers,
                     direct_passthrough=True)
+
+
+#: Most parts of a multipart/byteranges answer; a Range header asking for more
+#: (after coalescing) is ignored and the whole content is sent.
+MAX_RANGES = 20
+
+
+def sane_ranges(ranges: list[tuple[int, int]] | None) -> list[tuple[int, int]] | None:
+    """Ranges worth answering (RFC 7233 section 6.1): overlapping or adjacent ranges
+    are coalesced (in ascending order) so no byte is sent twice; more than
+    ``MAX_RANGES`` of them, and the header is ignored (None)."""
+    if not ranges or len(ranges) == 1:
+        return ranges
+    ordered = sorted(ranges)
+    if all(a[1] + 1 < b[0] for a, b in itertools.pairwise(ordered)):
+        merged = ranges                     # disjoint: the request's order stays
+    else:
+        merged = [ordered[0]]
+        for start, end in ordered[1:]:
+            last_start, last_end = merged[-1]
+            if start <= last_end + 1:
+                merged[-1] = (last_start, max(last_end, end))
+            else:
+                merged.append((start, end))
+    return merged if len(merged) <= MAX_RANGES else None
 
 
 def _chunks(stream: BinaryIO, start: int, end: int) -> Iterator[bytes]:

@@ -20,6 +20,7 @@ from lakesuperior.exceptions import (
     ChecksumValidationError,
     IncompatibleLdpTypeError,
     InvalidResourceError,
+    InvalidTripleError,
     TermError,
     UnsupportedMediaTypeError,
 )
@@ -100,13 +101,17 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
     if len(given) > 1:
         raise InvalidResourceError(uid, f"Give one of graph, triples, data or stream, not "
                                         f"{' and '.join(given)}")
+    _check_types(uid, graph, triples, digests)
+    _check_content(uid, data, stream, media_type)
     body = data if data is not None else stream
     if isinstance(body, str):
-        body = body.encode("utf-8")
+        try:
+            body = body.encode("utf-8")
+        except UnicodeEncodeError as e:
+            raise InvalidResourceError(uid, f"The content is a string that cannot be "
+                                            f"encoded as UTF-8: {e.reason}") from None
     mtype = rdfio.normalize_media_type(media_type) if media_type else None
-    if model == NON_RDF_SOURCE or (
-            graph is None and body is not None and (mtype is None or mtype not in rdfio.PARSEABLE)
-            and model is None):
+    if is_binary(model, graph=graph, body=body, media_type=media_type):
         if graph is not None or triples is not None:
             raise IncompatibleLdpTypeError(uid, "An RDF graph cannot be stored as a "
                                                 "NonRDFSource; send bytes or a stream")
@@ -122,7 +127,9 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
     if graph is not None:
         return RdfInput(graph_triples(graph, base_iri), model, canonical=True)
     if triples is not None:
-        return RdfInput(list(triples), model, canonical=isinstance(triples, rdfio.Parsed))
+        if isinstance(triples, rdfio.Parsed):
+            return RdfInput(list(triples), model, canonical=True)
+        return RdfInput(_caller_triples(uid, triples), model, canonical=False)
     if body is not None:
         if mtype is None or mtype not in rdfio.PARSEABLE:
             raise UnsupportedMediaTypeError(
@@ -133,6 +140,60 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
             raw = raw.encode("utf-8")
         return RdfInput(rdfio.parse(bytes(raw), mtype, base_iri), model, canonical=True)
     return RdfInput([], model, canonical=True)
+
+
+def is_binary(interaction_model: Any, *, graph: Any = None, body: Any = None,
+              media_type: str | None = None) -> bool:
+    """Whether ``read_input`` makes these arguments a binary (``body``: ``data`` or
+    ``stream``): the NonRDFSource model, or content of a non-RDF media type (or none)."""
+    model = normalize_interaction_model(interaction_model)
+    if model == NON_RDF_SOURCE:
+        return True
+    mtype = rdfio.normalize_media_type(media_type) if isinstance(media_type, str) \
+        and media_type else None
+    return (model is None and graph is None and body is not None
+            and (mtype is None or mtype not in rdfio.PARSEABLE))
+
+
+def _check_types(uid: str | None, graph: Any, triples: Any, digests: Any) -> None:
+    """``InvalidResourceError`` for an argument of the wrong type."""
+    from rdflib import Graph
+    if graph is not None and not isinstance(graph, Graph):
+        raise InvalidResourceError(uid, f"graph must be an rdflib Graph, not "
+                                        f"{type(graph).__name__}")
+    if triples is not None and (isinstance(triples, (str, bytes))
+                                or not hasattr(triples, "__iter__")):
+        raise InvalidResourceError(uid, f"triples must be an iterable of (s, p, o) term "
+                                        f"strings, not {type(triples).__name__}")
+    if digests is not None and not isinstance(digests, Mapping):
+        raise InvalidResourceError(uid, f"digests must be a mapping of algorithm to digest, "
+                                        f"not {type(digests).__name__}")
+
+
+def _check_content(uid: str | None, data: Any, stream: Any, media_type: Any) -> None:
+    """``InvalidResourceError`` for content of the wrong type,
+    ``UnsupportedMediaTypeError`` for a media type that is not a string."""
+    if data is not None and not isinstance(data, (bytes, bytearray, memoryview, str)):
+        raise InvalidResourceError(uid, f"data must be bytes, not {type(data).__name__}")
+    if stream is not None and not isinstance(stream, (bytes, bytearray, memoryview, str)) \
+            and not callable(getattr(stream, "read", None)):
+        raise InvalidResourceError(uid, f"stream must be a readable file object, not "
+                                        f"{type(stream).__name__}")
+    if media_type is not None and not isinstance(media_type, str):
+        raise UnsupportedMediaTypeError(f"A media type is a string, not "
+                                        f"{type(media_type).__name__}")
+
+
+def _caller_triples(uid: str | None, triples: Iterable[Any]) -> list[Triple]:
+    """A caller's triples as a list; ``InvalidTripleError`` for an item that is not three
+    strings (the terms themselves are validated where they are written)."""
+    out = []
+    for i, t in enumerate(triples):
+        if not isinstance(t, (tuple, list)) or len(t) != 3 \
+                or not all(isinstance(term, str) for term in t):
+            raise InvalidTripleError(uid, f"Triple {i} is not three term strings: {t!r:.200}")
+        out.append((t[0], t[1], t[2]))
+    return out
 
 
 def graph_triples(graph: Any, base_iri: str) -> list[Triple]:

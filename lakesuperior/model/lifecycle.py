@@ -76,6 +76,28 @@ def create_child(ctx: Context, parent: str, candidate: str, inp: RdfInput | Bina
     return create_at(ctx, uid, inp, handling, parent_model)
 
 
+def check_binary_target(ctx: Context, uid: str, *, parent: str | None = None) -> None:
+    """Refuse, before a binary's content is stored, a write that cannot make a binary
+    at ``uid``: a POST under ``parent``, or (``parent`` None) a PUT. Read-only; the
+    write transaction checks again (the state may change in between)."""
+    txn = ctx.txn
+    if parent is not None:
+        check_can_contain(parent, require_model(txn, parent), uid)
+        return
+    model = model_at(txn, uid)
+    if model is not None:
+        if model != NON_RDF_SOURCE:
+            raise IncompatibleLdpTypeError(uid, f"{uid} is a {model_name(model)}: it cannot "
+                                                "be replaced with a binary")
+        return
+    cur = uid
+    while (model := model_at(txn, cur)) is None:
+        if is_tombstone(txn, cur):
+            raise tombstone_error(txn, cur)
+        cur = parent_of(cur)
+    check_can_contain(cur, model, uid)
+
+
 def check_can_contain(parent: str, parent_model: str, uid: str) -> None:
     """``IncompatibleLdpTypeError`` unless a ``parent_model`` resource may contain others."""
     if parent_model not in CONTAINERS:
@@ -298,8 +320,13 @@ def _triples_of(value: Any) -> list[tuple[Any, Any, Any]]:
         return []
     if hasattr(value, "triples") and hasattr(value, "serialize"):  # an rdflib Graph
         return list(value)
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise InvalidTripleError(None, f"Give triples as an rdflib Graph or an iterable of "
+                                       f"(s, p, o), not {type(value).__name__}")
     out = []
     for t in value:
+        if isinstance(t, (str, bytes)) or not hasattr(t, "__iter__"):
+            raise InvalidTripleError(None, f"Not a triple: {t!r:.200}")
         t = tuple(t)
         if len(t) != 3:
             raise InvalidTripleError(None, f"Not a triple: {t!r:.200}")

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rdflib import URIRef
+from pyparsing import ParseResults
+from rdflib import BNode, URIRef, Variable
 from rdflib.plugins.sparql.algebra import translateUpdate
 from rdflib.plugins.sparql.parser import parseUpdate
 from rdflib.plugins.sparql.update import evalUpdate
@@ -66,21 +67,43 @@ def _check_operation(op: Any) -> None:
     if name == "Modify" and ("withClause" in op or "using" in op):
         raise SparqlError("WITH and USING (named graphs) are not supported in a resource update")
     _refuse(op, ("GraphGraphPattern", "ServiceGraphPattern", "QuadsNotTriples"))
+    # SPARQL 1.1 grammar, notes 8 and 9: no variables in the DATA forms, no blank
+    # nodes in what is deleted.
+    if name in ("InsertData", "DeleteData") and _has(op, Variable):
+        raise SparqlError(f"Variables are not allowed in {_KEYWORDS[name]}")
+    deleted = dict.get(op, "delete") if name == "Modify" else op
+    if name != "InsertData" and deleted is not None and _has(deleted, BNode):
+        raise SparqlError(f"Blank nodes are not allowed in {_KEYWORDS[name]}: a blank node "
+                          "in a deletion cannot name an existing node")
+
+
+_KEYWORDS = {"InsertData": "INSERT DATA", "DeleteData": "DELETE DATA",
+             "DeleteWhere": "DELETE WHERE", "Modify": "the DELETE template"}
+
+
+def _nodes(node: Any) -> Any:
+    """Every node of a parse tree."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        if isinstance(cur, dict):
+            stack.extend(cur.values())
+        elif isinstance(cur, (list, tuple, ParseResults)):
+            stack.extend(cur)
+
+
+def _has(node: Any, kind: type) -> bool:
+    return any(isinstance(n, kind) for n in _nodes(node))
 
 
 def _refuse(node: Any, names: tuple[str, ...]) -> None:
     """Walk a parse tree; refuse named graphs and SERVICE."""
-    stack = [node]
-    while stack:
-        cur = stack.pop()
+    for cur in _nodes(node):
         name = getattr(cur, "name", None)
         if name in names:
             what = "SERVICE" if name == "ServiceGraphPattern" else "Named graphs (GRAPH)"
             raise SparqlError(f"{what} not supported in a resource update")
-        if isinstance(cur, dict):
-            stack.extend(cur.values())
-        elif isinstance(cur, (list, tuple)):
-            stack.extend(cur)
 
 
 def _refuse_containment_delete(uid: str, request: Any) -> None:

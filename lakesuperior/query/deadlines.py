@@ -80,8 +80,8 @@ class _Watchdog:
             wait = _WATCHDOG_REPEAT   # again, in case a bare ``except:`` ate it
 
     def stop(self) -> None:
-        """Disarm; cancel an interruption scheduled but not yet delivered. Safe
-        against one delivered while stopping."""
+        """Disarm; cancel an interruption scheduled but not yet delivered; wait for
+        the watchdog thread to end. Safe against one delivered while stopping."""
         while True:
             try:
                 with self._lock:
@@ -89,6 +89,11 @@ class _Watchdog:
                     if self._fired:
                         _async_raise(self._target, None)
                 self._done.set()
+                # Ended, its Thread object holds no cycle: it is freed here, when the
+                # caller drops it, not by a later garbage collection in the middle of
+                # another query, where that query's interruption could land in the
+                # weakref callback of threading's bookkeeping and be lost.
+                self._thread.join()
                 return
             except _Interrupted:
                 continue
@@ -106,4 +111,7 @@ def limited(deadline: Deadline, work: Callable[[], Any]) -> Any:
         finally:
             dog.stop()
     except _Interrupted:
-        raise deadline.error() from None
+        pass
+    # Raised outside the handler: the interruption (and its traceback) is not kept
+    # as the context of the error.
+    raise deadline.error()

@@ -42,6 +42,9 @@ _FORMAT_NAMES = MappingProxyType({
 def format_media_type(fmt: str) -> str:
     """The media type a result format names (a media type, or ``json``, ``xml``,
     ``csv``, ``tsv``, ``turtle``, ``nt``, ``json-ld``, ``rdfxml``)."""
+    if not isinstance(fmt, str):
+        raise SparqlError(f"A result format is a string (a media type or a name), not "
+                          f"{type(fmt).__name__}")
     mtype = _FORMAT_NAMES.get(fmt.lower(), rdfio.normalize_media_type(fmt))
     if mtype not in RESULT_TYPES and mtype not in GRAPH_TYPES:
         raise SparqlError(f"Unknown result format {fmt!r}; use one of "

@@ -141,6 +141,9 @@ def term_search(source: Snapshots, terms: Iterable[Any], *, or_logic: bool = Fal
     hash URI (``<res#frag>``) counts for its resource; subjects outside the
     repository are left out. ``timeout``: seconds (None, 0 or less: none).
     """
+    if isinstance(terms, (str, bytes, Mapping)) or not hasattr(terms, "__iter__"):
+        raise SparqlError(f"Give the search terms as a list of (predicate, operator, value), "
+                          f"not {type(terms).__name__}")
     blocks: list[str] = []
     bindings: dict[str, Identifier] = {}
     for i, term in enumerate(terms):

@@ -38,7 +38,7 @@ from rdflib.query import Result
 from rdflib.term import Identifier, URIRef
 
 from lakesuperior import rdfio
-from lakesuperior.exceptions import SparqlError, TermError
+from lakesuperior.exceptions import LakesuperiorError, SparqlError, TermError
 from lakesuperior.model.context import Context
 from lakesuperior.model.uids import UriMap
 from lakesuperior.query.deadlines import CHECK_EVERY, Deadline, limited
@@ -195,7 +195,16 @@ def evaluate(ctx: Context, query: Query, deadline: Deadline,
     qctx = QueryContext(ds, initBindings=dict(init_bindings or {}))
     qctx.graph = ds      # the union (or the given default graphs): not rdflib's global
     qctx.prologue = query.prologue
-    return _materialize(evalPart(qctx, query.algebra), deadline)
+    try:
+        return _materialize(evalPart(qctx, query.algebra), deadline)
+    except LakesuperiorError:
+        raise
+    except Exception as e:
+        # rdflib's evaluator raises what it meets (TypeError for ORDER BY on an
+        # error, re.error for an invalid REGEX, ValueError for a LIMIT beyond any
+        # index...): the query asked for something it cannot compute.
+        raise SparqlError(f"The query cannot be evaluated: {type(e).__name__}: "
+                          f"{str(e)[:300]}") from None
 
 
 def query_form(query: Query) -> str:
