@@ -7,6 +7,7 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from lakesuperior import headers as hdr
 from lakesuperior.admin.stats import repository_stats
+from lakesuperior.endpoints.errors import NotAcceptable
 from lakesuperior.repository import Repository
 
 bp = Blueprint("admin", __name__)
@@ -23,8 +24,8 @@ def stats() -> Response:
     """The figures of ``lsup-admin stats``: JSON, or HTML when asked for."""
     best = hdr.negotiate(request.headers.get("Accept"), _OFFERED)
     if best is None:
-        return Response("Not acceptable: /admin/stats is served as "
-                        + " or ".join(_OFFERED) + "\n", 406, mimetype="text/plain")
+        raise NotAcceptable("Not acceptable: /admin/stats is served as "
+                            + " or ".join(_OFFERED))
     data = repository_stats(_repository())
     if best == "text/html":
         return Response(render_template("admin_stats.html", stats=data),

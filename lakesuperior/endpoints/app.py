@@ -78,10 +78,13 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
 
 
 def _check_path() -> None:
-    """400 for control characters in any path (before routing answers 404 for some)."""
+    """400 for control characters and empty segments in any path (before routing
+    answers 404 for some)."""
     environ = request.environ
     raw = environ.get("RAW_URI") or environ.get("REQUEST_URI")
-    paths.check_controls(raw.split("?", 1)[0] if raw else environ.get("PATH_INFO", ""))
+    path = raw.split("?", 1)[0] if raw else environ.get("PATH_INFO", "")
+    paths.check_controls(path)
+    paths.check_empty_segments(path)
 
 
 def _constraints() -> Response:

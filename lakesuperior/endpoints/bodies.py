@@ -110,6 +110,17 @@ def check_size() -> None:
         raise _too_large(limit, length)
 
 
+#: Where the exceptions of a WSGI server's HTTP parser live (gunicorn raises them from
+#: ``wsgi.input`` for a malformed chunked body, or one that ends early). They are
+#: recognized by module, so that this module does not depend on the server.
+_SERVER_PARSE_ERRORS = ("gunicorn.http.errors",)
+
+
+def _malformed(error: Exception) -> BadRequest:
+    return BadRequest(f"The request body is malformed or incomplete ({type(error).__name__}: "
+                      f"{error}): check its chunked transfer coding (RFC 7230 section 4.1)")
+
+
 class LimitedBody:
     """The request body as a stream that raises ``PayloadTooLargeError`` (413) past
     ``max_body_size``, however the body is sent: with a ``Content-Length`` or chunked.
@@ -118,18 +129,28 @@ class LimitedBody:
     ``wsgi.input_terminated``; gunicorn does) and counted here: Werkzeug's capped
     stream would return a body cut short at the limit from ``read()``, and refuse
     one of exactly the limit. Under a server that does not end the input, a chunked
-    body is a 400 (Werkzeug would read it as empty)."""
+    body is a 400 (Werkzeug would read it as empty), or a 413 if the server says it
+    is longer than the limit.
 
-    __slots__ = ("_stream", "_limit", "_count")
+    The body is the client's message: one that ends before its ``Content-Length``
+    (the client closed the connection) is incomplete (RFC 7230 section 3.3.3), and
+    one whose chunked coding the server cannot parse is malformed; both are a 400
+    ``BadRequest`` when they are read, so nothing is written from them."""
+
+    __slots__ = ("_stream", "_limit", "_count", "_length")
 
     def __init__(self) -> None:
+        self._limit = _limit()
         chunked = request.content_length is None and has_body()
         if chunked and not request.environ.get("wsgi.input_terminated"):
+            declared = _server_length()
+            if declared is not None and self._limit is not None and declared > self._limit:
+                raise _too_large(self._limit, declared)
             # Werkzeug would give an empty body: the write would lose its content.
             raise BadRequest("This server cannot read a chunked request body (its WSGI "
                              "server does not end the input): send a Content-Length")
         self._stream = request.input_stream if chunked else request.stream
-        self._limit = _limit()
+        self._length = request.content_length
         self._count = 0
 
     def read(self, size: int = -1) -> bytes:
@@ -140,10 +161,25 @@ class LimitedBody:
             chunk = self._stream.read(size)
         except RequestEntityTooLarge:
             raise _too_large(self._limit) from None
+        except Exception as e:
+            if type(e).__module__ not in _SERVER_PARSE_ERRORS:
+                raise
+            raise _malformed(e) from None
         self._count += len(chunk)
         if self._limit is not None and self._count > self._limit:
             raise _too_large(self._limit)
+        if not chunk and size and self._length is not None and self._count < self._length:
+            raise BadRequest(f"The request body is incomplete: {self._count} of its "
+                             f"{self._length} bytes (Content-Length) were received")
         return chunk
+
+
+def _server_length() -> int | None:
+    """The ``CONTENT_LENGTH`` a WSGI server gives with a chunked body (Werkzeug ignores
+    it); None if absent or not a number."""
+    value = request.environ.get("CONTENT_LENGTH", "")
+    value = value.strip()
+    return int(value) if value.isascii() and value.isdigit() else None
 
 
 def read() -> bytes:

@@ -33,6 +33,7 @@ _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _PCHAR_SAFE = "-._~!$&'()*+,;=:@"
 _PCT = re.compile(rb"%([0-9A-Fa-f]{2})")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_EMPTY_SEGMENT = "Empty path segments ('//') are not allowed"
 
 Kind = Literal["resource", "metadata", "timemap", "memento", "tombstone"]
 
@@ -101,6 +102,22 @@ def check_controls(raw: str | bytes) -> None:
         raise PathError(f"Control character U+{ord(bad.group()):04X} in the request path")
 
 
+def check_empty_segments(raw: str | bytes) -> None:
+    """``PathError`` (400) for an empty segment (``//``) anywhere in a request path,
+    leading ones included (routing would answer 404): checked for every path and
+    method, before routing. ``raw`` is a path, or an absolute-form target
+    (``http://host/path``, RFC 7230 section 5.3.2) whose authority is skipped."""
+    data = raw if isinstance(raw, bytes) else to_bytes(raw)
+    if not data.startswith(b"/"):
+        scheme_end = data.find(b"://")
+        if scheme_end < 0:
+            return
+        slash = data.find(b"/", scheme_end + 3)
+        data = data[slash:] if slash >= 0 else b""
+    if b"//" in data:
+        raise PathError(_EMPTY_SEGMENT)
+
+
 def to_bytes(raw: str) -> bytes:
     """A WSGI path string as bytes: WSGI strings carry bytes as latin-1 (PEP 3333);
     a string with wider characters came from elsewhere and is taken as UTF-8."""
@@ -124,7 +141,7 @@ def normalize_path(raw: str | bytes) -> list[str]:
     segments = []
     for part in parts:
         if not part:
-            raise PathError("Empty path segments ('//') are not allowed")
+            raise PathError(_EMPTY_SEGMENT)
         segments.append(_iri_segment(part))
     if sum(len(s) + 1 for s in segments) > MAX_PATH:
         raise PathError(f"The request path is longer than {MAX_PATH} characters")
