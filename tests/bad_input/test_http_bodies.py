@@ -1,6 +1,12 @@
 """Bad request bodies over HTTP: malformed RDF in every format the server reads,
-wrong or missing media types, server-managed and otherwise refused triples."""
+deep nesting, DTD entities, wrong or missing media types, server-managed and
+otherwise refused triples, chunked bodies past the limit."""
 from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
 
 import pytest
 
@@ -8,6 +14,7 @@ from .conftest import (
     FCREPO,
     JSONLD,
     LDP,
+    MAX_BODY,
     N3,
     NT,
     RDFXML,
@@ -15,6 +22,7 @@ from .conftest import (
     Req,
     check_request,
     ids,
+    store_state,
 )
 
 P = "<http://purl.org/dc/terms/title>"
@@ -119,6 +127,14 @@ XML = [
         f'{RDF}<rdf:Description rdf:about=""><dc:title rdf:resource="http://a">'
         f"text</dc:title></rdf:Description></rdf:RDF>", RDFXML),
     post("rdfxml unclosed (post)", b"<rdf:RDF", RDFXML),
+    # DTD entity declarations are refused
+    put("rdfxml internal entity",
+        f'<!DOCTYPE rdf:RDF [<!ENTITY e "x">]>{RDF}<rdf:Description rdf:about="">'
+        f"<dc:title>&e;</dc:title></rdf:Description></rdf:RDF>", RDFXML, 400, "entit"),
+    put("rdfxml nested entities",
+        '<!DOCTYPE rdf:RDF [<!ENTITY a "xxxxxxxxxx"><!ENTITY b "&a;&a;&a;&a;&a;">]>'
+        f'{RDF}<rdf:Description rdf:about=""><dc:title>&b;</dc:title></rdf:Description>'
+        "</rdf:RDF>", RDFXML, 400, "entit"),
 ]
 
 NOTATION3 = [
@@ -139,7 +155,9 @@ MEDIA_TYPES = [
         "content-type"),
     put("rdf body with empty content-type", f'<> {P} "a" .', "", 415, "content-type"),
     put("rdf body with image/png on a container", f'<> {P} "a" .', "image/png", 415, "rdf"),
-    put("rdf body with a bogus media type", f'<> {P} "a" .', "garbage", 415, "rdf"),
+    # not a media type at all: the header is malformed (400), not unsupported (415)
+    put("rdf body with a bogus media type", f'<> {P} "a" .', "garbage", 400,
+        "Malformed Content-Type"),
     post("container model with a binary media type", b"\x89PNG", "image/png", 415, "image/png",
          Link=f'<{LDP}BasicContainer>; rel="type"'),
     put("external body", b"", 'message/external-body; access-type=URL; URL="http://a"', 415,
@@ -201,3 +219,70 @@ CASES = (TURTLE + NTRIPLES + JSON_LD + XML + NOTATION3 + MEDIA_TYPES + REFUSED_T
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
 def test_bad_body(http, case):
     check_request(http, case)
+
+
+# --- deep nesting, run in a child process: unbounded, it could kill the process -----------
+
+EX_P = "http://ex.org/p"
+EX_RDF = ('<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+          'xmlns:e="http://ex.org/">')
+DEPTH = 5000
+
+#: Any parser input is bounded before it reaches code that can overflow the stack, in
+#: every RDF format: 400, says why.
+NESTED = {
+    "jsonld objects": (JSONLD, f'{{"@id":"","{EX_P}":' + f'{{"{EX_P}":' * DEPTH
+                       + '"x"' + "}" * (DEPTH + 1)),
+    "jsonld arrays": (JSONLD, f'{{"@id":"","{EX_P}":' + "[" * DEPTH + '"x"'
+                      + "]" * DEPTH + "}"),
+    "turtle blank nodes": (TTL, f"<> <{EX_P}> " + f"[ <{EX_P}> " * DEPTH + '"x"'
+                           + " ]" * DEPTH + " ."),
+    "turtle collections": (TTL, f"<> <{EX_P}> " + "( " * DEPTH + '"x"' + " )" * DEPTH
+                           + " ."),
+    "rdf/xml elements": (RDFXML, EX_RDF + '<rdf:Description rdf:about="">'
+                         + "<e:p><rdf:Description>" * DEPTH + "<e:p>x</e:p>"
+                         + "</rdf:Description></e:p>" * DEPTH
+                         + "</rdf:Description></rdf:RDF>"),
+}
+
+_CHILD = """
+import json, sys, tempfile
+from lakesuperior.config import Config
+from lakesuperior.endpoints.app import create_app
+ctype, body = json.load(sys.stdin)
+with tempfile.TemporaryDirectory() as d:
+    app = create_app(Config(data_dir=d + "/data", sync=False))
+    client = app.test_client()
+    assert client.put("/rest/c").status_code == 201
+    before = client.get("/rest/c", headers={"Accept": "application/n-triples"}).data
+    r = client.put("/rest/c", data=body.encode(), content_type=ctype)
+    after = client.get("/rest/c", headers={"Accept": "application/n-triples"}).data
+    print(json.dumps([r.status_code, r.get_data(as_text=True)[:500], before == after]))
+    app.extensions["lakesuperior"].close()
+"""
+
+
+@pytest.mark.parametrize("name", list(NESTED))
+def test_deep_nesting_is_refused(name, tmp_path):
+    ctype, body = NESTED[name]
+    proc = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps([ctype, body]),
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, f"the process died ({proc.returncode}): {proc.stderr[-500:]}"
+    status, text, unchanged = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert status == 400, text
+    assert any(w in text.lower() for w in ("nest", "depth", "deep")), text
+    assert unchanged
+
+
+# --- chunked bodies ----------------------------------------------------------------------
+
+def test_chunked_rdf_body_over_the_limit(http):
+    """max_body_size holds for a chunked RDF body, also under a WSGI server that does
+    not end the input (the Flask test client): the length it gives is over the limit."""
+    before = store_state(http.repo)
+    body = f'<> <{EX_P}> "'.encode() + b"x" * (MAX_BODY + 10) + b'" .'
+    r = http.client.put("/rest/c", input_stream=io.BytesIO(body), content_type=TTL,
+                        headers={"Transfer-Encoding": "chunked"})
+    assert r.status_code == 413, r.get_data(as_text=True)
+    assert "limit" in r.get_data(as_text=True)
+    assert store_state(http.repo) == before

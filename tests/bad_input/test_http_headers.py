@@ -78,6 +78,9 @@ ACCEPT = [
       Accept="image/gif"),
     h("accept on a sparql query", "GET", "/query/sparql", 406, "sparql-results",
       Accept="image/gif"),
+    # the admin pages' 406 goes through the error table like every other 4xx
+    h("admin stats not acceptable", "GET", "/admin/stats", 406, "application/json",
+      Accept="image/png"),
     h("accept-datetime garbage", "GET", "/rest/c", 400, "Accept-Datetime",
       Accept_Datetime="yesterday"),
     h("accept-datetime iso format", "GET", "/rest/c", 400, "Accept-Datetime",
@@ -142,6 +145,13 @@ DIGEST = [
       Digest="md5=AAAA"),
     h("digest mismatch on a put to a new binary", "PUT", "/rest/newbin", 409, "digest",
       b"data", "text/plain", Digest="md5=1B2M2Y8AsgTpgAmY7PhCfg=="),
+    # a malformed Digest header is a 400
+    h("digest garbage", "POST", "/rest/c", 400, "digest", b"data", "text/plain",
+      Digest="===,,,"),
+    h("digest without a value", "POST", "/rest/c", 400, "digest", b"data", "text/plain",
+      Digest="md5"),
+    h("digest garbage on a binary put", "PUT", "/rest/c/bin", 400, "digest", b"data",
+      "text/plain", Digest=",,,"),
 ]
 
 LENGTHS = [

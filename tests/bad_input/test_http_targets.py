@@ -26,8 +26,13 @@ PATHS = [
     r("encoded slash", "PUT", "/rest/c%2Fx", 400, "%2F", BODY, TTL),
     r("lower-case encoded slash", "DELETE", "/rest/c/%2fk", 400, "%2F"),
     r("empty inner segment", "GET", "/rest/c//k", 400, "//"),
+    # a leading '//' is refused like an inner one, not Werkzeug's generic 404 page
+    r("leading empty segment", "PUT", "/rest//x", 400, "//", b"", TTL),
     r("encoded NUL", "PUT", "/rest/c%00", 400, "control", BODY, TTL),
     r("encoded DEL", "POST", "/rest/c/%7F", 400, "control"),
+    # control characters are a 400 that says so, not Werkzeug's generic 404 page
+    r("encoded newline in the path", "GET", "/rest/c%0A", 400, "control"),
+    r("encoded newline in a put path", "PUT", "/rest/c/k%0A", 400, "control", b"", TTL),
     r("encoded tab", "DELETE", "/rest/c%09", 400, "control"),
     r("encoded C1 control", "PUT", "/rest/c/%C2%85", 400, "control", BODY, TTL),
     r("encoded backslash", "PUT", "/rest/c%5C..%5Cx", 400, "backslash", BODY, TTL),

@@ -69,6 +69,11 @@ UIDS = [
     c("slug not a string", InvalidResourceError, "slug", lambda r: r.create("/c", slug=5)),
     c("slug control character", InvalidResourceError, "control",
       lambda r: r.create("/c", slug="a\x07")),
+    # one uid rule for both doors: a segment HTTP refuses as too long
+    c("300-character segment", InvalidResourceError, "long",
+      lambda r: r.create_or_replace("/c/" + "x" * 300)),
+    c("300-character slug", InvalidResourceError, "long",
+      lambda r: r.create("/c", slug="x" * 300)),
 ]
 
 MISSING = [

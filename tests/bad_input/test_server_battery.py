@@ -154,6 +154,20 @@ def raw_request(method: str, path: str, body: bytes = b"", **headers: str) -> by
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
 
 
+def chunked(body: bytes) -> bytes:
+    """``body`` as one chunk and the last chunk (RFC 7230 section 4.1)."""
+    return b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+
+
+BIG_TTL = b'<> <http://ex.org/p> "' + b"x" * MAX_BODY + b'" .'
+#: Deep JSON-LD under the server's body limit (short keys through @vocab).
+DEEP_JSONLD = (b'{"@context":{"@vocab":"http://ex.org/"},"@id":"","p":' + b'{"p":' * 8000
+               + b'"x"' + b"}" * 8001)
+assert len(DEEP_JSONLD) < MAX_BODY
+UPDATE = b'INSERT DATA { <> <http://ex.org/p> "x" }'
+BAD_CHUNK = b"zz\r\nhello\r\n0\r\n\r\n"
+
+
 @dataclass(frozen=True)
 class Raw:
     id: str
@@ -212,6 +226,40 @@ CASES = [
     Raw("unknown interaction model", raw_request(
         "PUT", "/rest/c/new", Content_Length="0",
         Link=f'<{LDP}Thing>; rel="type"'), (409,), "Thing"),
+    # A body that ends before its Content-Length (the client closed the connection) is
+    # incomplete (RFC 7230 section 3.3.3): nothing is written from it.
+    Raw("truncated rdf body", raw_request("PUT", "/rest/c", TTL_BODY, Content_Type="text/turtle",
+                                          Content_Length="1000"), (400,), "incomplete"),
+    Raw("truncated binary body", raw_request("PUT", "/rest/c/bin", b"short",
+                                             Content_Type="text/plain", Content_Length="1000"),
+        (400,), "incomplete"),
+    Raw("truncated binary post", raw_request("POST", "/rest/c", b"short",
+                                             Content_Type="text/plain", Content_Length="1000"),
+        (400,), "incomplete"),
+    Raw("truncated sparql update", raw_request(
+        "PATCH", "/rest/c", UPDATE, Content_Type="application/sparql-update",
+        Content_Length="1000"), (400,), "incomplete"),
+    # A malformed chunk size is the client's error (400), not a 500 "this is a bug".
+    Raw("invalid chunk size", raw_request("PUT", "/rest/c/bin", BAD_CHUNK,
+                                          Content_Type="text/plain", Transfer_Encoding="chunked"),
+        (400,), "chunked"),
+    Raw("invalid chunk size on rdf", raw_request("PUT", "/rest/c", BAD_CHUNK,
+                                                 Content_Type="text/turtle",
+                                                 Transfer_Encoding="chunked"), (400,), "chunked"),
+    Raw("invalid chunk size on a binary post", raw_request(
+        "POST", "/rest/c", BAD_CHUNK, Content_Type="text/plain", Transfer_Encoding="chunked"),
+        (400,), "chunked"),
+    Raw("invalid chunk size on a sparql update", raw_request(
+        "PATCH", "/rest/c", BAD_CHUNK, Content_Type="application/sparql-update",
+        Transfer_Encoding="chunked"), (400,), "chunked"),
+    # max_body_size while reading a chunked body.
+    Raw("chunked rdf over the limit", raw_request(
+        "PUT", "/rest/c", chunked(BIG_TTL), Content_Type="text/turtle",
+        Transfer_Encoding="chunked"), (413,), "limit"),
+    # The worker survives deep JSON-LD.
+    Raw("deep json-ld", raw_request("PUT", "/rest/c", DEEP_JSONLD,
+                                    Content_Type="application/ld+json",
+                                    Content_Length=str(len(DEEP_JSONLD))), (400,), "nest"),
 ]
 
 
