@@ -24,8 +24,8 @@ def stats() -> Response:
     """The figures of ``lsup-admin stats``: JSON, or HTML when asked for."""
     best = hdr.negotiate(request.headers.get("Accept"), _OFFERED)
     if best is None:
-        raise NotAcceptable("Not acceptable: /admin/stats is served as "
-                            + " or ".join(_OFFERED))
+        raise NotAcceptable("None of the media types in Accept can be served: "
+                            f"/admin/stats is available as {' or '.join(_OFFERED)}")
     data = repository_stats(_repository())
     if best == "text/html":
         return Response(render_template("admin_stats.html", stats=data),

@@ -162,7 +162,7 @@ class LimitedBody:
         except RequestEntityTooLarge:
             raise _too_large(self._limit) from None
         except Exception as e:
-            if type(e).__module__ not in _SERVER_PARSE_ERRORS:
+            if not any(c.__module__ in _SERVER_PARSE_ERRORS for c in type(e).__mro__):
                 raise
             raise _malformed(e) from None
         self._count += len(chunk)

@@ -12,6 +12,7 @@ from lakesuperior.endpoints.paths import (
     Target,
     Urls,
     check_controls,
+    check_empty_segments,
     normalize_path,
     parse_target,
     slug_segment,
@@ -62,6 +63,20 @@ def test_control_characters(raw, code):
 @pytest.mark.parametrize("raw", ["/a%20b", "/caf%C3%A9", "/café".encode(), "/a%C2%A0", "/%25"])
 def test_no_control_characters(raw):
     check_controls(raw)
+
+
+@pytest.mark.parametrize("raw", ["//", "//x", "/rest//x", "/rest/c//", b"/rest//x",
+                                 "http://host//rest", "https://host/rest//c"])
+def test_empty_segments(raw):
+    with pytest.raises(PathError, match="Empty path segments") as info:
+        check_empty_segments(raw)
+    assert info.value.status == 400
+
+
+@pytest.mark.parametrize("raw", ["", "/", "/rest/", "/rest/c/", "http://host/rest/c",
+                                 "http://host", "/rest/c%2F%2Fx", "*"])
+def test_no_empty_segments(raw):
+    check_empty_segments(raw)
 
 
 def test_overlong_path():
