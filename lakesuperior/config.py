@@ -37,7 +37,7 @@ class Config:
     """All settings of a repository; see ``etc.defaults/application.yml``."""
 
     data_dir: str = "data"
-    map_size: int = 1 << 30
+    map_size: int = 1 << 40
     sync: bool = True
     index_batch: int = 500
     base_uri: str = "http://127.0.0.1:8000/rest"

@@ -33,6 +33,11 @@ class DiskFullError(InsufficientStorageError):
     """The file system holding the data is full or over quota (ENOSPC, EDQUOT)."""
 
 
+class StoreBusyError(StoreError):
+    """The store's map must be remapped (another process grew it) while other
+    transactions of this process are open: retry when they have ended."""
+
+
 class StoreBackendError(StoreError):
     """LMDB failed (I/O error, corrupt file, reader table full, ...)."""
 

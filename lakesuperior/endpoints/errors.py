@@ -105,6 +105,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.UnsupportedMediaTypeError: 415,
     exc.RdfParseError: 400,
     exc.QueryTimeoutError: 503,
+    exc.StoreBusyError: 503,
     exc.SparqlError: 400,
     exc.TermError: 400,
     exc.PayloadTooLargeError: 413,
@@ -188,7 +189,8 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
 
 
 #: Server-side errors that are not bugs: their message is the response body.
-_EXPECTED = (HTTPException, exc.QueryTimeoutError, exc.InsufficientStorageError)
+_EXPECTED = (HTTPException, exc.QueryTimeoutError, exc.InsufficientStorageError,
+             exc.StoreBusyError)
 
 
 def _is_bug(error: BaseException, status: int) -> bool:

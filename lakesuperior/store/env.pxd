@@ -24,6 +24,7 @@ cdef class StoreEnv:
     cdef object begin(self, env, bint write)
     cdef int ensure_room(self) except -1
     cdef int grow(self, env, Py_ssize_t need) except -1
+    cdef int check_no_txns(self, str what) except -1
     cdef object write_failure(self, e, Py_ssize_t need)
     cdef int remember(self, dict iris) except -1
 

@@ -28,12 +28,15 @@ from libc.stdint cimport uint64_t
 from lakesuperior.store.layout cimport be, be_n, id_at
 from lakesuperior.store.terms cimport HASH_MASK
 
-from lakesuperior.exceptions import (DiskFullError, StoreBackendError, StoreError,
-                                     StoreFormatError)
+from lakesuperior.exceptions import (DiskFullError, StoreBackendError, StoreBusyError,
+                                     StoreError, StoreFormatError)
 
 FORMAT_VERSION = 1
 INDEX_FORMAT_VERSION = 1
-DEFAULT_MAP_SIZE = 1 << 30
+# Address space, not disk: the data file grows with its pages. Reserved large up
+# front so that the map (almost) never has to grow: LMDB can remap only when no
+# transaction of this process is open, which a threaded server rarely offers.
+DEFAULT_MAP_SIZE = 1 << 40
 DEFAULT_INDEX_BATCH = 500
 INDEX_MAP_SIZE = 1 << 40
 MAX_IRI_CACHE = 200_000
@@ -177,11 +180,15 @@ cdef class StoreEnv:
         return 0
 
     cdef object begin(self, env, bint write):
-        """An LMDB transaction on ``env`` (adopting a map another process grew)."""
+        """An LMDB transaction on ``env``, adopting a map another process grew
+        (only with no other transaction of this process open: ``StoreBusyError``
+        otherwise, as remapping under an open transaction is undefined)."""
         try:
             try:
                 return env.begin(write=write)
             except lmdb.MapResizedError:
+                if env is self.env:
+                    self.check_no_txns("adopt the map another process grew")
                 env.set_mapsize(0)
                 return env.begin(write=write)
         except lmdb.Error as e:
@@ -204,10 +211,21 @@ cdef class StoreEnv:
         LMDB can only remap with no transaction of this process open on ``env``:
         the caller has ended its own (``open_txns`` counts those of ``main``).
         """
+        if env is self.env:
+            self.check_no_txns("grow its map")
         info = env.info()
         used = (info["last_pgno"] + 1) * env.stat()["psize"]
         size = max(info["map_size"] * 2, 2 * (used + 2 * need))
         env.set_mapsize(size)
+        return 0
+
+    cdef int check_no_txns(self, str what) except -1:
+        """Raise ``StoreBusyError`` if a transaction of this process is open on
+        ``main``. (The index map is reserved at 1 TiB up front and is not counted.)"""
+        if self.open_txns:
+            raise StoreBusyError(
+                f"The store must {what}, which cannot happen while other transactions "
+                f"of this process are open ({self.open_txns}); retry shortly")
         return 0
 
     cdef object write_failure(self, e, Py_ssize_t need):

@@ -30,10 +30,23 @@ from .conftest import LDP, Client, graph, link_targets, put_ttl
     (errors.PreconditionFailed("x"), 412), (errors.NotAcceptable("x"), 406),
     (errors.MethodNotAllowed("x", ["GET"]), 405), (PathError("x", 404), 404),
     (errors.Gone("x"), 410), (exc.StoreFullError("x"), 507), (exc.DiskFullError("x"), 507),
+    (exc.StoreBusyError("x"), 503),
     (RuntimeError("x"), 500), (KeyError("x"), 500),
 ])
 def test_status_table(error, status):
     assert errors.status_of(error) == status
+
+
+def test_a_busy_store_is_a_503_that_says_retry_not_a_bug(app, client, monkeypatch):
+    def busy(*args, **kwargs):
+        raise exc.StoreBusyError("The store must grow its map; retry shortly")
+    repo = app.extensions["lakesuperior"].repository
+    for name in ("info", "get", "exists"):
+        monkeypatch.setattr(repo, name, busy)
+    r = client.get("/rest/")
+    assert r.status_code == 503
+    text = r.get_data(as_text=True)
+    assert "retry shortly" in text and "this is a bug" not in text
 
 
 def test_every_domain_error_has_a_status():

@@ -1,10 +1,12 @@
 """Transactions that cannot leak, a map that grows, and no raw LMDB error."""
 import gc
+import subprocess
+import sys
 
 import lmdb
 import pytest
 
-from lakesuperior.exceptions import StoreError, StoreFullError
+from lakesuperior.exceptions import StoreBusyError, StoreError, StoreFullError
 from lakesuperior.store.quadstore import QuadStore, ReadTxn, WriteTxn
 
 G = "<http://ex.org/g>"
@@ -191,4 +193,33 @@ def test_a_snapshot_in_a_reference_cycle_is_accounted_for(tmp_path):
     gc.collect()
     _fill(st, 40)
     assert st.stats()["map_size"] > SMALL_MAP
+    st.close()
+
+
+def test_no_remap_under_open_transactions_of_this_process(tmp_path):
+    """Another process grows the map: this process adopts the new size only when
+    none of its own transactions is open (remapping under them is undefined in
+    LMDB); until then a new transaction is StoreBusyError, not a crash."""
+    path = str(tmp_path / "s")
+    st = QuadStore(path, map_size=SMALL_MAP)
+    _fill(st, 1)
+    held = st.read()
+    held.__enter__()
+    grow = (f"from lakesuperior.store.quadstore import QuadStore\n"
+            f"st = QuadStore({path!r}, map_size={SMALL_MAP})\n"
+            "for r in range(40):\n"
+            "    with st.write() as txn:\n"
+            "        txn.add_graph(f'<http://ex.org/g{r}>', [(f'<http://ex.org/s{i}>', "
+            f"'{P}', '\"' + 'y' * 200 + str(i) + '\"') for i in range(40)])\n"
+            "print(st.stats()['map_size'])\n")
+    done = subprocess.run([sys.executable, "-c", grow], capture_output=True, text=True,
+                          cwd=str(tmp_path), timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > SMALL_MAP
+    with pytest.raises(StoreBusyError, match="other transactions"):
+        st.read()
+    assert len(held.triples("<http://ex.org/g0>")) == 40     # the held snapshot still reads
+    held.abort()
+    with st.read() as txn:                                    # now adopted
+        assert len(txn.triples("<http://ex.org/g39>")) == 40
     st.close()
