@@ -5,11 +5,8 @@ errors. Each case gets its status and a body that says what was wrong within
 GET answers and no new worker was booted."""
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,18 +15,13 @@ from typing import Any
 
 import pytest
 
+from ..servers import lsup_server
 from .conftest import HANG, LDP, store_state
 
 pytestmark = pytest.mark.slow
 
 MAX_BODY = 50_000
 TTL_BODY = b'<> <http://purl.org/dc/terms/title> "c" .'
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -86,43 +78,17 @@ class Server:
 def running_server(tmp: Path) -> Iterator[Server]:
     """lsup-server on a free port of 127.0.0.1 with data in ``tmp``, seeded with a
     container ``/c`` and a binary ``/c/bin``; stopped at exit."""
-    port = _free_port()
-    env = {**os.environ, "LSUP_DATA_DIR": str(tmp / "data"),
-           "LSUP_SERVER_BIND": f"127.0.0.1:{port}", "LSUP_SERVER_WORKERS": "2",
-           "LSUP_SYNC": "false", "LSUP_MAX_BODY_SIZE": str(MAX_BODY),
-           "GUNICORN_CMD_ARGS": "--timeout 30"}
-    env.pop("LSUP_CONFIG", None)
-    log_path = tmp / "server.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "lakesuperior.server"], cwd=tmp,
-                                env=env, stdout=log, stderr=subprocess.STDOUT)
-    srv = Server(port, proc, log_path, tmp / "data")
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError("lsup-server exited:\n" + log_path.read_text(errors="replace"))
-            try:
-                if srv.request("GET", "/rest/").status == 200 and srv.boots() >= 2:
-                    break
-            except (OSError, AssertionError):
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("lsup-server did not start:\n"
-                                   + log_path.read_text(errors="replace"))
-            time.sleep(0.1)
+    env = {"LSUP_SERVER_WORKERS": "2", "LSUP_SYNC": "false",
+           "LSUP_MAX_BODY_SIZE": str(MAX_BODY), "GUNICORN_CMD_ARGS": "--timeout 30"}
+    log = tmp / "server.log"
+    with lsup_server(tmp, env, ready=lambda: log.read_text(errors="replace").count(
+            "Booting worker") >= 2) as (proc, port, log_path):
+        srv = Server(port, proc, log_path, tmp / "data")
         ttl = {"Content-Type": "text/turtle"}
         assert srv.request("PUT", "/rest/c", TTL_BODY, ttl).status == 201
         assert srv.request("PUT", "/rest/c/bin", b"content",
                            {"Content-Type": "text/plain"}).status == 201
         yield srv
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="module")

@@ -2,24 +2,16 @@
 from __future__ import annotations
 
 import http.client
-import os
-import socket
 import subprocess
-import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from ..servers import lsup_server
+
 pytestmark = pytest.mark.slow
 
 MAX_BODY = 100_000
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server:
@@ -41,41 +33,10 @@ class Server:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("lsup-server")
-    port = _free_port()
-    env = {**os.environ, "LSUP_DATA_DIR": str(tmp / "data"),
-           "LSUP_SERVER_BIND": f"127.0.0.1:{port}",
-           "LSUP_SERVER_WORKERS": "2", "LSUP_STORE_SYNC": "false",
+    env = {"LSUP_SERVER_WORKERS": "2", "LSUP_STORE_SYNC": "false",
            "LSUP_MAX_BODY_SIZE": str(MAX_BODY)}
-    env.pop("LSUP_CONFIG", None)
-    log_path = tmp / "server.log"
-    log = open(log_path, "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "lakesuperior.server"], cwd=tmp, env=env,
-                            stdout=log, stderr=subprocess.STDOUT)
-    srv = Server(port, proc, str(log_path))
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError("lsup-server exited:\n" + log_path.read_text(errors="replace"))
-            try:
-                if srv.request("GET", "/rest/")[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("lsup-server did not start:\n"
-                                   + log_path.read_text(errors="replace"))
-            time.sleep(0.1)
-        yield srv
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+    with lsup_server(tmp_path_factory.mktemp("lsup-server"), env) as (proc, port, log_path):
+        yield Server(port, proc, str(log_path))
 
 
 def test_root(server):

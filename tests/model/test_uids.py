@@ -1,11 +1,16 @@
 """Uids: validation, normalisation, internal <-> public URIs."""
 from __future__ import annotations
 
+import http.client
+from urllib.parse import quote
+
 import pytest
 
 from lakesuperior.exceptions import InvalidResourceError
 from lakesuperior.model import uids
 from lakesuperior.model.uids import UriMap, normalize_uid
+
+from ..servers import lsup_server
 
 
 @pytest.mark.parametrize("given, expected", [
@@ -210,46 +215,23 @@ def test_the_longest_uid_is_served_by_a_real_server(repo_factory, tmp_path):
     """A uid at both limits, made through the Python API, is reachable over HTTP
     (real gunicorn), with its longest Fedora suffix; one character more is a 400
     through either door."""
-    import http.client
-    import os
-    import socket
-    import subprocess
-    import sys
-    import time
-    from urllib.parse import quote
-
     uid = "/" + "/".join(["s" * 255] * 7 + ["é" * 40 + "t" * 15])
     assert len(normalize_uid(uid)) == 2048
     repo = repo_factory("data")
     repo.create_or_replace(uid, data=b"<> <http://ex.org/p> 'x' .", media_type="text/turtle")
     version = repo.create_version(uid)
     repo.close()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "LSUP_DATA_DIR": str(tmp_path / "data"),
-           "LSUP_SERVER_BIND": f"127.0.0.1:{port}", "LSUP_SERVER_WORKERS": "1"}
-    env.pop("LSUP_CONFIG", None)
-    log = open(tmp_path / "server.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "lakesuperior.server"], cwd=tmp_path,
-                            env=env, stdout=log, stderr=subprocess.STDOUT)
+    with lsup_server(tmp_path, {"LSUP_SERVER_WORKERS": "1"}) as (_proc, port, _log):
 
-    def request(method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        try:
-            conn.request(method, path, body=body, headers={"Content-Type": "text/turtle"})
-            r = conn.getresponse()
-            return r.status, r.read()
-        finally:
-            conn.close()
-
-    try:
-        for _ in range(300):
+        def request(method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
             try:
-                if request("GET", "/rest/")[0] == 200:
-                    break
-            except OSError:
-                time.sleep(0.1)
+                conn.request(method, path, body=body, headers={"Content-Type": "text/turtle"})
+                r = conn.getresponse()
+                return r.status, r.read()
+            finally:
+                conn.close()
+
         path = "/rest" + quote(uid, safe="/")
         assert len(path) == 5 + 2048
         assert request("GET", path)[0] == 200
@@ -257,10 +239,6 @@ def test_the_longest_uid_is_served_by_a_real_server(repo_factory, tmp_path):
         assert request("PUT", path[:-1] + "u", b"")[0] == 201          # same length over HTTP
         status, body = request("PUT", path + "/v", b"")
         assert status == 400 and b"longer than 2048 characters" in body
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        log.close()
 
 
 def test_slugs_and_children_follow_the_rule(repo, state):

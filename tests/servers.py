@@ -1,0 +1,70 @@
+"""A real ``lsup-server`` (gunicorn) on a free port of 127.0.0.1, for the tests that
+need the wire: started in a temporary directory, waited for, stopped at exit."""
+from __future__ import annotations
+
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+START_TIMEOUT = 30.0   # seconds for the server to answer its first request
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get_status(port: int, path: str = "/rest/") -> int:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path)
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+@contextmanager
+def lsup_server(tmp: Path, env: Mapping[str, str] | None = None, *,
+                ready: Callable[[], bool] = lambda: True
+                ) -> Iterator[tuple[subprocess.Popen, int, Path]]:
+    """``python -m lakesuperior.server`` with its data in ``tmp/data`` and its log in
+    ``tmp/server.log`` (``env``: more ``LSUP_*`` settings); yields ``(process, port,
+    log path)`` once ``GET /rest/`` answers 200 and ``ready()`` holds. Raises with
+    the log if the server exits or does not start in time."""
+    port = free_port()
+    full_env = {**os.environ, "LSUP_DATA_DIR": str(tmp / "data"),
+                "LSUP_SERVER_BIND": f"127.0.0.1:{port}", **(env or {})}
+    full_env.pop("LSUP_CONFIG", None)
+    log_path = tmp / "server.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "lakesuperior.server"], cwd=tmp,
+                                env=full_env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError("lsup-server exited:\n" + log_path.read_text(errors="replace"))
+            try:
+                if get_status(port) == 200 and ready():
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("lsup-server did not start:\n"
+                                   + log_path.read_text(errors="replace"))
+            time.sleep(0.1)
+        yield proc, port, log_path
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
