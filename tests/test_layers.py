@@ -20,7 +20,7 @@ MAX_LINES = 700
 
 # Lowest first. A module belongs to the first entry that is its name or a prefix of it.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("lakesuperior.exceptions", "lakesuperior.version"),
+    ("lakesuperior.exceptions", "lakesuperior.version", "lakesuperior.agents"),
     ("lakesuperior.config", "lakesuperior.headers"),
     ("lakesuperior.store.terms", "lakesuperior.store.records", "lakesuperior.store.binaries"),
     ("lakesuperior.store",),              # the quad store core, above its codecs

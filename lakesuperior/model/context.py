@@ -33,20 +33,23 @@ class Context:
     """
 
     __slots__ = ("txn", "settings", "urimap", "binaries", "now", "now_term",
-                 "agent_term")
+                 "agent", "agent_term")
 
     def __init__(self, txn: Any, settings: Settings, binaries: Any = None,
-                 urimap: UriMap | None = None, now: datetime | None = None):
+                 urimap: UriMap | None = None, now: datetime | None = None,
+                 agent: str | None = None):
         self.txn = txn
         self.settings = settings
         self.urimap = urimap or UriMap(settings.base_uri)
         self.binaries = binaries
         self.now = now or datetime.now(UTC)
         self.now_term = datetime_literal(self.now)
-        self.agent_term = literal_term(settings.agent)
+        self.agent = agent or settings.agent   # the user name recorded by this call
+        self.agent_term = literal_term(self.agent)
 
     def with_base(self, base_uri: str | None) -> Context:
         """The same operation seen under another public base URI."""
         if base_uri is None or base_uri.rstrip("/") == self.urimap.base:
             return self
-        return Context(self.txn, self.settings, self.binaries, UriMap(base_uri), self.now)
+        return Context(self.txn, self.settings, self.binaries, UriMap(base_uri), self.now,
+                       self.agent)
