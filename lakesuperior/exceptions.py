@@ -162,6 +162,27 @@ class RangeNotSatisfiableError(LakesuperiorError):
         super().__init__(msg or f"No requested range is satisfiable (length {size})")
 
 
+# --- authentication and access control --------------------------------------
+
+class AuthenticationError(LakesuperiorError):
+    """Credentials were given but are wrong or malformed (the message does not
+    repeat them)."""
+
+
+class AccessDeniedError(LakesuperiorError):
+    """Access control refuses ``mode`` (an ``acl:`` mode name such as ``Write``) on
+    ``uid`` to an agent; ``authenticated`` tells whether the agent was a known user
+    (an anonymous agent may succeed by authenticating)."""
+
+    def __init__(self, uid: str | None, mode: str, authenticated: bool,
+                 msg: str | None = None):
+        self.uid = uid
+        self.mode = mode
+        self.authenticated = authenticated
+        where = "/" + (uid or "").lstrip("/")
+        super().__init__(msg or f"{mode} access to {where} is not granted to this agent")
+
+
 # --- administration and tools -----------------------------------------------
 
 class AdminError(LakesuperiorError):

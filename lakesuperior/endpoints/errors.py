@@ -77,6 +77,9 @@ class PreconditionFailed(HttpError):
 
 # --- the table -----------------------------------------------------------------------------
 
+#: The realm of ``WWW-Authenticate`` challenges.
+AUTH_REALM = "Lakesuperior"
+
 #: Exception class -> HTTP status. Looked up along the exception's MRO.
 STATUS: dict[type[BaseException], int] = {
     # HTTP layer
@@ -101,6 +104,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.ResourceError: 400,
     # input
     exc.UnsupportedDigestError: 400,
+    exc.AuthenticationError: 401,
     exc.InvalidDigestError: 400,
     exc.UnsupportedMediaTypeError: 415,
     exc.RdfParseError: 400,
@@ -155,6 +159,8 @@ def status_of(error: BaseException) -> int:
         return error.status
     if isinstance(error, HTTPException):
         return error.code or 500
+    if isinstance(error, exc.AccessDeniedError):
+        return 403 if error.authenticated else 401
     return _lookup(STATUS, error) or 500
 
 
@@ -183,6 +189,8 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
     headers.extend(getattr(error, "headers", None) or [])
     if isinstance(error, exc.RangeNotSatisfiableError):
         headers.append(("Content-Range", hdr.unsatisfied_content_range(error.size)))
+    if status == 401:
+        headers.append(("WWW-Authenticate", f'Basic realm="{AUTH_REALM}"'))
     if 400 <= status < 500:
         headers.append(("Link", constrained_by_link(error)))
     return headers
