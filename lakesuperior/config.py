@@ -49,6 +49,7 @@ class Config:
     server_bind: str = "127.0.0.1:8000"
     server_workers: int = 2
     server_threads: int = 8
+    auth_root_acl: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     # -- building -----------------------------------------------------------

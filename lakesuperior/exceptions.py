@@ -104,6 +104,11 @@ class InvalidTripleError(ResourceError):
     """A triple is not acceptable (e.g. a literal subject)."""
 
 
+class AclError(InvalidTripleError):
+    """An access control list this server does not accept (an authorization
+    without a mode or an agent, a target or group outside the repository)."""
+
+
 class RefIntViolationError(ResourceError):
     """Strict referential integrity: a link points to a missing repository resource."""
 

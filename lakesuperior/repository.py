@@ -27,17 +27,31 @@ input Graph, ``resource.imr``) and by SPARQL Update.
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
 import os
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 from lakesuperior import query as queries
+from lakesuperior import rdfio
+from lakesuperior.agent_view import AgentView
+from lakesuperior.agents import Agent
 from lakesuperior.config import Config
-from lakesuperior.exceptions import InvalidResourceError, SparqlError
-from lakesuperior.model import checks, interaction, lifecycle, tombstones
+from lakesuperior.exceptions import (
+    ConfigError,
+    InvalidResourceError,
+    LakesuperiorError,
+    ResourceNotExistsError,
+    SparqlError,
+)
+from lakesuperior.model import acl, checks, interaction, lifecycle, tombstones
+from lakesuperior.model.access import Access, AclState
+from lakesuperior.model.authorizations import DEFAULT_ROOT_ACL
+from lakesuperior.model.authorizations import check as check_acl
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.containment import write_graph
@@ -64,6 +78,9 @@ from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.quadstore import QuadStore
 
 __all__ = ["Repository"]
+
+#: Given a query's snapshot, the resource graphs it may see (None: all).
+GraphFilterFactory = Callable[[Context], Callable[[str], bool] | None]
 
 
 class Repository:
@@ -96,11 +113,9 @@ class Repository:
         self.store = QuadStore(cfg.store_dir, map_size=cfg.map_size, sync=cfg.sync,
                                index_batch=cfg.index_batch)
         self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
-        self._lock = threading.RLock()
-        self._txn: Any = None            # the write transaction of transaction(), if open
-        self._txn_owner: int | None = None
-        self._txn_error: BaseException | None = None
+        self._tx = _Transactions()
         self._bootstrap()
+        self.acl_state = AclState(self._root_acl())
 
     @classmethod
     def from_config(cls, config: Config, **kw: Any) -> Repository:
@@ -137,34 +152,51 @@ class Repository:
     # -- transactions --------------------------------------------------------------------
 
     def _in_own_txn(self) -> bool:
-        return self._txn is not None and self._txn_owner == threading.get_ident()
+        tx = self._tx
+        return tx.txn is not None and tx.owner == threading.get_ident()
+
+    def _ctx(self, txn: Any, base_uri: str | None) -> Context:
+        return Context(txn, self.settings, self.binaries, self._urimap(base_uri))
 
     @contextmanager
     def _write(self, base_uri: str | None = None) -> Iterator[Context]:
         """The write transaction of one call (or the open ``transaction()``'s)."""
+        tx = self._tx
         if self._in_own_txn():
-            ctx = Context(self._txn, self.settings, self.binaries, self._urimap(base_uri))
+            ctx = self._ctx(tx.txn, base_uri)
             try:
                 yield ctx
             except BaseException as e:
-                if self._txn_error is None:
-                    self._txn_error = e
+                if tx.error is None:
+                    tx.error = e
                 raise
             return
-        with self._lock:
+        with tx.lock:
             with self.store.write() as txn:
-                yield Context(txn, self.settings, self.binaries, self._urimap(base_uri))
+                yield self._ctx(txn, base_uri)
 
     @contextmanager
     def snapshot(self, base_uri: str | None = None) -> Iterator[Context]:
         """A read snapshot as a model ``Context`` (or, inside ``transaction()``, the
         open write transaction, so that reads see the block's own writes), with
-        public URIs under ``base_uri`` (default: configured)."""
+        public URIs under ``base_uri`` (default: configured). A snapshot opened
+        inside another one by the same thread is the outer one: several calls
+        made inside ``with repo.snapshot():`` read the same state."""
+        tx = self._tx
         if self._in_own_txn():
-            yield Context(self._txn, self.settings, self.binaries, self._urimap(base_uri))
+            yield self._ctx(tx.txn, base_uri)
+            return
+        me = threading.get_ident()
+        outer = tx.reads.get(me)
+        if outer is not None:
+            yield self._ctx(outer, base_uri)
             return
         with self.store.read() as txn:
-            yield Context(txn, self.settings, self.binaries, self._urimap(base_uri))
+            tx.reads[me] = txn
+            try:
+                yield self._ctx(txn, base_uri)
+            finally:
+                del tx.reads[me]
 
     def _urimap(self, base_uri: str | None) -> UriMap:
         if base_uri is None:
@@ -191,19 +223,20 @@ class Repository:
         if self._in_own_txn():
             yield self
             return
-        with self._lock:
+        tx = self._tx
+        with tx.lock:
             with self.store.write() as txn:
-                self._txn = txn
-                self._txn_owner = threading.get_ident()
-                self._txn_error = None
+                tx.txn = txn
+                tx.owner = threading.get_ident()
+                tx.error = None
                 try:
                     yield self
-                    if self._txn_error is not None:
-                        raise self._txn_error
+                    if tx.error is not None:
+                        raise tx.error
                 finally:
-                    self._txn = None
-                    self._txn_owner = None
-                    self._txn_error = None
+                    tx.txn = None
+                    tx.owner = None
+                    tx.error = None
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -349,6 +382,7 @@ class Repository:
                 tombstones.bury(ctx, uid)
             else:
                 tombstones.purge(ctx, uid)
+                acl.purge_tree(ctx, uid)
 
     def resurrect(self, uid: str) -> RdfSource:
         """Undo a soft delete of ``uid`` (the top of a tombstone); return it."""
@@ -362,6 +396,7 @@ class Repository:
         uid = normalize_uid(uid)
         with self._write() as ctx:
             tombstones.forget(ctx, uid)
+            acl.purge_tree(ctx, uid)
 
     # -- versions ----------------------------------------------------------------------------
 
@@ -413,32 +448,41 @@ class Repository:
     def sparql_query(self, query: str, *, fmt: str | None = None,
                      base_uri: str | None = None, timeout: float | None = None,
                      default_graph_uris: Iterable[str] = (),
-                     named_graph_uris: Iterable[str] = ()) -> Any:
+                     named_graph_uris: Iterable[str] = (),
+                     graph_filter: GraphFilterFactory | None = None) -> Any:
         """A SPARQL 1.1 query over the current resources (public URIs; each resource
         a named graph, the default graph their union): an rdflib ``Result``, or the
         serialized bytes with ``fmt``; ``timeout`` in seconds (default:
-        ``query_timeout``; 0: none). See ``lakesuperior.query.sparql_query``."""
+        ``query_timeout``; 0: none); ``graph_filter``: given the query's snapshot,
+        the resource graphs it may see (None: all; see ``as_agent``). See
+        ``lakesuperior.query.sparql_query``."""
         graphs = [_uris(default_graph_uris, "default_graph_uris"),
                   _uris(named_graph_uris, "named_graph_uris")]
         timeout = self._query_timeout(timeout)
         self._index_for_query()
         return queries.sparql_query(self, query, fmt=fmt, base_uri=base_uri, timeout=timeout,
-                                    default_graph_uris=graphs[0], named_graph_uris=graphs[1])
+                                    default_graph_uris=graphs[0], named_graph_uris=graphs[1],
+                                    graph_filter=graph_filter)
 
     def triple_match(self, s: Any = None, p: Any = None, o: Any = None, *,
-                     base_uri: str | None = None) -> list[tuple[str, str, str]]:
+                     base_uri: str | None = None,
+                     graph_filter: GraphFilterFactory | None = None
+                     ) -> list[tuple[str, str, str]]:
         """Triples of the current resources matching a pattern (None: any), as
         canonical term strings with public URIs. See ``lakesuperior.query.triple_match``."""
         self._index_for_query()
-        return queries.triple_match(self, s, p, o, base_uri=base_uri)
+        return queries.triple_match(self, s, p, o, base_uri=base_uri,
+                                    graph_filter=graph_filter)
 
     def term_search(self, terms: Iterable[Any], *, or_logic: bool = False,
-                    base_uri: str | None = None, timeout: float | None = None) -> list[str]:
+                    base_uri: str | None = None, timeout: float | None = None,
+                    graph_filter: GraphFilterFactory | None = None) -> list[str]:
         """uids of the resources matching ``(predicate, operator, value)`` terms.
         See ``lakesuperior.query.term_search``."""
         self._index_for_query()
         return queries.term_search(self, terms, or_logic=or_logic, base_uri=base_uri,
-                                   timeout=self._query_timeout(timeout))
+                                   timeout=self._query_timeout(timeout),
+                                   graph_filter=graph_filter)
 
     def _query_timeout(self, timeout: float | None) -> float | None:
         if timeout is None:
@@ -453,6 +497,114 @@ class Repository:
         not inside ``transaction()``, whose write transaction is open."""
         if not self._in_own_txn() and self.store.pending():
             self.store.index()
+
+    # -- access control ------------------------------------------------------------------
+
+    def _root_acl(self) -> list[tuple[str, str, str]]:
+        """The stored form of the root ACL used while none is stored: the Turtle
+        file of ``auth_root_acl``, else ``DEFAULT_ROOT_ACL``."""
+        path = self.config.auth_root_acl
+        try:
+            if path:
+                with open(path, "rb") as fh:
+                    data = fh.read()
+            else:
+                data = DEFAULT_ROOT_ACL.encode()
+            with self.snapshot() as ctx:
+                base = ctx.urimap.base + "/fcr:acl"
+                triples = acl.to_internal(ctx, rdfio.parse(data, rdfio.TURTLE, base))
+                check_acl(triples, ROOT_UID, ctx.urimap.to_public)
+        except OSError as e:
+            raise ConfigError(f"Cannot read the root ACL (auth_root_acl) {path}: "
+                              f"{e.strerror}") from e
+        except LakesuperiorError as e:
+            raise ConfigError(f"The root ACL (auth_root_acl) {path} is not usable: {e}") from e
+        return triples
+
+    def acl(self, uid: str, *, base_uri: str | None = None) -> list[tuple[str, str, str]]:
+        """The triples of the ACL of ``uid`` (at ``<resource>/fcr:acl``), public URIs.
+        The root always has one (the stored one, else the configured default);
+        ``ResourceNotExistsError`` for another resource without an ACL."""
+        uid = normalize_uid(uid)
+        with self.snapshot(base_uri) as ctx:
+            require_model(ctx.txn, uid)
+            if uid == ROOT_UID:
+                triples = self.acl_state.root_triples(ctx.txn)
+            elif acl.has_acl(ctx.txn, uid):
+                triples = acl.stored(ctx.txn, uid)
+            else:
+                raise ResourceNotExistsError(uid, f"Resource {uid} has no ACL")
+            return ctx.urimap.triples_to_public(triples)
+
+    def has_acl(self, uid: str) -> bool:
+        """Whether an ACL is stored for ``uid``."""
+        uid = normalize_uid(uid)
+        with self.snapshot() as ctx:
+            return acl.has_acl(ctx.txn, uid)
+
+    def set_acl(self, uid: str, *, data: bytes | None = None, media_type: str | None = None,
+                triples: Iterable[tuple[str, str, str]] | None = None,
+                base_uri: str | None = None) -> bool:
+        """Create or replace the ACL of ``uid``: ``data`` with an RDF ``media_type``
+        (relative IRIs resolve against ``<resource>/fcr:acl``, so ``<#readers>``
+        names an authorization) or public ``triples``. True if it is new.
+        ``AclError`` for an ACL the server refuses (see ``model.authorizations``)."""
+        uid = normalize_uid(uid)
+        if data is not None:
+            base = self._urimap(base_uri).public_iri(uid).rstrip("/") + "/fcr:acl"
+            triples = rdfio.parse(data, media_type or rdfio.TURTLE, base)
+        with self._write(base_uri) as ctx:
+            return acl.write(ctx, uid, triples or [])
+
+    def update_acl(self, uid: str, sparql_update: str | bytes, *,
+                   base_uri: str | None = None) -> bool:
+        """Apply a SPARQL Update to the ACL of ``uid`` (``<>`` is the ACL); for the
+        root, to the effective root ACL. True if the ACL is new (the root's)."""
+        uid = normalize_uid(uid)
+        with self._write(base_uri) as ctx:
+            require_model(ctx.txn, uid)
+            if uid == ROOT_UID:
+                current = self.acl_state.root_triples(ctx.txn)
+            elif acl.has_acl(ctx.txn, uid):
+                current = acl.stored(ctx.txn, uid)
+            else:
+                raise ResourceNotExistsError(uid, f"Resource {uid} has no ACL")
+            return acl.update(ctx, uid, sparql_update, current)
+
+    def delete_acl(self, uid: str) -> None:
+        """Delete the ACL of ``uid`` (for the root: back to the configured default)."""
+        uid = normalize_uid(uid)
+        with self._write() as ctx:
+            acl.remove(ctx, uid)
+
+    def access(self, ctx: Context, agent: Agent) -> Access:
+        """What ``agent`` may do in the snapshot ``ctx`` (see ``model.access``)."""
+        return Access(ctx, self.acl_state, agent)
+
+    def acting_as(self, name: str) -> Repository:
+        """This repository (same store, same transactions) recording ``name`` as the
+        agent of its writes (``fcrepo:createdBy`` / ``lastModifiedBy``)."""
+        if name == self.settings.agent:
+            return self
+        other = copy.copy(self)
+        other.settings = dataclasses.replace(self.settings, agent=name)
+        return other
+
+    def as_agent(self, agent: Agent | str | None, groups: Iterable[str] = (), *,
+                 name: str | None = None) -> AgentView:
+        """A view of this repository with the same methods, acting for an agent
+        and enforcing Web Access Control on every call (``AccessDeniedError``).
+
+        ``agent``: an ``Agent``; or a WebID (``groups``: group URIs it is known to
+        belong to; ``name``: the user name its writes record, default the WebID);
+        or None for the anonymous agent. An ``Agent`` with ``admin`` set bypasses
+        the checks (its name is still recorded)."""
+        if not isinstance(agent, Agent):
+            if agent is not None and not isinstance(agent, str):
+                raise TypeError(f"as_agent takes an Agent, a WebID or None, not "
+                                f"{type(agent).__name__}")
+            agent = Agent(name=name or agent, webid=agent, groups=tuple(groups))
+        return AgentView(self, agent)
 
     # -- admin ----------------------------------------------------------------------------
 
@@ -480,6 +632,21 @@ class Repository:
             referenced = checks.referenced_digests(ctx)
         return {"orphans": checks.remove_orphans(self.binaries, referenced, min_age),
                 "temp_files": self.binaries.remove_temp_files(min_age)}
+
+
+class _Transactions:
+    """The transaction state a repository shares with its ``acting_as`` copies: the
+    write lock, the write transaction of ``transaction()`` and its owner thread and
+    first error, and the open read snapshot of each thread."""
+
+    __slots__ = ("lock", "txn", "owner", "error", "reads")
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.txn: Any = None
+        self.owner: int | None = None
+        self.error: BaseException | None = None
+        self.reads: dict[int, Any] = {}
 
 
 def _uris(value: Iterable[str], name: str) -> tuple[str, ...]:

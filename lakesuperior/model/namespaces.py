@@ -64,6 +64,9 @@ FCREPO_API_NS = "http://fedora.info/definitions/fcrepo#"   # Fedora API 1.0 Pref
 OA_NS = "http://www.w3.org/ns/oa#"
 HTTP_NS = "http://www.w3.org/2011/http#"
 IANA_NS = "http://www.iana.org/assignments/relation/"
+ACL_NS = "http://www.w3.org/ns/auth/acl#"
+FOAF_NS = "http://xmlns.com/foaf/0.1/"
+VCARD_NS = "http://www.w3.org/2006/vcard/ns#"
 
 LDP = Namespace(LDP_NS)
 FCREPO = Namespace(FCREPO_NS)
@@ -79,6 +82,9 @@ FCREPO_API = Namespace(FCREPO_API_NS)
 OA = Namespace(OA_NS)
 HTTP = Namespace(HTTP_NS)
 IANA = Namespace(IANA_NS)
+ACL = Namespace(ACL_NS)
+FOAF = Namespace(FOAF_NS)
+VCARD = Namespace(VCARD_NS)
 
 #: Prefixes offered to serializers (prefix -> bare namespace IRI).
 DEFAULT_NAMESPACES = MappingProxyType({

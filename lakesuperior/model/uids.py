@@ -45,6 +45,8 @@ _GRAPH_PREFIXES = MappingProxyType({
     "tomb": "<info:fctomb",    # the tombstone of a deleted resource (or its burial marker)
     "bury": "<info:fcbury",    # the content of a deleted resource, kept for resurrection
     "grave": "<info:fcgrave",  # tombstoned children of a live resource
+    "acl": "<info:fcacl",      # the access control list (WebAC) of the resource
+    "wac": "<info:fcwac",      # WebAC bookkeeping: /registry (uids with an ACL), /generation
 })
 
 

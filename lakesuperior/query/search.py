@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -12,10 +12,18 @@ from rdflib.term import Identifier, Literal, Node, URIRef, Variable
 
 from lakesuperior import rdfio
 from lakesuperior.exceptions import SparqlError, TermError
+from lakesuperior.model.context import Context
 from lakesuperior.model.uids import uid_of
 from lakesuperior.query.deadlines import Deadline, limited
 from lakesuperior.query.sparql import evaluate, parse
-from lakesuperior.query.view import QUERY_NAMESPACES, RES, PublicTxn, Snapshots, Triple
+from lakesuperior.query.view import (
+    QUERY_NAMESPACES,
+    RES,
+    GraphFilter,
+    PublicTxn,
+    Snapshots,
+    Triple,
+)
 from lakesuperior.store.rdflib_store import Unmatchable
 
 __all__ = ["triple_match", "term_search", "TERM_OPERATORS"]
@@ -39,22 +47,25 @@ def _pattern_text(term: Any, role: str) -> str | None:
 
 
 def triple_match(source: Snapshots, s: Any = None, p: Any = None, o: Any = None, *,
-                 base_uri: str | None = None) -> list[Triple]:
+                 base_uri: str | None = None,
+                 graph_filter: Callable[[Context], GraphFilter | None] | None = None
+                 ) -> list[Triple]:
     """The triples of the current resources matching a pattern (None: any term), as
     canonical N-Triples strings with public URIs, each triple once, straight from the
     store's indices. Terms: canonical strings (``<http://...>``, ``"lit"@en``) or
-    rdflib terms."""
+    rdflib terms. ``graph_filter``: as for ``sparql_query``."""
     ts, tp, to = _pattern_text(s, "subject"), _pattern_text(p, "predicate"), \
         _pattern_text(o, "object")
     if (ts is not None and ts[0] == '"') or (tp is not None and tp[0] != "<"):
         return []
     with source.snapshot(base_uri) as ctx:
-        view = PublicTxn(ctx.txn, ctx.urimap, Deadline(None))
+        visible = graph_filter(ctx) if graph_filter is not None else None
+        view = PublicTxn(ctx.txn, ctx.urimap, Deadline(None), visible=visible)
         try:
             si, oi = view.internal(ts), view.internal(to)
         except Unmatchable:
             return []
-        return view.public_triples(ctx.txn.match(si, tp, oi, None))
+        return view.public_triples(view.seen(ctx.txn.match(si, tp, oi, None)))
 
 
 # --- term search --------------------------------------------------------------------------
@@ -130,7 +141,9 @@ def _term_parts(term: Any) -> tuple[Any, Any, Any]:
 
 
 def term_search(source: Snapshots, terms: Iterable[Any], *, or_logic: bool = False,
-                base_uri: str | None = None, timeout: float | None = None) -> list[str]:
+                base_uri: str | None = None, timeout: float | None = None,
+                graph_filter: Callable[[Context], GraphFilter | None] | None = None
+                ) -> list[str]:
     """The uids of the resources with triples matching the terms, sorted.
 
     Each term is ``(predicate, operator, value)`` (or a mapping with ``pred``,
@@ -139,7 +152,8 @@ def term_search(source: Snapshots, terms: Iterable[Any], *, or_logic: bool = Fal
     operators only; predicates and values are bound as parameters (rdflib
     ``initBindings``), never written into the query text. A subject that is a
     hash URI (``<res#frag>``) counts for its resource; subjects outside the
-    repository are left out. ``timeout``: seconds (None, 0 or less: none).
+    repository are left out. ``timeout``: seconds (None, 0 or less: none);
+    ``graph_filter``: as for ``sparql_query``.
     """
     if isinstance(terms, (str, bytes, Mapping)) or not hasattr(terms, "__iter__"):
         raise SparqlError(f"Give the search terms as a list of (predicate, operator, value), "
@@ -168,7 +182,8 @@ def term_search(source: Snapshots, terms: Iterable[Any], *, or_logic: bool = Fal
         with source.snapshot(base_uri) as ctx:
             urimap = ctx.urimap
             parsed = parse(text, urimap.base + "/")
-            result = evaluate(ctx, parsed, deadline, None, None, bindings)
+            visible = graph_filter(ctx) if graph_filter is not None else None
+            result = evaluate(ctx, parsed, deadline, None, None, bindings, visible=visible)
         uids = set()
         for row in result.bindings:
             subject = row.get(Variable("s"))

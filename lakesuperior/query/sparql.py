@@ -25,7 +25,7 @@ How it runs
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from rdflib.plugins.sparql.algebra import translateQuery
@@ -52,6 +52,7 @@ from lakesuperior.query.results import (
 from lakesuperior.query.view import (
     QUERY_NAMESPACES,
     RES,
+    GraphFilter,
     PublicTxn,
     QueryDataset,
     QueryView,
@@ -64,7 +65,9 @@ __all__ = ["sparql_query", "query_form", "parse", "evaluate"]
 def sparql_query(source: Snapshots, query: str, *, fmt: str | None = None,
                  base_uri: str | None = None, timeout: float | None = None,
                  default_graph_uris: Sequence[str] = (),
-                 named_graph_uris: Sequence[str] = ()) -> Result | bytes:
+                 named_graph_uris: Sequence[str] = (),
+                 graph_filter: Callable[[Context], GraphFilter | None] | None = None
+                 ) -> Result | bytes:
     """Run a SPARQL 1.1 query over the current resources (see the module docstring).
 
     Returns the rdflib ``Result`` (rows fully read), or with ``fmt`` (a media type
@@ -73,7 +76,9 @@ def sparql_query(source: Snapshots, query: str, *, fmt: str | None = None,
     ``base_uri``: public base of the resources (default: configured);
     ``timeout``: seconds (None, 0 or less: none);
     ``default_graph_uris`` / ``named_graph_uris``: the dataset, as public URIs
-    of resources (SPARQL Protocol). ``SparqlError`` for a syntax error, an
+    of resources (SPARQL Protocol); ``graph_filter``: given the query's snapshot,
+    the resource graphs it may see (None: all; ``Repository.as_agent`` passes
+    the agent's readable resources). ``SparqlError`` for a syntax error, an
     update, ``SERVICE`` or a format that does not fit the query form;
     ``QueryTimeoutError`` when the time limit is reached.
     """
@@ -87,7 +92,8 @@ def sparql_query(source: Snapshots, query: str, *, fmt: str | None = None,
                                       ctx.urimap)
             if media_type is not None:
                 _check_form(parsed, media_type)
-            result = evaluate(ctx, parsed, deadline, default, named)
+            visible = graph_filter(ctx) if graph_filter is not None else None
+            result = evaluate(ctx, parsed, deadline, default, named, visible=visible)
         if media_type is None:
             return result
         return serialize_result(result, media_type)
@@ -186,11 +192,13 @@ def _materialize(res: Mapping[str, Any], deadline: Deadline) -> SPARQLResult:
 
 def evaluate(ctx: Context, query: Query, deadline: Deadline,
              default: frozenset[str] | None = None, named: frozenset[str] | None = None,
-             init_bindings: Mapping[str, Identifier] | None = None) -> SPARQLResult:
+             init_bindings: Mapping[str, Identifier] | None = None, *,
+             visible: GraphFilter | None = None) -> SPARQLResult:
     """Evaluate a parsed query on a snapshot, rows fully read. ``default`` / ``named``:
-    internal names of the graphs of the dataset (None: every resource graph)."""
+    internal names of the graphs of the dataset (None: every resource graph);
+    ``visible``: the resource graphs the query may see (None: all)."""
     register_view_eval()
-    view = QueryView(PublicTxn(ctx.txn, ctx.urimap, deadline, default, named))
+    view = QueryView(PublicTxn(ctx.txn, ctx.urimap, deadline, default, named, visible))
     ds = QueryDataset(store=view, default_union=True)
     qctx = QueryContext(ds, initBindings=dict(init_bindings or {}))
     qctx.graph = ds      # the union (or the given default graphs): not rdflib's global

@@ -11,7 +11,7 @@ internal URI typed into a query names nothing). ``QueryView`` is the read-only r
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -27,7 +27,7 @@ from lakesuperior.query.deadlines import CHECK_EVERY, Deadline
 from lakesuperior.store.rdflib_store import LmdbStore, Unmatchable
 
 __all__ = ["QUERY_NAMESPACES", "RES", "Triple", "Snapshots", "PublicTxn", "QueryView",
-           "QueryDataset"]
+           "QueryDataset", "GraphFilter"]
 
 Triple = tuple[str, str, str]
 
@@ -48,19 +48,28 @@ class Snapshots(Protocol):
         ...
 
 
+#: A predicate on the internal names of resource graphs: those a query may see.
+GraphFilter = Callable[[str], bool]
+
+
 class PublicTxn:
     """A read snapshot (a ``Reader``) as a query sees it: resource graphs only, public
     URIs. ``default`` / ``named``: the internal names of the graphs making the default
-    graph / the named graphs (None: every resource graph)."""
+    graph / the named graphs (None: every resource graph). ``visible``: the resource
+    graphs the query may see at all (None: every one; else every pattern is
+    matched quad by quad and counts are counted from the matches, so that no
+    row, count or graph name comes from a hidden graph)."""
 
     def __init__(self, txn: Any, urimap: UriMap, deadline: Deadline,
-                 default: frozenset[str] | None = None, named: frozenset[str] | None = None):
+                 default: frozenset[str] | None = None, named: frozenset[str] | None = None,
+                 visible: GraphFilter | None = None):
         self.txn = txn
         self.urimap = urimap
         self.deadline = deadline
         self.check = deadline.check
         self.default = default
         self.named = named
+        self.visible = visible
         self.pub = urimap.pub_prefix
 
     # -- terms ---------------------------------------------------------------------
@@ -86,6 +95,15 @@ class PublicTxn:
             (pub + s[n:] if s.startswith(res) else s, p, pub + o[n:] if o.startswith(res) else o)
             for s, p, o, g in quads if g.startswith(res)]))
 
+    def seen(self, quads: Iterable[tuple[str, str, str, str]]
+             ) -> Iterable[tuple[str, str, str, str]]:
+        """``quads`` without those of hidden graphs (all of them without a filter)."""
+        visible = self.visible
+        if visible is None:
+            return quads
+        res = RES
+        return [q for q in quads if q[3].startswith(res) and visible(q[3])]
+
     def public_graph(self, name: str) -> str:
         return self.pub + name[_RES_LEN:]
 
@@ -98,6 +116,8 @@ class PublicTxn:
         if name is None or not name.startswith(RES):
             return None
         if self.named is not None and name not in self.named:
+            return None
+        if self.visible is not None and not self.visible(name):
             return None
         return name
 
@@ -116,11 +136,11 @@ class PublicTxn:
                 return []
             return self.public_quads(self.txn.match(s, p, o, name))
         if self.default is None:
-            return self.public_quads(self.txn.match(s, p, o, None))
+            return self.public_quads(self.seen(self.txn.match(s, p, o, None)))
         quads: list[tuple[str, str, str, str]] = []
         for name in sorted(self.default):
             quads.extend(self.txn.match(s, p, o, name))
-        return self.public_quads(quads)
+        return self.public_quads(self.seen(quads))
 
     def count(self, s: str | None = None, p: str | None = None, o: str | None = None,
               g: str | None = None, *, distinct: bool = False) -> int:
@@ -132,9 +152,13 @@ class PublicTxn:
         if g is not None:
             name = self._named_graph(g)
             return 0 if name is None else self.txn.count(s, p, o, name)
-        if self.default is None:
+        if self.default is None and self.visible is None:
             return self.txn.count(s, p, o, None, distinct=distinct, graph_prefix=RES)
-        quads = [q for name in self.default for q in self.txn.match(s, p, o, name)]
+        if self.default is None:
+            quads = list(self.seen(self.txn.match(s, p, o, None)))
+        else:
+            quads = list(self.seen([q for name in self.default
+                                    for q in self.txn.match(s, p, o, name)]))
         return len({q[:3] for q in quads}) if distinct else len(quads)
 
     def has_graph(self, g: str) -> bool:
@@ -147,6 +171,8 @@ class PublicTxn:
             names = sorted(n for n in self.named if self.txn.has_graph(n))
         else:
             names = [n for n in self.txn.graphs() if n.startswith(RES)]
+        if self.visible is not None:
+            names = [n for n in names if self.visible(n)]
         return iter([self.public_graph(n) for n in names])
 
     def graph_count(self) -> int:
@@ -176,7 +202,8 @@ class QueryView(LmdbStore):
     def __init__(self, txn: PublicTxn):
         super().__init__()
         self._public = txn
-        self.named_graphs_are_union = txn.default is None and txn.named is None
+        self.named_graphs_are_union = (txn.default is None and txn.named is None
+                                       and txn.visible is None)
 
     def read(self) -> Any:
         return nullcontext(self._public)

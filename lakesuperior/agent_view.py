@@ -1,0 +1,284 @@
+"""A repository seen by one agent: the ``Repository`` methods, with Web Access
+Control enforced (``Repository.as_agent``).
+
+Every call checks the agent's modes on the resources it touches, in the
+snapshot or write transaction the call itself runs in, and raises the domain
+``AccessDeniedError`` (no HTTP in it) when a mode is missing; a refused call
+has read or written nothing. The HTTP layer serves every LDP request through
+a view, so the rules have one implementation. Modes:
+
+- Read: ``exists``, ``get``, ``versions``, ``get_version``, ``fixity_check``;
+  ``info`` also for an agent that may write or append (it is what a write
+  checks its preconditions against).
+- Write: ``create_or_replace``, ``update``, ``update_delta``,
+  ``create_version``, ``revert_to_version``, ``resurrect``; ``delete`` and
+  ``forget`` need Write on everything they remove.
+- Append (or Write): ``create`` under a container; a new resource by
+  ``create_or_replace`` under it; an ``update`` that only inserts
+  (``INSERT DATA``, ``INSERT ... WHERE``) and an ``update_delta`` that removes
+  nothing.
+- Control: the ACL methods (``acl``, ``set_acl``, ``update_acl``,
+  ``delete_acl``, ``has_acl``).
+- Queries (``sparql_query``, ``triple_match``, ``term_search``) answer from
+  the resources the agent may read.
+- ``integrity_check``, ``stats`` and ``cleanup``: administrators only.
+
+An administrator (``Agent.admin``) passes every check; its name is still the
+one its writes record.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rdflib.plugins.sparql.parser import parseUpdate
+
+from lakesuperior.agents import Agent
+from lakesuperior.exceptions import AccessDeniedError
+from lakesuperior.model.access import Access
+from lakesuperior.model.context import Context
+from lakesuperior.model.uids import ROOT_UID, normalize_uid, parent_uid, res_uri
+
+__all__ = ["AgentView", "ANONYMOUS_NAME", "inserts_only"]
+
+#: The user name recorded for the writes of the anonymous agent.
+ANONYMOUS_NAME = "anonymous"
+
+
+def inserts_only(text: str | bytes) -> bool:
+    """Whether a SPARQL Update only adds triples (``INSERT DATA``, or
+    ``INSERT ... WHERE`` without a ``DELETE`` template): what acl:Append allows
+    (Fedora API 1.0 section 5.7.1). False for what does not parse."""
+    try:
+        if isinstance(text, bytes):
+            text = text.decode("utf-8")
+        ops = parseUpdate(text).request
+    except Exception:   # pyparsing errors, bad UTF-8: the update itself will say
+        return False
+    return bool(ops) and all(
+        op.name == "InsertData" or (op.name == "Modify" and dict.get(op, "delete") is None)
+        for op in ops)
+
+
+class AgentView:
+    """The ``Repository`` API for one agent, enforcing WebAC (module docstring).
+
+    Made by ``Repository.as_agent``; holds no state of its own beyond the agent.
+    """
+
+    def __init__(self, repository: Any, agent: Agent):
+        self.agent = agent
+        self._repo = repository.acting_as(agent.name or ANONYMOUS_NAME)
+
+    def __repr__(self) -> str:
+        who = self.agent.webid or self.agent.name or ANONYMOUS_NAME
+        return f"<AgentView {who} of {self._repo!r}>"
+
+    @property
+    def base_uri(self) -> str:
+        return self._repo.base_uri
+
+    @property
+    def config(self) -> Any:
+        return self._repo.config
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def _access(self, ctx: Context) -> Access:
+        return self._repo.access(ctx, self.agent)
+
+    @contextmanager
+    def _reading(self, check: Callable[[Access], None],
+                 base_uri: str | None = None) -> Iterator[None]:
+        """One snapshot for the check and the call inside the block."""
+        if self.agent.admin:
+            yield
+            return
+        with self._repo.snapshot(base_uri) as ctx:
+            check(self._access(ctx))
+            yield
+
+    @contextmanager
+    def _writing(self, check: Callable[[Access], None]) -> Iterator[None]:
+        """One write transaction for the check and the call inside the block."""
+        if self.agent.admin:
+            yield
+            return
+        repo = self._repo
+        with repo.transaction(), repo.snapshot() as ctx:
+            check(self._access(ctx))
+            yield
+
+    def _admin_only(self, what: str) -> None:
+        if not self.agent.admin:
+            raise AccessDeniedError(ROOT_UID, "Control", self.agent.authenticated,
+                                    f"{what} is for administrators only")
+
+    def modes(self, uid: str) -> frozenset[str]:
+        """The modes (``Read``, ``Write``, ``Append``, ``Control``) granted on ``uid``."""
+        uid = normalize_uid(uid)
+        with self._repo.snapshot() as ctx:
+            return self._access(ctx).modes(uid)
+
+    # -- transactions ---------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[AgentView]:
+        """``Repository.transaction``: the calls of the block, checked each, in one
+        atomic write transaction."""
+        with self._repo.transaction():
+            yield self
+
+    # -- reading --------------------------------------------------------------------------
+
+    def exists(self, uid: str) -> bool:
+        uid = normalize_uid(uid)
+        with self._reading(lambda a: a.require(uid, "Read")):
+            return self._repo.exists(uid)
+
+    def get(self, uid: str, **kwargs: Any) -> Any:
+        uid = normalize_uid(uid)
+        with self._reading(lambda a: a.require(uid, "Read"), kwargs.get("base_uri")):
+            return self._repo.get(uid, **kwargs)
+
+    def info(self, uid: str, *, base_uri: str | None = None) -> Any:
+        uid = normalize_uid(uid)
+        with self._reading(lambda a: a.require(uid, "Read", "Write", "Append"), base_uri):
+            return self._repo.info(uid, base_uri=base_uri)
+
+    def versions(self, uid: str) -> list[Any]:
+        uid = normalize_uid(uid)
+        with self._reading(lambda a: a.require(uid, "Read")):
+            return self._repo.versions(uid)
+
+    def get_version(self, uid: str, version_id: str, *, base_uri: str | None = None) -> Any:
+        uid = normalize_uid(uid)
+        with self._reading(lambda a: a.require(uid, "Read"), base_uri):
+            return self._repo.get_version(uid, version_id, base_uri=base_uri)
+
+    def fixity_check(self, uid: str) -> Any:
+        uid = normalize_uid(uid)
+        with self._reading(lambda a: a.require(uid, "Read")):
+            return self._repo.fixity_check(uid)
+
+    # -- writing --------------------------------------------------------------------------
+
+    def create(self, parent_uid: str, **kwargs: Any) -> Any:
+        parent = normalize_uid(parent_uid)
+        with self._writing(lambda a: a.require(parent, "Append", "Write")):
+            return self._repo.create(parent, **kwargs)
+
+    def create_or_replace(self, uid: str, **kwargs: Any) -> tuple[str, Any]:
+        uid = normalize_uid(uid)
+        with self._writing(lambda a: self._may_put(a, uid)):
+            return self._repo.create_or_replace(uid, **kwargs)
+
+    def _may_put(self, access: Access, uid: str) -> None:
+        """Write on ``uid``; for a new resource, Append on its container does too."""
+        if access.allows(uid, "Write"):
+            return
+        parent = parent_uid(uid)
+        txn = access.ctx.txn
+        if (parent is not None and not txn.has_graph(res_uri(uid))
+                and access.allows(parent, "Append")):
+            return
+        access.require(uid, "Write")
+
+    def update(self, uid: str, sparql_update: str | bytes, **kwargs: Any) -> Any:
+        uid = normalize_uid(uid)
+        modes = ("Write", "Append") if inserts_only(sparql_update) else ("Write",)
+        with self._writing(lambda a: a.require(uid, *modes)):
+            return self._repo.update(uid, sparql_update, **kwargs)
+
+    def update_delta(self, uid: str, remove: Iterable[Any] | None, add: Iterable[Any] | None,
+                     **kwargs: Any) -> Any:
+        uid = normalize_uid(uid)
+        remove = list(remove) if remove is not None else []
+        modes = ("Write",) if remove else ("Write", "Append")
+        with self._writing(lambda a: a.require(uid, *modes)):
+            return self._repo.update_delta(uid, remove, add, **kwargs)
+
+    def delete(self, uid: str, *, soft: bool = True) -> None:
+        uid = normalize_uid(uid)
+        with self._writing(lambda a: a.require_tree(uid, "Write")):
+            self._repo.delete(uid, soft=soft)
+
+    def resurrect(self, uid: str) -> Any:
+        uid = normalize_uid(uid)
+        with self._writing(lambda a: a.require(uid, "Write")):
+            return self._repo.resurrect(uid)
+
+    def forget(self, uid: str) -> None:
+        uid = normalize_uid(uid)
+        with self._writing(lambda a: a.require_tree(uid, "Write")):
+            self._repo.forget(uid)
+
+    def create_version(self, uid: str, **kwargs: Any) -> str:
+        uid = normalize_uid(uid)
+        with self._writing(lambda a: a.require(uid, "Write")):
+            return self._repo.create_version(uid, **kwargs)
+
+    def revert_to_version(self, uid: str, version_id: str) -> Any:
+        uid = normalize_uid(uid)
+        with self._writing(lambda a: a.require(uid, "Write")):
+            return self._repo.revert_to_version(uid, version_id)
+
+    # -- access control lists -------------------------------------------------------------
+
+    def acl(self, uid: str, *, base_uri: str | None = None) -> list[tuple[str, str, str]]:
+        uid = normalize_uid(uid)
+        with self._reading(lambda a: a.require(uid, "Control"), base_uri):
+            return self._repo.acl(uid, base_uri=base_uri)
+
+    def has_acl(self, uid: str) -> bool:
+        uid = normalize_uid(uid)
+        with self._reading(lambda a: a.require(uid, "Control")):
+            return self._repo.has_acl(uid)
+
+    def set_acl(self, uid: str, **kwargs: Any) -> bool:
+        uid = normalize_uid(uid)
+        with self._writing(lambda a: a.require(uid, "Control")):
+            return self._repo.set_acl(uid, **kwargs)
+
+    def update_acl(self, uid: str, sparql_update: str | bytes, **kwargs: Any) -> bool:
+        uid = normalize_uid(uid)
+        with self._writing(lambda a: a.require(uid, "Control")):
+            return self._repo.update_acl(uid, sparql_update, **kwargs)
+
+    def delete_acl(self, uid: str) -> None:
+        uid = normalize_uid(uid)
+        with self._writing(lambda a: a.require(uid, "Control")):
+            self._repo.delete_acl(uid)
+
+    # -- queries --------------------------------------------------------------------------
+
+    def _graph_filter(self, ctx: Context) -> Callable[[str], bool] | None:
+        return None if self.agent.admin else self._access(ctx).graph_filter()
+
+    def sparql_query(self, query: str, **kwargs: Any) -> Any:
+        """``Repository.sparql_query`` over the resources the agent may read."""
+        return self._repo.sparql_query(query, graph_filter=self._graph_filter, **kwargs)
+
+    def triple_match(self, s: Any = None, p: Any = None, o: Any = None,
+                     **kwargs: Any) -> list[tuple[str, str, str]]:
+        """``Repository.triple_match`` over the resources the agent may read."""
+        return self._repo.triple_match(s, p, o, graph_filter=self._graph_filter, **kwargs)
+
+    def term_search(self, terms: Iterable[Any], **kwargs: Any) -> list[str]:
+        """``Repository.term_search`` among the resources the agent may read."""
+        return self._repo.term_search(terms, graph_filter=self._graph_filter, **kwargs)
+
+    # -- administration -------------------------------------------------------------------
+
+    def integrity_check(self) -> Any:
+        self._admin_only("The integrity check")
+        return self._repo.integrity_check()
+
+    def stats(self) -> dict[str, Any]:
+        self._admin_only("Repository statistics")
+        return self._repo.stats()
+
+    def cleanup(self, **kwargs: Any) -> dict[str, int]:
+        self._admin_only("Clean-up")
+        return self._repo.cleanup(**kwargs)

@@ -1,0 +1,230 @@
+"""Web Access Control decisions: the effective ACL of a resource, and what an
+agent may do there.
+
+The effective ACL of a resource is its own ACL; else the nearest ancestor's,
+of which only the authorizations with ``acl:default`` apply; at the top the
+root ACL (stored at ``/fcr:acl``, else the configured one, else
+``authorizations.DEFAULT_ROOT_ACL``). An authorization applies to the resource
+of its own ACL through ``acl:accessTo`` (or ``acl:accessToClass`` and one of the
+resource's ``rdf:type``), to inheriting resources through ``acl:default``
+(narrowed to the classes of ``acl:accessToClass`` if it has any). It grants its
+modes to the agents it names: ``acl:agent`` (WebIDs), ``acl:agentClass``
+(``foaf:Agent``: everyone; ``acl:AuthenticatedAgent``), ``acl:agentGroup`` (a
+group the ``Agent`` is said to be in, or a ``vcard:Group`` resource listing the
+agent's WebID with ``vcard:hasMember``). Administrators are granted everything.
+
+Cost: ``AclState`` (one per repository) keeps what it parsed for one ACL
+generation (``model.acl``): each check reads the generation token (one record),
+and nothing else while no ACL changes, except the resource's types for an
+``acl:accessToClass`` rule and a group's membership for an ``acl:agentGroup``
+rule, when such a rule is the one left to decide.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from lakesuperior.agents import Agent
+from lakesuperior.exceptions import AccessDeniedError
+from lakesuperior.model import acl
+from lakesuperior.model import authorizations as auth
+from lakesuperior.model.authorizations import AUTHENTICATED, EVERYONE, GROUP, HAS_MEMBER
+from lakesuperior.model.context import Context
+from lakesuperior.model.lookup import types_of
+from lakesuperior.model.namespaces import LDP_CONTAINS, RDF_TYPE
+from lakesuperior.model.uids import RES_PREFIX, ROOT_UID, ancestors, is_descendant, res_uri, uid_of
+from lakesuperior.rdfio import Triple
+
+__all__ = ["AclState", "Access", "ALL_MODES"]
+
+ALL_MODES = frozenset(auth.MODES)
+_RES_LEN = len(RES_PREFIX)
+
+
+class _Generation:
+    """What one ACL generation says: the uids with an ACL, their parsed
+    authorizations (filled on first use)."""
+
+    __slots__ = ("token", "acls", "auths")
+
+    def __init__(self, token: str | None, acls: frozenset[str]):
+        self.token = token
+        self.acls = acls
+        self.auths: dict[str, list[auth.Authorization]] = {}
+
+
+class AclState:
+    """The access-control cache of one repository, valid across snapshots until
+    the ACL generation changes. ``root``: the stored triples of the root ACL used
+    while none is stored at ``/fcr:acl``."""
+
+    def __init__(self, root: list[Triple]):
+        self.default_root = list(root)
+        self._root = auth.parse(self.default_root)
+        self._current = _Generation(None, frozenset())
+
+    def generation(self, txn: Any) -> _Generation:
+        token = acl.generation(txn)
+        cur = self._current
+        if cur.token != token:
+            cur = _Generation(token, acl.registry(txn))
+            self._current = cur
+        return cur
+
+    def authorizations(self, txn: Any, gen: _Generation, uid: str) -> list[auth.Authorization]:
+        """The authorizations of the ACL of ``uid`` (of the root: the effective one)."""
+        found = gen.auths.get(uid)
+        if found is None:
+            found = auth.parse(acl.stored(txn, uid)) if uid in gen.acls else self._root
+            gen.auths[uid] = found
+        return found
+
+    def root_triples(self, txn: Any) -> list[Triple]:
+        """The stored triples of the effective root ACL."""
+        return acl.stored(txn, ROOT_UID) if acl.has_acl(txn, ROOT_UID) else self.default_root
+
+
+class Access:
+    """What ``agent`` may do in the snapshot of ``ctx``."""
+
+    def __init__(self, ctx: Context, state: AclState, agent: Agent):
+        self.ctx = ctx
+        self.agent = agent
+        self.state = state
+        self.gen = state.generation(ctx.txn)
+        inner = ctx.urimap.to_internal
+        self._webid = inner(f"<{agent.webid}>") if agent.webid else None
+        self._groups = frozenset(inner(f"<{g}>") for g in agent.groups)
+        self._members: dict[str, bool] = {}
+        self._types: dict[str, frozenset[str]] = {}
+        self._modes: dict[str, frozenset[str]] = {}
+
+    # -- the effective ACL ----------------------------------------------------------------
+
+    def controlling(self, uid: str) -> str:
+        """The uid whose ACL decides for ``uid`` (the root when none above has one)."""
+        acls = self.gen.acls
+        if uid in acls:
+            return uid
+        for a in ancestors(uid):
+            if a in acls:
+                return a
+        return ROOT_UID
+
+    def modes(self, uid: str) -> frozenset[str]:
+        """The modes granted to the agent on ``uid``."""
+        if self.agent.admin:
+            return ALL_MODES
+        found = self._modes.get(uid)
+        if found is None:
+            src = self.controlling(uid)
+            granted: set[str] = set()
+            for a in self.state.authorizations(self.ctx.txn, self.gen, src):
+                if a.modes <= granted or not self._applies(a, uid, src):
+                    continue
+                if self._matches(a):
+                    granted |= a.modes
+            found = self._modes[uid] = frozenset(granted)
+        return found
+
+    def allows(self, uid: str, *modes: str) -> bool:
+        """Whether any of ``modes`` is granted on ``uid``."""
+        have = self.modes(uid)
+        return any(m in have for m in modes)
+
+    def require(self, uid: str, *modes: str) -> None:
+        """``AccessDeniedError`` (naming the first of ``modes``) unless one is granted."""
+        if not self.allows(uid, *modes):
+            raise AccessDeniedError(uid, modes[0], self.agent.authenticated)
+
+    def require_tree(self, uid: str, mode: str) -> None:
+        """``mode`` on ``uid`` and on everything under it (a delete): checked on
+        ``uid``, on each resource below with its own ACL, and for the resources
+        that inherit from above through ``acl:default`` rules (class-restricted
+        rules do not count for those: refused when unsure)."""
+        self.require(uid, mode)
+        if self.agent.admin:
+            return
+        for u in sorted(self.gen.acls):
+            if is_descendant(u, uid):
+                self.require(u, mode)
+        res = res_uri(uid)
+        if self.ctx.txn.count(res, LDP_CONTAINS, None, res) and mode not in self._inherited(
+                uid if uid in self.gen.acls else self.controlling(uid)):
+            raise AccessDeniedError(uid, mode, self.agent.authenticated,
+                                    f"{mode} access to the resources under {uid} is not "
+                                    "granted to this agent")
+
+    def _inherited(self, src: str) -> set[str]:
+        granted: set[str] = set()
+        for a in self.state.authorizations(self.ctx.txn, self.gen, src):
+            if src in a.defaults and not a.access_to_class and self._matches(a):
+                granted |= a.modes
+        return granted
+
+    # -- SPARQL ---------------------------------------------------------------------------
+
+    def everything_readable(self) -> bool:
+        """Whether the agent may read every resource (no per-graph filter needed):
+        an administrator, or only the root ACL and it lets the agent read the
+        root and, by default, everything under it."""
+        if self.agent.admin:
+            return True
+        if self.gen.acls - {ROOT_UID}:
+            return False
+        return "Read" in self.modes(ROOT_UID) and "Read" in self._inherited(ROOT_UID)
+
+    def graph_filter(self) -> Callable[[str], bool] | None:
+        """None when everything is readable, else a predicate telling whether a
+        resource graph (internal name) may be seen."""
+        if self.everything_readable():
+            return None
+        seen: dict[str, bool] = {}
+
+        def visible(g: str) -> bool:
+            ok = seen.get(g)
+            if ok is None:
+                uid = g[_RES_LEN:-1] or ROOT_UID
+                ok = seen[g] = "Read" in self.modes(uid)
+            return ok
+        return visible
+
+    # -- matching -------------------------------------------------------------------------
+
+    def _applies(self, a: auth.Authorization, uid: str, src: str) -> bool:
+        if uid == src:
+            if uid in a.access_to:
+                return True
+            return bool(a.access_to_class) and self._has_class(uid, a.access_to_class)
+        if src not in a.defaults:
+            return False
+        return not a.access_to_class or self._has_class(uid, a.access_to_class)
+
+    def _has_class(self, uid: str, classes: frozenset[str]) -> bool:
+        types = self._types.get(uid)
+        if types is None:
+            types = self._types[uid] = frozenset(types_of(self.ctx.txn, uid))
+        return not types.isdisjoint(classes)
+
+    def _matches(self, a: auth.Authorization) -> bool:
+        if EVERYONE in a.agent_classes:
+            return True
+        if AUTHENTICATED in a.agent_classes and self.agent.authenticated:
+            return True
+        if self._webid is not None and self._webid in a.agents:
+            return True
+        return any(g in self._groups or self._is_member(g) for g in a.groups)
+
+    def _is_member(self, group: str) -> bool:
+        """Whether the agent's WebID is a ``vcard:hasMember`` of a ``vcard:Group``
+        resource of this repository (the group node may be a hash URI of it)."""
+        if self._webid is None:
+            return False
+        found = self._members.get(group)
+        if found is None:
+            txn = self.ctx.txn
+            doc = res_uri(uid_of(group))
+            found = bool(txn.count(group, HAS_MEMBER, self._webid, doc)
+                         and txn.count(group, RDF_TYPE, GROUP, doc))
+            self._members[group] = found
+        return found

@@ -1,0 +1,135 @@
+"""Access control lists in the store: one graph per ACL, a registry, a generation.
+
+Graph names (see ``uids``)::
+
+    <info:fcacl{uid}>           the ACL of ``uid``: its triples, internal URIs
+    <info:fcwac/registry>       <info:fcres{uid}> fcsystem:hasAcl <info:fcacl{uid}>
+                                for every uid that has an ACL
+    <info:fcwac/generation>     one triple whose literal changes on every ACL write
+
+The generation is a fresh random token at each write (never a counter, so a
+rolled-back write cannot be mistaken for a later committed one): a reader that
+finds the token it saw before knows that no ACL changed, and keeps what it
+derived from them (``model.access.AclState``). An ACL is not a resource graph:
+it never appears as a child, in containment, in SPARQL or as an inbound link.
+Soft deletes leave a resource's ACL in place (the tombstone follows it and a
+resurrected resource gets it back); purges remove the ACLs of the whole tree.
+"""
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from rdflib.plugins.sparql.update import evalUpdate
+
+from lakesuperior.exceptions import ResourceNotExistsError, SparqlError
+from lakesuperior.model import authorizations as auth
+from lakesuperior.model.context import Context
+from lakesuperior.model.literals import literal_term
+from lakesuperior.model.lookup import require_model
+from lakesuperior.model.namespaces import FCSYSTEM
+from lakesuperior.model.sparql_update import parse as parse_update
+from lakesuperior.model.uids import graph, is_descendant, res_uri, uid_of
+from lakesuperior.rdfio import Triple, graph_to_triples, triples_to_graph
+
+__all__ = ["REGISTRY", "GENERATION", "acl_graph", "generation", "registry", "has_acl",
+           "stored", "write", "remove", "purge_tree", "update", "to_internal"]
+
+REGISTRY = graph("wac", "/registry")
+GENERATION = graph("wac", "/generation")
+HAS_ACL = FCSYSTEM.hasAcl
+_GENERATION_OF = FCSYSTEM.aclGeneration
+
+
+def acl_graph(uid: str) -> str:
+    return graph("acl", uid)
+
+
+def generation(txn: Any) -> str:
+    """The current ACL generation token ('' before the first ACL write): one record."""
+    for _s, _p, o in txn.triples(GENERATION):
+        return o
+    return ""
+
+
+def registry(txn: Any) -> frozenset[str]:
+    """The uids that have an ACL."""
+    return frozenset(uid_of(s) for s, _p, _o in txn.triples(REGISTRY))
+
+
+def has_acl(txn: Any, uid: str) -> bool:
+    return bool(txn.count(res_uri(uid), HAS_ACL, None, REGISTRY))
+
+
+def stored(txn: Any, uid: str) -> list[Triple]:
+    """The stored (internal) triples of the ACL of ``uid`` (empty if it has none)."""
+    return list(txn.triples(acl_graph(uid)))
+
+
+def _bump(ctx: Context) -> None:
+    ctx.txn.add_graph(GENERATION, [(GENERATION, _GENERATION_OF,
+                                    literal_term(uuid.uuid4().hex))])
+
+
+def to_internal(ctx: Context, triples: Iterable[Triple]) -> list[Triple]:
+    """Public triples (under ``ctx.urimap``) in their stored form."""
+    inner = ctx.urimap.to_internal
+    return [(inner(s), p, inner(o)) for s, p, o in triples]
+
+
+def write(ctx: Context, uid: str, triples: Iterable[Triple]) -> bool:
+    """Create or replace the ACL of the live resource ``uid`` from public triples;
+    True if it is new. ``AclError`` for what ``authorizations.check`` refuses."""
+    txn = ctx.txn
+    require_model(txn, uid)
+    internal = list(dict.fromkeys(to_internal(ctx, triples)))
+    auth.check(internal, uid, ctx.urimap.to_public)
+    created = not has_acl(txn, uid)
+    g = acl_graph(uid)
+    txn.remove_graph(g)
+    if internal:
+        txn.add_graph(g, internal)
+    if created:
+        txn.add([(res_uri(uid), HAS_ACL, g, REGISTRY)])
+    _bump(ctx)
+    return created
+
+
+def remove(ctx: Context, uid: str) -> None:
+    """Delete the ACL of ``uid``; ``ResourceNotExistsError`` if it has none."""
+    txn = ctx.txn
+    require_model(txn, uid)
+    if not has_acl(txn, uid):
+        raise ResourceNotExistsError(uid, f"Resource {uid} has no ACL")
+    _drop(ctx, uid)
+
+
+def _drop(ctx: Context, uid: str) -> None:
+    txn = ctx.txn
+    txn.remove_graph(acl_graph(uid))
+    txn.remove(res_uri(uid), HAS_ACL, None, REGISTRY)
+    _bump(ctx)
+
+
+def purge_tree(ctx: Context, uid: str) -> None:
+    """Remove the ACLs of ``uid`` and of everything under it (a purge)."""
+    for u in registry(ctx.txn):
+        if u == uid or is_descendant(u, uid):
+            _drop(ctx, u)
+
+
+def update(ctx: Context, uid: str, text: str | bytes, current: list[Triple]) -> bool:
+    """Apply a SPARQL Update to the ACL of ``uid`` whose stored triples are
+    ``current`` (``<>`` is the ACL document); the result is checked like a new
+    ACL. Returns what ``write`` returns."""
+    base = ctx.urimap.public_iri(uid).rstrip("/") + "/fcr:acl"
+    request = parse_update(text, base)
+    g = triples_to_graph(ctx.urimap.triples_to_public(current))
+    try:
+        evalUpdate(g, request)
+    except SparqlError:
+        raise
+    except Exception as e:
+        raise SparqlError(f"The SPARQL update failed: {e}") from None
+    return write(ctx, uid, graph_to_triples(g))
