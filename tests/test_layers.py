@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lakesuperior.store.rdflib_store",),  # the rdflib adapter: store + rdfio
     ("lakesuperior.model",),
     ("lakesuperior.query",),
-    ("lakesuperior.repository",),
+    ("lakesuperior.repository", "lakesuperior.agent_view"),
     ("lakesuperior.admin",),
     ("lakesuperior.bench",),
     ("lakesuperior.endpoints",),

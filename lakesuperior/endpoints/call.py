@@ -17,6 +17,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from flask import Response, current_app, request
 
 from lakesuperior import headers as hdr
+from lakesuperior.endpoints.access import request_repository
 from lakesuperior.endpoints.errors import (
     BadRequest,
     Gone,
@@ -87,7 +88,7 @@ class Call:
     __slots__ = ("repo", "urls", "target", "prefer", "conditions", "constrained_by")
 
     def __init__(self) -> None:
-        self.repo = repository()
+        self.repo = request_repository()
         self.urls = Urls(public_root(), _prefix())
         self.target = parse_target(_raw_path())
         self.prefer = hdr.parse_prefer(request.headers.getlist("Prefer"))

@@ -2,7 +2,11 @@
 
 One view serves every path under the prefix. The path names a resource, its
 description (``fcr:metadata``), its TimeMap (``fcr:versions``), a memento
-(``fcr:versions/<id>``) or its tombstone (``fcr:tombstone``); see ``paths``.
+(``fcr:versions/<id>``), its tombstone (``fcr:tombstone``) or its access
+control list (``fcr:acl``, served by ``acl``); see ``paths``.
+
+Every request works on the repository as its agent may use it
+(``access.request_repository``: Web Access Control is enforced there).
 
 Every request works in one read snapshot (a single ``Repository`` read) or one
 write transaction (``Repository.transaction()`` around the precondition
@@ -19,7 +23,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 from flask.views import MethodView
 
-from lakesuperior.endpoints import reads, writes
+from lakesuperior.endpoints import acl, reads, writes
 from lakesuperior.endpoints.call import Call
 
 bp = Blueprint("ldp", __name__)
@@ -32,26 +36,32 @@ class LdpView(MethodView):
 
     provide_automatic_options = False
 
-    def get(self, path: str = "") -> Response:
-        return reads.read(Call(), head=False)
+    def dispatch_request(self, **kwargs: str) -> Response:
+        call = Call()
+        if call.target.kind == "acl":
+            return acl.serve(call)
+        return super().dispatch_request(call=call)
 
-    def head(self, path: str = "") -> Response:
-        return reads.read(Call(), head=True)
+    def get(self, call: Call) -> Response:
+        return reads.read(call, head=False)
 
-    def options(self, path: str = "") -> Response:
-        return reads.options(Call())
+    def head(self, call: Call) -> Response:
+        return reads.read(call, head=True)
 
-    def post(self, path: str = "") -> Response:
-        return writes.post(Call())
+    def options(self, call: Call) -> Response:
+        return reads.options(call)
 
-    def put(self, path: str = "") -> Response:
-        return writes.put(Call())
+    def post(self, call: Call) -> Response:
+        return writes.post(call)
 
-    def patch(self, path: str = "") -> Response:
-        return writes.patch(Call())
+    def put(self, call: Call) -> Response:
+        return writes.put(call)
 
-    def delete(self, path: str = "") -> Response:
-        return writes.delete(Call())
+    def patch(self, call: Call) -> Response:
+        return writes.patch(call)
+
+    def delete(self, call: Call) -> Response:
+        return writes.delete(call)
 
 
 _view = LdpView.as_view("resource")

@@ -35,7 +35,7 @@ _PCT = re.compile(rb"%([0-9A-Fa-f]{2})")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _EMPTY_SEGMENT = "Empty path segments ('//') are not allowed"
 
-Kind = Literal["resource", "metadata", "timemap", "memento", "tombstone"]
+Kind = Literal["resource", "metadata", "timemap", "memento", "tombstone", "acl"]
 
 
 class PathError(ValueError):
@@ -52,8 +52,8 @@ class Target:
 
     ``uid``: the resource; ``kind``: the resource itself, its description
     (``fcr:metadata``), its TimeMap (``fcr:versions``), one memento
-    (``fcr:versions/<id>``, ``version`` set) or its tombstone
-    (``fcr:tombstone``). ``description`` is True for the TimeMap and mementos
+    (``fcr:versions/<id>``, ``version`` set), its tombstone
+    (``fcr:tombstone``) or its access control list (``fcr:acl``). ``description`` is True for the TimeMap and mementos
     of a binary's description (``fcr:metadata/fcr:versions[/<id>]``).
     """
 
@@ -152,8 +152,8 @@ def parse_target(raw: str | bytes) -> Target:
     """The ``Target`` of a raw request path below the endpoint prefix.
 
     ``fcr:`` segments are Fedora endpoints: ``fcr:metadata``, ``fcr:versions``,
-    ``fcr:versions/<yyyyMMddHHmmss>``, ``fcr:metadata/fcr:versions[/<id>]`` and
-    ``fcr:tombstone``. Any other use of an ``fcr:`` segment is a 404.
+    ``fcr:versions/<yyyyMMddHHmmss>``, ``fcr:metadata/fcr:versions[/<id>]``,
+    ``fcr:tombstone`` and ``fcr:acl``. Any other use of an ``fcr:`` segment is a 404.
     """
     segments = normalize_path(raw)
     cut = next((i for i, s in enumerate(segments) if s[:4].lower() == "fcr:"), len(segments))
@@ -174,6 +174,8 @@ def parse_target(raw: str | bytes) -> Target:
             return Target(uid, "memento", rest[1], description)
     elif rest == ["fcr:tombstone"] and not description:
         return Target(uid, "tombstone")
+    elif rest == ["fcr:acl"] and not description:
+        return Target(uid, "acl")
     raise PathError(f"Not found: {'/'.join(segments[cut:])} is not a Fedora endpoint of {uid}",
                     404)
 
@@ -187,6 +189,8 @@ def target_path(target: Target) -> str:
         return base + "/fcr:metadata"
     if target.kind == "tombstone":
         return base + "/fcr:tombstone"
+    if target.kind == "acl":
+        return base + "/fcr:acl"
     head = base + ("/fcr:metadata" if target.description else "") + "/fcr:versions"
     return head if target.kind == "timemap" else f"{head}/{target.version}"
 

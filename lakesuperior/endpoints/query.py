@@ -26,7 +26,8 @@ from flask import Blueprint, Response, render_template, request
 from lakesuperior import headers as hdr
 from lakesuperior import query as api
 from lakesuperior.endpoints import errors, html
-from lakesuperior.endpoints.call import public_root, repository
+from lakesuperior.endpoints.access import request_repository
+from lakesuperior.endpoints.call import public_root
 from lakesuperior.endpoints.errors import BadRequest, NotAcceptable
 from lakesuperior.exceptions import (
     LakesuperiorError,
@@ -164,7 +165,7 @@ def sparql() -> Response:
 
 
 def _run(req: _Request) -> Any:
-    return repository().sparql_query(req.query or "", base_uri=_base(),
+    return request_repository().sparql_query(req.query or "", base_uri=_base(),
                                      default_graph_uris=req.default_graphs,
                                      named_graph_uris=req.named_graphs)
 

@@ -199,7 +199,7 @@ def constrained_by(urls: Urls) -> str:
 
 def resource_links(urls: Urls, res: Any, target: Target) -> list[str]:
     """The ``Link`` values of a resource, description or memento: types, Memento
-    relations, the binary / description pair, the constraints."""
+    relations, the binary / description pair, the ACL, the constraints."""
     uid = target.uid
     links = type_links(advertised_types(res, target))
     description = target.kind == "metadata" or target.description
@@ -218,8 +218,15 @@ def resource_links(urls: Urls, res: Any, target: Target) -> list[str]:
                 urls.url(uid, "memento", target.version, description=True), "describedby"))
         else:
             links.append(link_value(urls.url(uid, "metadata"), "describedby"))
+    links.append(acl_link(urls, uid))
     links.append(constrained_by(urls))
     return links
+
+
+def acl_link(urls: Urls, uid: str) -> str:
+    """``rel="acl"``: where the ACL of ``uid`` is (or would be), on every response
+    about the resource (Fedora API 1.0 section 5)."""
+    return link_value(urls.url(uid, "acl"), "acl")
 
 
 # --- header sets ----------------------------------------------------------------------------
@@ -271,6 +278,7 @@ def write_headers(urls: Urls, res: Any, request_uid: str, target: Target | None 
     links = type_links(advertised_types(res, target))
     if res.is_binary and target.kind == "resource":
         links.append(link_value(urls.url(res.uid, "metadata"), "describedby"))
+    links.append(acl_link(urls, res.uid))
     if res.uid != request_uid:
         anchor = f'; anchor="{urls.url(res.uid)}"'
         links = [link + anchor for link in links]

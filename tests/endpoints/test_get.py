@@ -280,7 +280,7 @@ def test_fcr_metadata_of_rdf_source_is_404(client):
 
 def test_unknown_fcr_endpoint_is_404(client):
     put_ttl(client, "/rest/a")
-    assert client.get("/rest/a/fcr:acl").status_code == 404
+    assert client.get("/rest/a/fcr:nope").status_code == 404
 
 
 def test_percent_encoded_uids(client):

@@ -96,6 +96,8 @@ def test_segment_limit_is_inclusive():
     ("/a/fcr:metadata/fcr:versions/20240102030405",
      Target("/a", "memento", "20240102030405", True)),
     ("/a/b/fcr:tombstone", Target("/a/b", "tombstone")),
+    ("/a/b/fcr:acl", Target("/a/b", "acl")),
+    ("/fcr:acl", Target("/", "acl")),
     ("/fcr:versions", Target("/", "timemap")),
 ])
 def test_fedora_endpoints(raw, target):
@@ -104,7 +106,7 @@ def test_fedora_endpoints(raw, target):
 
 
 @pytest.mark.parametrize("raw", [
-    "/a/fcr:acl", "/a/fcr:versions/123", "/a/fcr:versions/20240102030405/x",
+    "/a/fcr:nope", "/a/fcr:acl/x", "/a/fcr:versions/123", "/a/fcr:versions/20240102030405/x",
     "/a/fcr:metadata/x", "/a/fcr:tombstone/x", "/a/fcr:metadata/fcr:tombstone", "/FCR:metadata",
     "/a/fcr:versions/2024010203040x",
 ])

@@ -1,0 +1,24 @@
+"""The repository an HTTP request works on: seen by the request's agent.
+
+Every LDP and SPARQL view gets its repository here. A non-administrator gets
+``Repository.as_agent`` (Web Access Control enforced in the Python API, the one
+implementation of the rules); an administrator gets the trusted repository,
+recording its name on what it writes. Who the agent is, is authentication's
+business (``authn.request_agent``).
+"""
+from __future__ import annotations
+
+from flask import current_app
+
+from lakesuperior.agent_view import AgentView
+from lakesuperior.endpoints import authn
+from lakesuperior.repository import Repository
+
+
+def request_repository() -> Repository | AgentView:
+    """The repository as the current request's agent may use it."""
+    repo: Repository = current_app.extensions["lakesuperior"].repository
+    agent = authn.request_agent()
+    if agent.admin:
+        return repo.acting_as(agent.name or repo.settings.agent)
+    return repo.as_agent(agent)
