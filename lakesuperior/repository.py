@@ -49,11 +49,11 @@ from lakesuperior.exceptions import (
     SparqlError,
 )
 from lakesuperior.model import acl, checks, interaction, lifecycle, tombstones
+from lakesuperior.model import sparql_update as sparql_mod
+from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.access import Access, AclState
 from lakesuperior.model.authorizations import DEFAULT_ROOT_ACL
 from lakesuperior.model.authorizations import check as check_acl
-from lakesuperior.model import sparql_update as sparql_mod
-from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.containment import write_graph
 from lakesuperior.model.context import Context, Settings
 from lakesuperior.model.inputs import is_binary, read_input

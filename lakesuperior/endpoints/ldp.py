@@ -21,6 +21,7 @@ errors become responses in ``errors``: nothing here maps an exception to a statu
 from __future__ import annotations
 
 from flask import Blueprint, Response
+from flask.typing import ResponseReturnValue
 from flask.views import MethodView
 
 from lakesuperior.endpoints import acl, reads, writes
@@ -36,7 +37,7 @@ class LdpView(MethodView):
 
     provide_automatic_options = False
 
-    def dispatch_request(self, **kwargs: str) -> Response:
+    def dispatch_request(self, **kwargs: str) -> ResponseReturnValue:
         call = Call()
         if call.target.kind == "acl":
             return acl.serve(call)

@@ -53,8 +53,9 @@ class Target:
     ``uid``: the resource; ``kind``: the resource itself, its description
     (``fcr:metadata``), its TimeMap (``fcr:versions``), one memento
     (``fcr:versions/<id>``, ``version`` set), its tombstone
-    (``fcr:tombstone``) or its access control list (``fcr:acl``). ``description`` is True for the TimeMap and mementos
-    of a binary's description (``fcr:metadata/fcr:versions[/<id>]``).
+    (``fcr:tombstone``) or its access control list (``fcr:acl``). ``description``
+    is True for the TimeMap and mementos of a binary's description
+    (``fcr:metadata/fcr:versions[/<id>]``).
     """
 
     uid: str

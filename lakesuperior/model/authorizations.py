@@ -112,8 +112,9 @@ def _check_authorization(uid: str, name: str, own: list[Triple],
     for _, p, o in own:
         if p in (ACL.accessTo, ACL.default):
             if _local_uid(o) != uid or "#" in o:
-                raise AclError(uid, f"{p.rsplit('#', 1)[-1][:-1]} of {name} is {show(o)}: an "
-                                    f"ACL controls its own resource only, {show(RES_PREFIX + uid + '>')}")
+                own_uri = show(RES_PREFIX + uid + ">")
+                raise AclError(uid, f"acl:{p.rsplit('#', 1)[-1][:-1]} of {name} is {show(o)}: "
+                                    f"an ACL controls its own resource only, {own_uri}")
         elif p == ACL.agentClass and o not in _AGENT_CLASSES:
             raise AclError(uid, f"Unsupported acl:agentClass {show(o)} in {name}: use "
                                 "foaf:Agent (everyone) or acl:AuthenticatedAgent")
