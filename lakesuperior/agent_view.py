@@ -7,9 +7,9 @@ snapshot or write transaction the call itself runs in, and raises the domain
 has read or written nothing. The HTTP layer serves every LDP request through
 a view, so the rules have one implementation. Modes:
 
-- Read: ``exists``, ``get``, ``versions``, ``get_version``, ``fixity_check``;
-  ``info`` also for an agent that may write or append (it is what a write
-  checks its preconditions against).
+- Read: ``exists``, ``get``, ``info``, ``versions``, ``get_version``,
+  ``fixity_check``; inside ``transaction()``, where a write checks its
+  preconditions against it, ``info`` needs Read, Write or Append.
 - Write: ``create_or_replace``, ``update``, ``update_delta``,
   ``create_version``, ``revert_to_version``, ``resurrect``; ``delete`` and
   ``forget`` need Write on everything they remove.
@@ -144,7 +144,14 @@ class AgentView:
 
     def info(self, uid: str, *, base_uri: str | None = None) -> Any:
         uid = normalize_uid(uid)
-        with self._reading(lambda a: a.require(uid, "Read", "Write", "Append"), base_uri):
+        if self._repo.in_transaction:
+            def check(a: Access) -> None:
+                if not a.allows(uid, "Read", "Append"):
+                    self._may_put(a, uid)
+        else:
+            def check(a: Access) -> None:
+                a.require(uid, "Read")
+        with self._reading(check, base_uri):
             return self._repo.info(uid, base_uri=base_uri)
 
     def versions(self, uid: str) -> list[Any]:

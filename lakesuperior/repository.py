@@ -151,6 +151,11 @@ class Repository:
 
     # -- transactions --------------------------------------------------------------------
 
+    @property
+    def in_transaction(self) -> bool:
+        """Whether the calling thread is inside this repository's ``transaction()``."""
+        return self._in_own_txn()
+
     def _in_own_txn(self) -> bool:
         tx = self._tx
         return tx.txn is not None and tx.owner == threading.get_ident()
