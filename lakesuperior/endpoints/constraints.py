@@ -70,6 +70,15 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "URI is <resource>/fcr:versions/<yyyyMMddHHmmss> (UTC, one per second). A POST with a "
      "Memento-Datetime header (a memento with a client-given state) is not supported "
      "(409 Conflict). Mementos are read-only; TimeMaps and mementos cannot be deleted."),
+    ("access-control", "Access control lists",
+     "The ACL of a resource is at <resource>/fcr:acl (Link rel=\"acl\"); reading or "
+     "changing it needs acl:Control. It holds acl:Authorization nodes named by hash URIs "
+     "of the ACL (<#readers>), each with at least one acl:mode (acl:Read, acl:Write, "
+     "acl:Append, acl:Control), at least one agent (acl:agent, acl:agentClass foaf:Agent or "
+     "acl:AuthenticatedAgent, acl:agentGroup) and at least one target (acl:accessTo, "
+     "acl:default, acl:accessToClass). acl:accessTo and acl:default name the ACL's own "
+     "resource; acl:agentGroup names a vcard:Group in this repository. Anything else is "
+     "refused with 409 Conflict, malformed RDF with 400."),
     ("paths", "Paths",
      f"Paths are made of non-empty segments of at most {MAX_SEGMENT_LENGTH} characters, "
      f"{MAX_UID_LENGTH} in all (counted as in a URL); '.', '..', encoded slashes (%2F), "

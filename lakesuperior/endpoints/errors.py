@@ -126,6 +126,7 @@ STATUS: dict[type[BaseException], int] = {
 
 #: Fragment of the constraints document that explains an error class (MRO lookup).
 CONSTRAINT_ANCHORS: dict[type[BaseException], str] = {
+    exc.AclError: "access-control",
     exc.ServerManagedTermError: "server-managed",
     exc.IncompatibleLdpTypeError: "interaction-models",
     exc.SingleSubjectError: "single-subject",
