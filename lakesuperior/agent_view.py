@@ -7,7 +7,8 @@ snapshot or write transaction the call itself runs in, and raises the domain
 has read or written nothing. The HTTP layer serves every LDP request through
 a view, so the rules have one implementation. Modes:
 
-- Read: ``exists``, ``get``, ``info``, ``versions``, ``get_version``,
+- Read: ``exists``, ``get`` (whose embedded children and inbound references
+  come from readable resources only), ``info``, ``versions``, ``get_version``,
   ``fixity_check``; inside ``transaction()``, where a write checks its
   preconditions against it, ``info`` needs Read, Write or Append.
 - Write: ``create_or_replace``, ``update``, ``update_delta``,
@@ -36,7 +37,7 @@ from rdflib.plugins.sparql.parser import parseUpdate
 
 from lakesuperior.agents import Agent
 from lakesuperior.exceptions import AccessDeniedError
-from lakesuperior.model.access import Access
+from lakesuperior.model.access import Access, load_visible
 from lakesuperior.model.context import Context
 from lakesuperior.model.uids import ROOT_UID, normalize_uid, parent_uid, res_uri
 
@@ -138,9 +139,20 @@ class AgentView:
             return self._repo.exists(uid)
 
     def get(self, uid: str, **kwargs: Any) -> Any:
+        """``Repository.get``; embedded children and inbound references come only
+        from resources the agent may read."""
         uid = normalize_uid(uid)
-        with self._reading(lambda a: a.require(uid, "Read"), kwargs.get("base_uri")):
-            return self._repo.get(uid, **kwargs)
+        base_uri = kwargs.pop("base_uri", None)
+        if self.agent.admin or not (kwargs.get("embed_children") or kwargs.get("incl_inbound")):
+            with self._reading(lambda a: a.require(uid, "Read"), base_uri):
+                return self._repo.get(uid, base_uri=base_uri, **kwargs)
+        with self._repo.snapshot(base_uri) as ctx:
+            access = self._access(ctx)
+            access.require(uid, "Read")
+            visible = access.graph_filter()
+            if visible is None:
+                return self._repo.get(uid, base_uri=base_uri, **kwargs)
+            return load_visible(ctx, uid, visible, **kwargs)
 
     def info(self, uid: str, *, base_uri: str | None = None) -> Any:
         uid = normalize_uid(uid)

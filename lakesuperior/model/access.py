@@ -30,12 +30,16 @@ from lakesuperior.model import acl
 from lakesuperior.model import authorizations as auth
 from lakesuperior.model.authorizations import AUTHENTICATED, EVERYONE, GROUP, HAS_MEMBER
 from lakesuperior.model.context import Context
-from lakesuperior.model.lookup import types_of
+from lakesuperior.model.lookup import require_model, types_of
+from lakesuperior.model.membership import triples_about
+from lakesuperior.model.resource import RdfSource, view
+from lakesuperior.model.server_managed import is_server_managed
+from lakesuperior.model.versions import list_versions
 from lakesuperior.model.namespaces import LDP_CONTAINS, RDF_TYPE
 from lakesuperior.model.uids import RES_PREFIX, ROOT_UID, ancestors, is_descendant, res_uri, uid_of
 from lakesuperior.rdfio import Triple
 
-__all__ = ["AclState", "Access", "ALL_MODES"]
+__all__ = ["AclState", "Access", "ALL_MODES", "load_visible"]
 
 ALL_MODES = frozenset(auth.MODES)
 _RES_LEN = len(RES_PREFIX)
@@ -228,3 +232,31 @@ class Access:
                          and txn.count(group, RDF_TYPE, GROUP, doc))
             self._members[group] = found
         return found
+
+
+def load_visible(ctx: Context, uid: str, visible: Callable[[str], bool], *,
+                 incl_children: bool = True, incl_inbound: bool = False,
+                 incl_srv_mgd: bool = True, embed_children: bool = False,
+                 incl_membership: bool = True) -> RdfSource:
+    """``resource.load`` for an agent that may not read everything: embedded
+    children and inbound references come only from the resource graphs
+    ``visible`` accepts (the resource itself is checked by the caller)."""
+    txn = ctx.txn
+    res = res_uri(uid)
+    own = txn.triples(res)
+    if not own:
+        require_model(txn, uid)
+    extra: list[Triple] = []
+    if incl_membership:
+        extra.extend(triples_about(txn, uid))
+    if incl_inbound:
+        extra.extend((s, p, o) for s, p, o, g in txn.match(None, None, res, None)
+                     if g != res and p != LDP_CONTAINS and g.startswith(RES_PREFIX)
+                     and visible(g))
+    if embed_children:
+        for _s, p, o in own:
+            if p == LDP_CONTAINS and visible(o):
+                extra.extend(t for t in txn.triples(o) if t[1] != LDP_CONTAINS
+                             and (incl_srv_mgd or not is_server_managed(t[1], t[2])))
+    return view(ctx, uid, own, extra=extra, incl_children=incl_children,
+                incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid))

@@ -250,3 +250,23 @@ def test_acting_as(tree):
     with other.transaction():
         assert tree.in_transaction and other.in_transaction
     assert not tree.in_transaction
+
+
+def test_embedded_children_and_inbound_references_come_from_readable_resources(tree):
+    tree.create_or_replace("/a/b/open", data=b'<> <http://ex.org/p> "open" .', media_type=TTL)
+    tree.create_or_replace("/a/b/closed", data=b'<> <http://ex.org/p> "closed" .',
+                           media_type=TTL)
+    tree.create_or_replace("/a/ref", data=f"<> <http://ex.org/see> <{BASE}/a/b> .".encode(),
+                           media_type=TTL)
+    tree.set_acl("/a/b/closed", data=acl_for("/a/b/closed", "acl:Write"), media_type=TTL)
+    alice = tree.as_agent(ALICE)
+    res = alice.get("/a/b", embed_children=True, incl_inbound=True)
+    objects = {o for _, _, o in res.triples}
+    assert '"open"' in objects and '"closed"' not in objects
+    assert any(p == "<http://ex.org/see>" for _, p, _ in res.triples)
+    assert '"closed"' in {o for _, _, o in tree.get("/a/b", embed_children=True).triples}
+    tree.set_acl("/a/ref", data=acl_for("/a/ref", "acl:Write"), media_type=TTL)
+    res = alice.get("/a/b", incl_inbound=True)
+    assert not any(p == "<http://ex.org/see>" for _, p, _ in res.triples)
+    assert any(p == "<http://ex.org/see>"
+               for _, p, _ in tree.get("/a/b", incl_inbound=True).triples)
