@@ -70,7 +70,7 @@ class AgentView:
 
     def __init__(self, repository: Any, agent: Agent):
         self.agent = agent
-        self._repo = repository.acting_as(agent.name or ANONYMOUS_NAME)
+        self._repo = repository.as_user(agent.name or ANONYMOUS_NAME)
 
     def __repr__(self) -> str:
         who = self.agent.webid or self.agent.name or ANONYMOUS_NAME

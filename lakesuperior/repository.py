@@ -586,7 +586,7 @@ class Repository:
         """What ``agent`` may do in the snapshot ``ctx`` (see ``model.access``)."""
         return Access(ctx, self.acl_state, agent)
 
-    def acting_as(self, name: str) -> Repository:
+    def as_user(self, name: str) -> Repository:
         """This repository (same store, same transactions) recording ``name`` as the
         agent of its writes (``fcrepo:createdBy`` / ``lastModifiedBy``)."""
         if name == self.settings.agent:
@@ -640,7 +640,7 @@ class Repository:
 
 
 class _Transactions:
-    """The transaction state a repository shares with its ``acting_as`` copies: the
+    """The transaction state a repository shares with its ``as_user`` copies: the
     write lock, the write transaction of ``transaction()`` and its owner thread and
     first error, and the open read snapshot of each thread."""
 

@@ -242,9 +242,9 @@ def test_nested_snapshots_share_one_read_transaction(tree):
         assert again.txn is not outer.txn
 
 
-def test_acting_as(tree):
-    assert tree.acting_as(tree.settings.agent) is tree
-    other = tree.acting_as("clerk")
+def test_as_user(tree):
+    assert tree.as_user(tree.settings.agent) is tree
+    other = tree.as_user("clerk")
     _, res = other.create_or_replace("/by-clerk")
     assert [o for _, p, o in res.triples if p == f"<{FCREPO}createdBy>"] == ['"clerk"']
     with other.transaction():
