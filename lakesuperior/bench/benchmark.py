@@ -21,7 +21,11 @@ Two doors (``lakesuperior.bench.targets``), one script:
   and the Python retrieval time; ``--sparql URL`` names the SPARQL endpoint
   (default: ``/query/sparql`` on the endpoint's host, if it answers).
 
-Prints one line of text; ``--output FILE.json`` writes the figures (keys as in
+With ``--gets N``, then times N GETs of a resource ``--get-depth`` levels
+below the root by ``--get-clients`` concurrent clients, optionally with an ACL
+at each level and as the anonymous agent (``lakesuperior.bench.reads``).
+
+Prints one line of text (two with ``--gets``); ``--output FILE.json`` writes the figures (keys as in
 WORKLOAD.md, plus a few more), ``--plot FILE.png`` the latency curve (needs
 matplotlib: ``pip install 'lakesuperior[bench]'``; ``lakesuperior.bench.figures``).
 Ctrl-C stops the run and reports what ran.
@@ -41,6 +45,7 @@ import click
 
 from lakesuperior.admin.http import parse_auth
 from lakesuperior.bench.figures import machine, plot, summarize, summary_line
+from lakesuperior.bench.reads import read_phase, reads_line
 from lakesuperior.bench.targets import (
     OCTETS,
     TURTLE,
@@ -88,6 +93,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
     post: dict[str, Any] = {"container_get_s": None, "python_retrieval_s": None,
                             "sparql_count_s": None}
     wall = 0.0
+    reads = None
     try:
         internal = target.prepare(parent, opts.delete_container)
         gc.collect()
@@ -124,6 +130,15 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
                 target.post_run(parent, post, opts.sparql_count)
             except KeyboardInterrupt:
                 interrupted = True
+        if opts.gets and not interrupted and not error:
+            if echo:
+                echo(f"Timing {opts.gets} GETs ({opts.get_clients} client(s))...")
+            try:
+                reads = read_phase(opts, target)
+            except KeyboardInterrupt:
+                interrupted = True
+            except BenchmarkError as e:
+                error = str(e)
         lmdb_bytes, binary_bytes = target.sizes()
         pending = target.index_pending()
     finally:
@@ -141,6 +156,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         "store_bytes": store_bytes,
         "bytes_per_triple": round(lmdb_bytes / triples, 1) if lmdb_bytes and triples else None,
         "post_run": post,
+        "reads": reads,
         "machine": machine(),
         # more than WORKLOAD.md asks:
         "requested_count": opts.count, "resource_type": opts.resource_type,
@@ -211,6 +227,16 @@ class _Bar:
 @click.option("--no-sparql", is_flag=True, help="Post-run: skip the union-index catch-up "
               "and the SPARQL count (the catch-up can be long after a large ingest, and "
               "Ctrl-C cannot stop it).")
+@click.option("--gets", type=click.IntRange(min=0), default=0, show_default=True,
+              help="After the ingest, time this many GETs of one resource (0: none).")
+@click.option("--get-depth", type=click.IntRange(min=1, max=50), default=4, show_default=True,
+              help="How many levels below the root the GET target is.")
+@click.option("--get-clients", type=click.IntRange(min=1, max=256), default=1,
+              show_default=True, help="Concurrent clients (threads) making the GETs.")
+@click.option("--acl-each-level", is_flag=True, help="Give each level of the GET path an "
+              "ACL (everyone may read): needs Control, e.g. an administrator's --auth.")
+@click.option("--get-anonymous", is_flag=True, help="Make the GETs without credentials "
+              "(WebAC decides; an administrator bypasses it).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds to wait for each HTTP response.")
 @click.option("--output", "-o", metavar="FILE.json", help="Write the results as JSON.")
@@ -220,8 +246,9 @@ class _Bar:
 def command(mode: str, endpoint: str | None, auth: str | None, count: int, parent: str,
             method: str, graph_size: int, resource_type: str, binary_size: int,
             delete_container: bool, seed: int, data_dir: str | None, config: str | None,
-            sparql: str | None, no_post_run: bool, no_sparql: bool, timeout: float,
-            output: str | None,
+            sparql: str | None, no_post_run: bool, no_sparql: bool, gets: int,
+            get_depth: int, get_clients: int, acl_each_level: bool, get_anonymous: bool,
+            timeout: float, output: str | None,
             plot_file: str | None, quiet: bool) -> None:
     """Time the creation of COUNT resources in one container (WORKLOAD.md), then
     the container's retrieval and a SPARQL count; print one line, optionally
@@ -240,7 +267,8 @@ def command(mode: str, endpoint: str | None, auth: str | None, count: int, paren
                    graph_size=graph_size, resource_type=resource_type,
                    binary_size=binary_size, delete_container=delete_container, seed=seed,
                    sparql=sparql, post_run=not no_post_run, sparql_count=not no_sparql,
-                   timeout=timeout)
+                   timeout=timeout, gets=gets, get_depth=get_depth, get_clients=get_clients,
+                   acl_each_level=acl_each_level, get_anonymous=get_anonymous)
 
     def echo(msg: str) -> None:
         if not quiet:
@@ -257,6 +285,8 @@ def command(mode: str, endpoint: str | None, auth: str | None, count: int, paren
     if plot_file and res["count"]:
         plot(res, plot_file)
     click.echo(summary_line(res))
+    if res["reads"]:
+        click.echo(reads_line(res["reads"]))
     if res["error"]:
         click.echo(f"Stopped: {res['error']}", err=True)
         sys.exit(1)

@@ -59,6 +59,11 @@ class Options:
     post_run: bool = True
     sparql_count: bool = True
     timeout: float = 600.0
+    gets: int = 0
+    get_depth: int = 4
+    get_clients: int = 1
+    acl_each_level: bool = False
+    get_anonymous: bool = False
 
 
 def _refs_path(parent: str) -> str:
