@@ -296,7 +296,8 @@ def timemap_headers(urls: Urls, target: Target, version_ids: Sequence[str],
     original = urls.url(target.uid, "metadata") if description else urls.url(target.uid)
     timemap = urls.url(target.uid, "timemap", description=description)
     links = type_links(TIMEMAP_TYPES)
-    links += [link_value(original, "original timegate"), constrained_by(urls)]
+    links += [link_value(original, "original timegate"), acl_link(urls, target.uid),
+              constrained_by(urls)]
     headers = {"ETag": timemap_etag(timemap, version_ids), "Link": ", ".join(links),
                "Vary": "Accept", "Allow": ", ".join(allowed_methods(None, target)),
                "Accept-Post": "*/*", "Content-Type": content_type_of(media_type)}

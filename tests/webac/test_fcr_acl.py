@@ -50,6 +50,7 @@ def test_fedora_5_binaries_descriptions_and_mementos_link_their_resource_acl(cli
     r = client.post("/rest/bin/fcr:versions")
     assert r.status_code == 201
     assert links(client.get(r.headers["Location"]), "acl") == [ROOT + "/bin/fcr:acl"]
+    assert links(client.get("/rest/bin/fcr:versions"), "acl") == [ROOT + "/bin/fcr:acl"]
 
 
 # --- the ACL resource -------------------------------------------------------------------------
