@@ -32,11 +32,11 @@ from lakesuperior.model.authorizations import AUTHENTICATED, EVERYONE, GROUP, HA
 from lakesuperior.model.context import Context
 from lakesuperior.model.lookup import require_model, types_of
 from lakesuperior.model.membership import triples_about
+from lakesuperior.model.namespaces import LDP_CONTAINS, RDF_TYPE
 from lakesuperior.model.resource import RdfSource, view
 from lakesuperior.model.server_managed import is_server_managed
-from lakesuperior.model.versions import list_versions
-from lakesuperior.model.namespaces import LDP_CONTAINS, RDF_TYPE
 from lakesuperior.model.uids import RES_PREFIX, ROOT_UID, ancestors, is_descendant, res_uri, uid_of
+from lakesuperior.model.versions import list_versions
 from lakesuperior.rdfio import Triple
 
 __all__ = ["AclState", "Access", "ALL_MODES", "load_visible"]

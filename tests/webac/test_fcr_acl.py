@@ -105,8 +105,8 @@ def test_fedora_5_acl_patch(client):
     put(client, "/rest/a")
     put(client, "/rest/a/fcr:acl", READERS)
     r = client.patch("/rest/a/fcr:acl", content_type=SPARQL_UPDATE, data=(
-        "PREFIX acl: <http://www.w3.org/ns/auth/acl#> "
-        "INSERT DATA { <#readers> acl:mode acl:Write }").encode())
+        b"PREFIX acl: <http://www.w3.org/ns/auth/acl#> "
+        b"INSERT DATA { <#readers> acl:mode acl:Write }"))
     assert r.status_code == 204
     got = triples(client.get("/rest/a/fcr:acl"))
     assert (f"<{ROOT}/a/fcr:acl#readers>", f"<{ACL}mode>", f"<{ACL}Write>") in got
@@ -219,8 +219,8 @@ def test_fedora_5_bad_acl_patch_is_refused_and_nothing_written(client, repo, sta
     put(client, "/rest/a/fcr:acl", READERS)
     before = state(repo)
     r = client.patch("/rest/a/fcr:acl", content_type=SPARQL_UPDATE, data=(
-        "PREFIX acl: <http://www.w3.org/ns/auth/acl#> "
-        "DELETE WHERE { <#readers> acl:mode ?m }").encode())
+        b"PREFIX acl: <http://www.w3.org/ns/auth/acl#> "
+        b"DELETE WHERE { <#readers> acl:mode ?m }"))
     assert r.status_code == 409
     assert b"no acl:mode" in r.data
     assert state(repo) == before

@@ -52,7 +52,7 @@ def test_ask(data):
 
 
 def test_construct(data):
-    text = f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ ?s ?p ?o }}"
+    text = "CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }"
     graph = data.as_agent(ANONYMOUS).sparql_query(text, base_uri=ROOT).graph
     subjects = {str(s) for s in graph.subjects()}
     assert ROOT + "/open" in subjects
