@@ -197,11 +197,11 @@ class Repository:
             yield self._ctx(outer, base_uri)
             return
         with self.store.read() as txn:
-            tx.reads[me] = txn
             try:
+                tx.reads[me] = txn
                 yield self._ctx(txn, base_uri)
             finally:
-                del tx.reads[me]
+                tx.reads.pop(me, None)
 
     def _urimap(self, base_uri: str | None) -> UriMap:
         if base_uri is None:
