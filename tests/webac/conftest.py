@@ -1,8 +1,8 @@
 """Fixtures for Web Access Control: an app whose requests act as a chosen agent.
 
 ``act(agent)`` makes every following request of the test act as ``agent``
-(``authn.request_agent`` is replaced, as authentication will set it); the
-default is the administrator, as with ``auth.enabled: false``. ``admin_put_acl``
+(``authn.request_agent`` is replaced: who the agent is, is authentication's
+business, tested in its own suite); the default is the administrator. ``admin_put_acl``
 writes an ACL through the trusted repository.
 """
 from __future__ import annotations
@@ -34,8 +34,11 @@ class Client(FlaskClient):
 
 
 @pytest.fixture
-def app(tmp_path):
+def app(tmp_path, monkeypatch):
+    """The app on a fresh repository; its requests act as the administrator until
+    a test calls ``act``."""
     from lakesuperior.endpoints.app import create_app
+    monkeypatch.setattr(authn, "request_agent", lambda: ADMIN)
     app = create_app(Config(data_dir=str(tmp_path / "data"), sync=False))
     app.testing = True
     app.test_client_class = Client
@@ -84,7 +87,7 @@ def grant(uid: str, modes: str, *, who: str = "acl:agentClass foaf:Agent",
     pred, obj = who.split(" ", 1)
     key = {"acl:agent": "agent", "acl:agentClass": "agent_class",
            "acl:agentGroup": "group"}[pred]
-    target = f"<{ROOT}{uid if uid != '/' else '/'}>"
+    target = f"<{ROOT}{uid}>"
     return acl_doc(authorization(name, modes, access_to=target,
                                  default=target if default else "", **{key: obj}))
 

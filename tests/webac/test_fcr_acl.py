@@ -147,6 +147,29 @@ def test_fedora_5_acl_options_and_post(client):
     assert "POST" not in r.headers["Allow"]
 
 
+def test_fedora_5_acl_conditional_get(client):
+    put(client, "/rest/a")
+    put(client, "/rest/a/fcr:acl", READERS)
+    r = client.get("/rest/a/fcr:acl", headers={"If-Match": '"other"'})
+    assert r.status_code == 412
+
+
+def test_fedora_5_acl_body_over_the_limit(tmp_path, state, app):
+    from lakesuperior.config import Config
+    from lakesuperior.endpoints.app import create_app
+    app = create_app(Config(data_dir=str(tmp_path / "small"), sync=False, max_body_size=100))
+    try:
+        client = app.test_client()
+        put(client, "/rest/a")
+        repo = app.extensions["lakesuperior"].repository
+        before = state(repo)
+        r = put(client, "/rest/a/fcr:acl", READERS)
+        assert r.status_code == 413
+        assert state(repo) == before
+    finally:
+        app.extensions["lakesuperior"].close()
+
+
 def test_fedora_5_acl_not_acceptable(client):
     put(client, "/rest/a")
     put(client, "/rest/a/fcr:acl", READERS)
