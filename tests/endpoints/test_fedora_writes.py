@@ -4,11 +4,14 @@ descriptions that set the media type and file name (Fedora API 3.2, 3.5, 3.6,
 3.7; LDP 4.2.4.5, 5.2.3; RFC 6585)."""
 from __future__ import annotations
 
+import http.client
+
 import pytest
 
 from lakesuperior import headers as hdr
 from lakesuperior.config import Config
 
+from ..servers import lsup_server
 from .conftest import (
     DC_TITLE,
     LDP,
@@ -329,3 +332,44 @@ def test_fedora_3_7_bad_description_values_400(client, repo, state, body, why):
                      content_type=SPARQL)
     assert r.status_code == 400, r.data
     assert state(repo) == before
+
+
+# --- over a real server ---------------------------------------------------------------------------
+
+def _request(port: int, method: str, path: str, body: bytes = b"",
+             headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
+def test_fedora_writes_over_gunicorn(tmp_path):
+    """``LSUP_HTTP_REQUIRE_IF_MATCH`` and ``LSUP_REFERENTIAL_INTEGRITY`` reach the
+    workers; a description sets what the binary is served as; a 201 has its links."""
+    env = {"LSUP_HTTP_REQUIRE_IF_MATCH": "true", "LSUP_REFERENTIAL_INTEGRITY": "lenient",
+           "LSUP_SERVER_WORKERS": "1", "LSUP_STORE_SYNC": "false"}
+    with lsup_server(tmp_path, env) as (_proc, port, _log):
+        status, headers, _ = _request(port, "PUT", "/rest/bin", b"hello",
+                                      {"Content-Type": "text/plain"})
+        assert status == 201
+        assert "describedby" in headers["link"] and "timemap" in headers["link"]
+        meta = f'<> {MIME} "text/csv" ; {FILENAME} "d.csv" .'.encode()
+        status, _, body = _request(port, "PUT", "/rest/bin/fcr:metadata", meta,
+                                   {"Content-Type": TTL})
+        assert status == 428 and b"If-Match" in body
+        etag = _request(port, "HEAD", "/rest/bin/fcr:metadata")[1]["etag"]
+        status, _, body = _request(port, "PUT", "/rest/bin/fcr:metadata", meta,
+                                   {"Content-Type": TTL, "If-Match": etag})
+        assert status == 204, body
+        status, headers, body = _request(port, "GET", "/rest/bin")
+        assert (status, headers["content-type"], body) == (200, "text/csv", b"hello")
+        assert hdr.parse_content_disposition(headers["content-disposition"]) == "d.csv"
+        status, headers, _ = _request(port, "POST", "/rest/",
+                                      f"<> {SEE_ALSO} <http://127.0.0.1:{port}/rest/gone> ."
+                                      .encode(), {"Content-Type": TTL})
+        assert status == 201
+        assert headers["lakesuperior-dropped-links"] == f"<http://127.0.0.1:{port}/rest/gone>"
