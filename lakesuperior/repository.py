@@ -296,6 +296,9 @@ class Repository:
         umap = self._urimap(base_uri)
         self._check_binary_target(candidate, parent, interaction_model, graph,
                                   data if data is not None else stream, media_type)
+        if resolved_against is not None and not isinstance(resolved_against, str):
+            raise InvalidResourceError(candidate, f"resolved_against must be an IRI string, "
+                                                  f"not {type(resolved_against).__name__}")
         # With a slug, RDF is read against a fresh IRI, moved to the resource's.
         iri = resolved_against if triples is not None else (
             f"{umap.public_iri(candidate)}-{uuid.uuid4().hex}" if slug is not None else None)

@@ -7,7 +7,11 @@ import pytest
 import rdflib
 
 from lakesuperior import rdfio
-from lakesuperior.exceptions import InvalidDescriptionError, RefIntViolationError
+from lakesuperior.exceptions import (
+    InvalidDescriptionError,
+    InvalidResourceError,
+    RefIntViolationError,
+)
 
 from ..conftest import BASE
 
@@ -120,6 +124,13 @@ def test_ldp_5_2_3_taken_slug_keeps_links_parsed_triples(repo):
     fresh = f"{BASE}/fresh-for-parsing"
     triples = rdfio.parse(_body(repo), "text/turtle", fresh)
     _check_links(repo.create("/", slug="a", triples=triples, resolved_against=fresh), repo)
+
+
+def test_resolved_against_must_be_a_string(repo, state):
+    before = state(repo)
+    with pytest.raises(InvalidResourceError, match="resolved_against"):
+        repo.create("/", slug="x", triples=[], resolved_against=b"http://x")
+    assert state(repo) == before
 
 
 def test_ldp_5_2_3_free_slug(repo):
