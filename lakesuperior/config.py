@@ -42,9 +42,10 @@ class Config:
     index_batch: int = 500
     base_uri: str = "http://127.0.0.1:8000/rest"
     digest_algorithm: str = "sha512"
-    referential_integrity: str = "lenient"
+    referential_integrity: str = "off"
     allow_foreign_subjects: bool = False
     max_body_size: int = 1 << 30
+    http_require_if_match: bool = False
     query_timeout: float = 30.0
     server_bind: str = "127.0.0.1:8000"
     server_workers: int = 2

@@ -23,6 +23,7 @@ from lakesuperior.endpoints.errors import (
     NotAcceptable,
     NotFound,
     PreconditionFailed,
+    PreconditionRequired,
 )
 from lakesuperior.endpoints.paths import Kind, Urls, parse_target, to_bytes
 from lakesuperior.endpoints.preconditions import Conditions
@@ -84,10 +85,14 @@ class Call:
     """What one LDP request is about: the repository, the public URLs, the target,
     the preferences and the conditional headers."""
 
-    __slots__ = ("repo", "urls", "target", "prefer", "conditions", "constrained_by")
+    __slots__ = ("repo", "urls", "target", "prefer", "conditions", "constrained_by",
+                 "require_if_match")
 
     def __init__(self) -> None:
-        self.repo = repository()
+        state = current_app.extensions["lakesuperior"]
+        self.repo = state.repository
+        #: ``http.require_if_match``: PUT, PATCH, DELETE of what exists need ``If-Match``.
+        self.require_if_match: bool = state.config.http_require_if_match
         self.urls = Urls(public_root(), _prefix())
         self.target = parse_target(_raw_path())
         self.prefer = hdr.parse_prefer(request.headers.getlist("Prefer"))
@@ -141,6 +146,10 @@ def _outcome(status: int | None) -> bool:
 
 # --- writes --------------------------------------------------------------------------------
 
+#: The methods ``http.require_if_match`` makes conditional on an existing target.
+MUST_MATCH = frozenset(("PUT", "PATCH", "DELETE"))
+
+
 @contextmanager
 def checked_write(call: Call, method: str | None, *, read: bool = True,
                   missing_ok: bool = False,
@@ -154,10 +163,13 @@ def checked_write(call: Call, method: str | None, *, read: bool = True,
     ``read``: read the state even without conditional headers (the block needs
     it); ``missing_ok``: yield None for a missing resource (PUT) instead of 404.
     With nothing to read, no transaction is opened: the block's one repository
-    call is its own.
+    call is its own. Under ``http.require_if_match``, a PUT, PATCH or DELETE of
+    an existing target without ``If-Match`` is refused (428, RFC 6585 section 3).
     """
     conditions = call.conditions if method is not None else Conditions()
-    if not read and not conditions:
+    must_match = (method in MUST_MATCH and call.require_if_match
+                  and conditions.if_match is None)
+    if not read and not conditions and not must_match:
         yield None
         return
     repo = call.repo
@@ -172,6 +184,11 @@ def checked_write(call: Call, method: str | None, *, read: bool = True,
             call.check_described(current)
             if check is not None:
                 check(current)
+            if must_match:
+                raise PreconditionRequired(
+                    f"This server requires {method} of an existing resource to be "
+                    f"conditional: send If-Match with the ETag of {call.here()} (from a GET "
+                    "or HEAD), so that a change made since then is not overwritten")
         if method is not None:
             _outcome(conditions.evaluate_state(method, current, call.target))
         yield current
