@@ -17,8 +17,8 @@ from werkzeug.wrappers import Response as BaseResponse
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.config import Config
-from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints import authn, errors, paths
+from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp

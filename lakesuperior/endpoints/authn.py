@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from urllib.parse import quote
 
 from flask import Flask, current_app, request
+from werkzeug.datastructures import Headers
 
 from lakesuperior.agents import ANONYMOUS, Agent
 from lakesuperior.config import Config
@@ -103,7 +104,7 @@ class Authenticator:
         self._verified: OrderedDict[tuple[str, bytes], str] = OrderedDict()
         self._lock = threading.Lock()
 
-    def agent(self, headers: Mapping[str, str], remote_addr: str | None) -> Agent:
+    def agent(self, headers: Mapping[str, str] | Headers, remote_addr: str | None) -> Agent:
         """The agent of a request with these ``headers`` from ``remote_addr``."""
         if not self.enabled:
             return ADMIN

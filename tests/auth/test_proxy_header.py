@@ -8,7 +8,6 @@ import json
 import pytest
 
 from ..servers import lsup_server
-
 from .conftest import ALICE, ROOT, TTL, basic, created_by
 
 BODY = b"<> <http://purl.org/dc/terms/title> \"t\" ."

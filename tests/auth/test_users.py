@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import os
 import stat
+from pathlib import Path
 
 import pytest
-
-from pathlib import Path
 
 from lakesuperior.exceptions import AdminError, StoreError
 from lakesuperior.users import UserDB
