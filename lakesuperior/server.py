@@ -42,11 +42,10 @@ EXIT_ERROR = 2
 class Server(BaseApplication):
     """Gunicorn application serving ``create_app(config)``."""
 
-    def __init__(self, config: Config, overrides: dict[str, Any] | None = None,
-                 notices: list[tuple[int, str]] | None = None):
+    def __init__(self, config: Config, overrides: dict[str, Any] | None = None):
         self.lsup_config = config
         self.overrides = overrides or {}
-        self.notices = notices or []   #: (logging level, message) logged at start
+        self.notices: list[tuple[int, str]] = []   #: (logging level, message) logged at start
         super().__init__()
 
     def load_config(self) -> None:

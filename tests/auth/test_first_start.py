@@ -63,3 +63,20 @@ def test_proxy_header_without_trusted_proxies_warns(tmp_path):
     env = {"LSUP_AUTH_ENABLED": "true", "LSUP_AUTH_PROXY_HEADER": "X-Remote-User"}
     with lsup_server(tmp_path, env) as (_proc, _port, log):
         assert "auth.proxy_header X-Remote-User is ignored" in log.read_text()
+
+
+def test_unusable_user_file_stops_the_start(tmp_path):
+    import subprocess
+    import sys
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "users.json").write_text("{broken")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LSUP_")}
+    env.update(LSUP_DATA_DIR=str(data), LSUP_AUTH_ENABLED="true",
+               LSUP_SERVER_BIND="127.0.0.1:0")
+    r = subprocess.run([sys.executable, "-m", "lakesuperior.server"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2
+    assert r.stderr.startswith("Error: The user database ") and "is unusable" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert (data / "users.json").read_text() == "{broken"
