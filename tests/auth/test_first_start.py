@@ -11,15 +11,17 @@ import stat
 
 import pytest
 
+from lakesuperior.users import UserDB
+
 from ..servers import lsup_server
 
 pytestmark = pytest.mark.slow
 
 
-def status(port: int, path: str, password: str | None = None) -> int:
+def status(port: int, path: str, password: str | None = None, user: str = "admin") -> int:
     headers = {}
     if password is not None:
-        token = base64.b64encode(f"admin:{password}".encode()).decode()
+        token = base64.b64encode(f"{user}:{password}".encode()).decode()
         headers["Authorization"] = f"Basic {token}"
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
@@ -43,6 +45,12 @@ def test_first_start_creates_admin_once(tmp_path):
         assert status(port, "/admin/stats") == 401
         assert status(port, "/admin/stats", password) == 200
         assert status(port, "/admin/stats", password + "x") == 401
+        # every worker sees a user added (and then removed) while it runs
+        users = UserDB(tmp_path / "data")
+        users.add("bob", "bob pw", admin=True)
+        assert {status(port, "/admin/stats", "bob pw", "bob") for _ in range(8)} == {200}
+        users.remove("bob")
+        assert {status(port, "/admin/stats", "bob pw", "bob") for _ in range(8)} == {401}
     users_before = (tmp_path / "data" / "users.json").read_bytes()
     with lsup_server(tmp_path, env) as (_proc, port, log):
         assert "created the administrator" not in log.read_text()
