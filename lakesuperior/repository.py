@@ -27,6 +27,8 @@ input Graph, ``resource.imr``) and by SPARQL Update.
 """
 from __future__ import annotations
 
+import copy
+import dataclasses
 import os
 import threading
 import uuid
@@ -123,6 +125,18 @@ class Repository:
     @property
     def base_uri(self) -> str:
         return self.urimap.base
+
+    def as_user(self, name: str) -> Repository:
+        """This repository, recording ``name`` in ``fcrepo:createdBy`` /
+        ``lastModifiedBy`` of its writes (``self`` if that is the configured agent).
+        The view shares the store and its lock; use one view for one unit of work
+        (its ``transaction()`` is its own)."""
+        if name == self.settings.agent:
+            return self
+        view = copy.copy(self)
+        view.settings = dataclasses.replace(self.settings, agent=name)
+        view._txn, view._txn_owner, view._txn_error = None, None, None
+        return view
 
     def _bootstrap(self) -> None:
         """Create the root container of a new repository."""

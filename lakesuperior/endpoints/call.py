@@ -17,6 +17,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from flask import Response, current_app, request
 
 from lakesuperior import headers as hdr
+from lakesuperior.endpoints import authn
 from lakesuperior.endpoints.errors import (
     BadRequest,
     Gone,
@@ -44,8 +45,10 @@ _R = TypeVar("_R")
 # --- the request -------------------------------------------------------------------------
 
 def repository() -> Repository:
-    """The repository the app serves."""
-    return current_app.extensions["lakesuperior"].repository
+    """The repository the app serves, recording the request's user as the author
+    of its writes."""
+    repo = current_app.extensions["lakesuperior"].repository
+    return repo.as_user(authn.recorded_name(authn.request_agent()))
 
 
 def public_root() -> str:
