@@ -11,6 +11,8 @@ PORT ?= 8000
 .PHONY: run test lint install bench clean
 
 # Loopback only; `make run PORT=8001 DATA_DIR=/srv/lsup` for a second instance.
+# On the first start the password of the administrator `admin` is written to
+# $(DATA_DIR)/initial-admin-password (docs/security.md).
 run: install
 	$(BIN)/lsup-server --bind 127.0.0.1:$(PORT) --data-dir $(DATA_DIR)
 

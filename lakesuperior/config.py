@@ -9,8 +9,10 @@ names the YAML file. The names of older releases in ``ENV_ALIASES`` still work.
 """
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from importlib import resources
@@ -30,6 +32,8 @@ ENV_ALIASES = {"LSUP_SYNC": "sync", "LSUP_MAP_SIZE": "map_size",
                "LSUP_INDEX_BATCH": "index_batch"}
 
 log = logging.getLogger(__name__)
+_URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S+")
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
 @dataclass(frozen=True)
@@ -42,13 +46,18 @@ class Config:
     index_batch: int = 500
     base_uri: str = "http://127.0.0.1:8000/rest"
     digest_algorithm: str = "sha512"
-    referential_integrity: str = "lenient"
+    referential_integrity: str = "off"
     allow_foreign_subjects: bool = False
     max_body_size: int = 1 << 30
+    http_require_if_match: bool = False
     query_timeout: float = 30.0
     server_bind: str = "127.0.0.1:8000"
     server_workers: int = 2
     server_threads: int = 8
+    auth_enabled: bool = True
+    auth_webid_base: str = "info:fedora/local-user#"
+    auth_proxy_header: str = ""
+    auth_trusted_proxies: tuple[str, ...] = ()
     auth_root_acl: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -111,6 +120,18 @@ class Config:
                 raise ConfigError(f"{name} must be positive")
         if self.query_timeout <= 0:
             raise ConfigError("query_timeout must be positive")
+        if not _URI_SCHEME.match(self.auth_webid_base):
+            raise ConfigError("auth.webid_base must be an absolute URI (a user's WebID is "
+                              f"it plus the user name), not {self.auth_webid_base!r}")
+        if self.auth_proxy_header and not _TOKEN.fullmatch(self.auth_proxy_header):
+            raise ConfigError("auth.proxy_header must be an HTTP header name, not "
+                              f"{self.auth_proxy_header!r}")
+        for entry in self.auth_trusted_proxies:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ConfigError(f"auth.trusted_proxies: {entry!r} is not an IP address "
+                                  "or network (CIDR)") from None
 
     # -- derived paths --------------------------------------------------------
 
@@ -177,6 +198,12 @@ def _flatten(data: Mapping[str, Any]) -> dict[str, Any]:
 
 def _convert(key: str, value: Any, default: Any) -> Any:
     try:
+        if isinstance(default, tuple):
+            # A YAML list, or a string of items separated by commas or blanks (env).
+            items = value.replace(",", " ").split() if isinstance(value, str) else value
+            if not isinstance(items, (list, tuple)):
+                raise TypeError(value)
+            return tuple(str(item).strip() for item in items if str(item).strip())
         if isinstance(default, bool):
             if isinstance(value, str):
                 low = value.strip().lower()

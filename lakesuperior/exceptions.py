@@ -113,6 +113,11 @@ class RefIntViolationError(ResourceError):
     """Strict referential integrity: a link points to a missing repository resource."""
 
 
+class InvalidDescriptionError(ResourceError):
+    """A binary's description gives an unusable ``ebucore:hasMimeType`` or
+    ``ebucore:filename`` (not one literal, or not a media type)."""
+
+
 class ChecksumValidationError(ResourceError):
     """A client-supplied digest does not match the content."""
 

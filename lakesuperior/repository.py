@@ -286,8 +286,8 @@ class Repository:
 
     def _input(self, uid: str, base: UriMap, *, graph: Any, data: Any, media_type: Any,
                stream: Any, interaction_model: Any, digests: Any, filename: Any,
-               triples: Any):
-        return read_input(base.public_iri(uid), graph=graph, data=data,
+               triples: Any, iri: str | None = None):
+        return read_input(iri or base.public_iri(uid), graph=graph, data=data,
                           media_type=media_type, stream=stream,
                           interaction_model=interaction_model, binaries=self.binaries,
                           digests=digests, filename=filename, uid=uid, triples=triples)
@@ -305,14 +305,17 @@ class Repository:
                interaction_model: Any = None, handling: str = "strict",
                digests: Mapping[str, str] | None = None, filename: str | None = None,
                base_uri: str | None = None,
-               triples: Iterable[tuple[str, str, str]] | None = None) -> RdfSource:
+               triples: Iterable[tuple[str, str, str]] | None = None,
+               resolved_against: str | None = None) -> RdfSource:
         """POST: create a new resource under ``parent_uid`` with a server-minted
         uid (the ``slug`` if it is free, else a uuid4 segment); return it.
 
         Input: an rdflib ``graph``; or ``triples`` already parsed (canonical term
-        strings as ``rdfio.parse`` yields, relative IRIs resolved against the
-        public URI of ``parent_uid/slug``: parse before a ``transaction()`` to
-        keep parsing out of the write lock); or ``data`` / ``stream`` with a
+        strings as ``rdfio.parse`` yields, relative IRIs resolved against
+        ``resolved_against``, by default the public URI of ``parent_uid/slug``:
+        parse before a ``transaction()`` to keep parsing out of the write lock,
+        against a fresh IRI such as ``parent_uid/<uuid4>``, so that a link to the
+        slug's URI stays a link if the slug is taken); or ``data`` / ``stream`` with a
         ``media_type`` (RDF types are parsed; any other type makes a binary
         with that mimetype); ``interaction_model`` (``ldp:BasicContainer`` by
         default for RDF; ``ldp:NonRDFSource`` forces a binary). For a binary:
@@ -322,6 +325,8 @@ class Repository:
         drops those that change nothing (identical to the stored ones, the
         types of the interaction model, the parent, fcrepo timestamps and
         agents, membership triples given by containers) and refuses the others.
+        Only ``<>`` (and ``<#hash>`` IRIs) of the input stand for the new
+        resource: other IRIs, the slug's URI included, are kept as they are.
         """
         parent = normalize_uid(parent_uid)
         segment = check_slug(slug) if slug is not None else str(uuid.uuid4())
@@ -329,9 +334,15 @@ class Repository:
         umap = self._urimap(base_uri)
         self._check_binary_target(candidate, parent, interaction_model, graph,
                                   data if data is not None else stream, media_type)
+        if resolved_against is not None and not isinstance(resolved_against, str):
+            raise InvalidResourceError(candidate, f"resolved_against must be an IRI string, "
+                                                  f"not {type(resolved_against).__name__}")
+        # With a slug, RDF is read against a fresh IRI, moved to the resource's.
+        iri = resolved_against if triples is not None else (
+            f"{umap.public_iri(candidate)}-{uuid.uuid4().hex}" if slug is not None else None)
         inp = self._input(candidate, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
-                          digests=digests, filename=filename, triples=triples)
+                          digests=digests, filename=filename, triples=triples, iri=iri)
         with self._write(base_uri) as ctx:
             return lifecycle.create_child(ctx, parent, candidate, inp, handling)
 
@@ -588,7 +599,9 @@ class Repository:
 
     def as_user(self, name: str) -> Repository:
         """This repository (same store, same transactions) recording ``name`` as the
-        agent of its writes (``fcrepo:createdBy`` / ``lastModifiedBy``)."""
+        agent of its writes (``fcrepo:createdBy`` / ``lastModifiedBy``); ``self`` if
+        that is the configured agent. Calls of both inside one ``transaction()``
+        share it."""
         if name == self.settings.agent:
             return self
         other = copy.copy(self)

@@ -10,10 +10,15 @@ environment (LMDB handles must not cross a fork).
 
 Before gunicorn starts, the configuration, the address and the store are
 checked, so a start-up error is one ``Error:`` line on stderr and exit code 2.
+Then, in the master before any worker exists, authentication is prepared: with
+``auth.enabled`` and no user yet, the administrator ``admin`` is created with a
+random password written to ``DATA_DIR/initial-admin-password`` (mode 0600), and
+one log line says where; with ``auth.enabled: false`` a warning is logged.
 """
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import runpy
 import shlex
@@ -29,6 +34,7 @@ from gunicorn.util import parse_address
 from lakesuperior.config import Config
 from lakesuperior.exceptions import LakesuperiorError
 from lakesuperior.repository import Repository
+from lakesuperior.users import FIRST_ADMIN, UserDB
 
 EXIT_ERROR = 2
 
@@ -39,6 +45,7 @@ class Server(BaseApplication):
     def __init__(self, config: Config, overrides: dict[str, Any] | None = None):
         self.lsup_config = config
         self.overrides = overrides or {}
+        self.notices: list[tuple[int, str]] = []   #: (logging level, message) logged at start
         super().__init__()
 
     def load_config(self) -> None:
@@ -57,6 +64,11 @@ class Server(BaseApplication):
                     self.cfg.set(key.lower(), value)
         for key, value in self.overrides.items():
             self.cfg.set(key, value)
+        self.cfg.set("on_starting", self._log_notices)
+
+    def _log_notices(self, arbiter: Any) -> None:
+        for level, message in self.notices:
+            arbiter.log.log(level, message)
 
     def load(self):
         from lakesuperior.endpoints.app import create_app
@@ -92,6 +104,31 @@ def check_bind(addresses: list[str]) -> None:
                                + (" (another server is using this port: stop it or "
                                   "choose another with --bind)"
                                   if e.errno == errno.EADDRINUSE else "")) from e
+
+
+def prepare_auth(config: Config) -> list[tuple[int, str]]:
+    """Create the first administrator if authentication is on and there is no user
+    (see the module doc); the (level, message) lines to log at start."""
+    if not config.auth_enabled:
+        return [(logging.WARNING, "Authentication is off (auth.enabled: false): every "
+                 "request acts as the administrator; anyone who can reach "
+                 f"{config.server_bind} can read and change everything")]
+    notices = []
+    try:
+        created = UserDB(config.data_dir).create_first_admin()
+    except LakesuperiorError as e:
+        raise StartupError(str(e)) from e
+    except OSError as e:
+        raise StartupError(f"Cannot create the first user in {os.path.abspath(config.data_dir)}"
+                           f": {e.strerror or e}") from e
+    if created:
+        notices.append((logging.WARNING, f"No user yet: created the administrator "
+                        f"'{FIRST_ADMIN}'; its password is in {created} (readable only by "
+                        "its owner)"))
+    if config.auth_proxy_header and not config.auth_trusted_proxies:
+        notices.append((logging.WARNING, f"auth.proxy_header {config.auth_proxy_header} is "
+                        "ignored: auth.trusted_proxies lists no proxy"))
+    return notices
 
 
 def check_store(config: Config) -> None:
@@ -140,6 +177,7 @@ def cli(bind: str | None, workers: int | None, threads: int | None, data_dir: st
     server = Server(config)
     check_bind(server.cfg.bind)
     check_store(config)
+    server.notices = prepare_auth(config)
     server.run()
 
 

@@ -35,12 +35,14 @@ def lsup_server(tmp: Path, env: Mapping[str, str] | None = None, *,
                 ready: Callable[[], bool] = lambda: True
                 ) -> Iterator[tuple[subprocess.Popen, int, Path]]:
     """``python -m lakesuperior.server`` with its data in ``tmp/data`` and its log in
-    ``tmp/server.log`` (``env``: more ``LSUP_*`` settings); yields ``(process, port,
+    ``tmp/server.log`` (``env``: more ``LSUP_*`` settings; authentication is off
+    unless ``env`` sets ``LSUP_AUTH_ENABLED``); yields ``(process, port,
     log path)`` once ``GET /rest/`` answers 200 and ``ready()`` holds. Raises with
     the log if the server exits or does not start in time."""
     port = free_port()
     full_env = {**os.environ, "LSUP_DATA_DIR": str(tmp / "data"),
-                "LSUP_SERVER_BIND": f"127.0.0.1:{port}", **(env or {})}
+                "LSUP_SERVER_BIND": f"127.0.0.1:{port}", "LSUP_AUTH_ENABLED": "false",
+                **(env or {})}
     full_env.pop("LSUP_CONFIG", None)
     log_path = tmp / "server.log"
     with open(log_path, "wb") as log:

@@ -22,7 +22,8 @@ MAX_LINES = 700
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("lakesuperior.exceptions", "lakesuperior.version", "lakesuperior.agents"),
     ("lakesuperior.config", "lakesuperior.headers"),
-    ("lakesuperior.store.terms", "lakesuperior.store.records", "lakesuperior.store.binaries"),
+    ("lakesuperior.store.terms", "lakesuperior.store.records", "lakesuperior.store.binaries",
+     "lakesuperior.users"),
     ("lakesuperior.store",),              # the quad store core, above its codecs
     ("lakesuperior.rdfio",),
     ("lakesuperior.store.rdflib_store",),  # the rdflib adapter: store + rdfio

@@ -5,6 +5,7 @@ A backup is a directory::
     DEST/manifest.json   what was copied: counts, digest algorithm, formats, versions
     DEST/ldprs/          the LMDB store, copied from one read snapshot
     DEST/ldpnr/          the binaries that snapshot refers to, re-hashed as copied
+    DEST/users.json      the users (names, password hashes, admin flags), mode 0600
 
 It is itself a data directory (``LSUP_DATA_DIR=DEST`` opens it). The store
 copy is taken from one LMDB read snapshot, so it is consistent while other
@@ -43,6 +44,7 @@ from lakesuperior.exceptions import AdminError, BinaryNotFoundError
 from lakesuperior.repository import Repository
 from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.quadstore import FORMAT_VERSION
+from lakesuperior.users import USERS_FILE, UserDB
 from lakesuperior.version import __version__
 
 __all__ = ["BACKUP_FORMAT", "MANIFEST", "BackupReport", "backup", "read_manifest",
@@ -183,6 +185,7 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
             "store_format": int(FORMAT_VERSION), "digest_algorithm": repo.binaries.algorithm,
             "counts": counts, "missing_binaries": missing, "corrupt_binaries": corrupt,
             "binary_users": users,
+            "users": UserDB(repo.config.data_dir).copy_to(staging),
         }
         with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8") as fh:
             json.dump(manifest, fh, indent=2)
@@ -285,6 +288,10 @@ def restore(src: str | os.PathLike, config: Config, *,
             raise AdminError(f"Restore verification failed: {len(corrupt)} binaries in the "
                              f"backup do not match their digest (first: {corrupt[0]})"
                              + nothing)
+        if os.path.isfile(os.path.join(src, USERS_FILE)):
+            UserDB(src).users()      # StoreError if the backup's user file is unusable
+            shutil.copyfile(os.path.join(src, USERS_FILE), os.path.join(staging, USERS_FILE))
+            os.chmod(os.path.join(staging, USERS_FILE), 0o600)
         progress.start("Verifying the restored repository", None)
         known = set(manifest.get("missing_binaries") or []) | set(
             manifest.get("corrupt_binaries") or [])

@@ -20,5 +20,5 @@ def request_repository() -> Repository | AgentView:
     repo: Repository = current_app.extensions["lakesuperior"].repository
     agent = authn.request_agent()
     if agent.admin:
-        return repo.as_user(agent.name or repo.settings.agent)
+        return repo.as_user(authn.recorded_name(agent))
     return repo.as_agent(agent)

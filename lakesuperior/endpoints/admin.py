@@ -1,4 +1,5 @@
-"""Admin pages: repository statistics and a fixity check over HTTP."""
+"""Admin pages: repository statistics and a fixity check over HTTP, for
+administrators only (401 without credentials, 403 for other users)."""
 from __future__ import annotations
 
 import dataclasses
@@ -7,10 +8,12 @@ from flask import Blueprint, Response, current_app, jsonify, render_template, re
 
 from lakesuperior import headers as hdr
 from lakesuperior.admin.stats import repository_stats
+from lakesuperior.endpoints.authn import require_admin
 from lakesuperior.endpoints.errors import NotAcceptable
 from lakesuperior.repository import Repository
 
 bp = Blueprint("admin", __name__)
+bp.before_request(require_admin)
 
 _OFFERED = ("application/json", "text/html")
 

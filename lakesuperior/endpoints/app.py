@@ -17,8 +17,8 @@ from werkzeug.wrappers import Response as BaseResponse
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.config import Config
+from lakesuperior.endpoints import authn, errors, paths
 from lakesuperior.endpoints import constraints as doc
-from lakesuperior.endpoints import errors, paths
 from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp
@@ -57,6 +57,7 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
     app.extensions["lakesuperior"] = State(config, repository, owned)
     errors.register(app)
     app.before_request(_check_path)
+    authn.register(app, config)
     app.register_blueprint(ldp_bp, url_prefix="/rest", name="rest")
     app.register_blueprint(ldp_bp, url_prefix="/ldp", name="ldp")
     app.register_blueprint(query_bp, url_prefix="/query")

@@ -1,13 +1,202 @@
-"""Who the current request speaks for.
+"""Who the current request speaks for: authentication.
 
-Until authentication is configured, every request acts as the administrator
-``admin``, as the repository always has.
+Two mechanisms, checked once per request (``register`` installs the check
+before every view; ``request_agent()`` returns its result):
+
+* a trusted proxy header (``auth.proxy_header``, e.g. ``X-Remote-User``),
+  believed only when the request comes from an address of
+  ``auth.trusted_proxies`` and ignored from anyone else. Its value is the user:
+  a user name (an administrator if the user database says so; a name not in it
+  is an ordinary user), or an absolute ``http(s)`` URI, which is the WebID
+  itself (as Fedora's ``UserUtil``);
+* HTTP Basic (RFC 7617) against the user database of the data directory.
+
+No credentials: the anonymous agent. Credentials that are wrong or malformed
+(any ``Authorization`` that is not a well-formed Basic pair of a known user
+and its password, including other schemes, which this server cannot check):
+``AuthenticationError``, a 401 with a Basic challenge whose body never repeats
+them. With ``auth.enabled: false`` every request is the administrator ``admin``.
+
+Verifying a password (argon2) is slow by design, so each process keeps a
+bounded cache of the (user, password) pairs it has verified. It holds a keyed
+hash (HMAC with a per-process random key) of the password, never the password,
+and the user's stored hash at the time: a changed password (another hash) or a
+removed user (no stored hash) misses the cache and fails.
 """
 from __future__ import annotations
 
-from lakesuperior.agents import Agent
+import base64
+import binascii
+import hashlib
+import hmac
+import ipaddress
+import os
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from urllib.parse import quote
+
+from flask import Flask, current_app, request
+from werkzeug.datastructures import Headers
+
+from lakesuperior.agents import ANONYMOUS, Agent
+from lakesuperior.config import Config
+from lakesuperior.exceptions import AccessDeniedError, AuthenticationError
+from lakesuperior.users import NAME, User, UserDB
+
+__all__ = ["ANONYMOUS_NAME", "ADMIN", "Authenticator", "parse_basic", "register",
+           "request_agent", "require_admin", "recorded_name"]
+
+#: The user name recorded (``fcrepo:createdBy``) for the anonymous agent.
+ANONYMOUS_NAME = "anonymous"
+#: The agent of every request when authentication is off.
+ADMIN = Agent(name="admin", admin=True)
+EXTENSION = "lakesuperior.authn"
+_ENVIRON_KEY = "lakesuperior.agent"
+_CACHE_SIZE = 1024
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_URI = re.compile(r"https?://[^\s<>\"{}|\\^`]+")
+
+
+def parse_basic(value: str) -> tuple[str, str]:
+    """(user, password) of an ``Authorization: Basic`` header value (RFC 7617);
+    ``AuthenticationError`` for anything else, saying what is wrong but never
+    repeating the credentials."""
+    scheme, _, token = value.strip().partition(" ")
+    if scheme.lower() != "basic":
+        raise AuthenticationError("Only the Basic authentication scheme is supported"
+                                  if scheme else "Empty Authorization header")
+    token = token.strip()
+    if not token:
+        raise AuthenticationError("Basic credentials are missing from the Authorization "
+                                  "header")
+    try:
+        raw = base64.b64decode(token.encode("ascii"), validate=True)
+    except (UnicodeEncodeError, binascii.Error):
+        raise AuthenticationError("Malformed Basic credentials: not base64") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise AuthenticationError("Malformed Basic credentials: not UTF-8") from None
+    user, colon, password = text.partition(":")
+    if not colon:
+        raise AuthenticationError("Malformed Basic credentials: no ':' between the user "
+                                  "name and the password")
+    if not user or _CONTROL.search(text):
+        raise AuthenticationError("Malformed Basic credentials: an empty user name or "
+                                  "control characters")
+    return user, password
+
+
+class Authenticator:
+    """The authentication of one app: its settings, the user database, and the
+    cache of verified passwords (see the module doc)."""
+
+    def __init__(self, config: Config, users: UserDB | None = None):
+        self.enabled = config.auth_enabled
+        self.webid_base = config.auth_webid_base
+        self.proxy_header = config.auth_proxy_header
+        self.trusted = tuple(ipaddress.ip_network(p, strict=False)
+                             for p in config.auth_trusted_proxies)
+        self.users = users or UserDB(config.data_dir)
+        self._key = os.urandom(32)
+        self._verified: OrderedDict[tuple[str, bytes], str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def agent(self, headers: Mapping[str, str] | Headers, remote_addr: str | None) -> Agent:
+        """The agent of a request with these ``headers`` from ``remote_addr``."""
+        if not self.enabled:
+            return ADMIN
+        if self.proxy_header and self.is_trusted(remote_addr):
+            principal = (headers.get(self.proxy_header) or "").strip()
+            if principal:
+                return self._proxy_agent(principal)
+        authorization = headers.get("Authorization")
+        if authorization is None:
+            return ANONYMOUS
+        name, password = parse_basic(authorization)
+        user = self.verify(name, password)
+        if user is None:
+            raise AuthenticationError("Wrong user name or password")
+        return self.user_agent(user.name, user.admin)
+
+    def user_agent(self, name: str, admin: bool) -> Agent:
+        return Agent(name=name, webid=self.webid_base + quote(name, safe="@"), admin=admin)
+
+    def is_trusted(self, remote_addr: str | None) -> bool:
+        """Whether ``remote_addr`` is one of the trusted proxies."""
+        if not remote_addr or not self.trusted:
+            return False
+        try:
+            addr = ipaddress.ip_address(remote_addr.split("%", 1)[0])
+        except ValueError:
+            return False
+        mapped = getattr(addr, "ipv4_mapped", None)
+        return any(addr in net or (mapped is not None and mapped in net)
+                   for net in self.trusted)
+
+    def _proxy_agent(self, principal: str) -> Agent:
+        if _URI.fullmatch(principal):
+            return Agent(name=principal, webid=principal)
+        if not NAME.fullmatch(principal):
+            raise AuthenticationError(f"The {self.proxy_header} header of the proxy is not "
+                                      "a user name")
+        user = self.users.get(principal)
+        return self.user_agent(principal, user is not None and user.admin)
+
+    def verify(self, name: str, password: str) -> User | None:
+        """The user ``name`` if ``password`` is its password (cached), else None."""
+        user = self.users.get(name)
+        digest = hmac.new(self._key, name.encode() + b"\0" + password.encode(),
+                          hashlib.sha256).digest()
+        key = (name, digest)
+        if user is not None:
+            with self._lock:
+                if self._verified.get(key) == user.hash:
+                    self._verified.move_to_end(key)
+                    return user
+        checked = self.users.verify(name, password)
+        if checked is None:
+            return None
+        with self._lock:
+            self._verified[key] = checked.hash
+            self._verified.move_to_end(key)
+            while len(self._verified) > _CACHE_SIZE:
+                self._verified.popitem(last=False)
+        return checked
+
+
+def register(app: Flask, config: Config) -> None:
+    """Authenticate every request of ``app`` before its view runs."""
+    app.extensions[EXTENSION] = Authenticator(config)
+    app.before_request(_authenticate)
+
+
+def _authenticate() -> None:
+    request_agent()
 
 
 def request_agent() -> Agent:
-    """The agent of the current request."""
-    return Agent(name="admin", admin=True)
+    """The agent of the current request (authenticated once, then cached on it)."""
+    agent = request.environ.get(_ENVIRON_KEY)
+    if agent is None:
+        authn: Authenticator | None = current_app.extensions.get(EXTENSION)
+        agent = ADMIN if authn is None else authn.agent(request.headers,
+                                                        request.remote_addr)
+        request.environ[_ENVIRON_KEY] = agent
+    return agent
+
+
+def require_admin() -> None:
+    """``AccessDeniedError`` (401 anonymous, 403 other users) unless the current
+    request is an administrator's."""
+    agent = request_agent()
+    if not agent.admin:
+        raise AccessDeniedError(None, "Control", agent.authenticated,
+                                "This page is for administrators only")
+
+
+def recorded_name(agent: Agent) -> str:
+    """The user name ``fcrepo:createdBy`` / ``lastModifiedBy`` record for ``agent``."""
+    return agent.name or ANONYMOUS_NAME

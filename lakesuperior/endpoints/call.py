@@ -17,6 +17,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from flask import Response, current_app, request
 
 from lakesuperior import headers as hdr
+from lakesuperior.endpoints import authn
 from lakesuperior.endpoints.access import request_repository
 from lakesuperior.endpoints.errors import (
     BadRequest,
@@ -24,6 +25,7 @@ from lakesuperior.endpoints.errors import (
     NotAcceptable,
     NotFound,
     PreconditionFailed,
+    PreconditionRequired,
 )
 from lakesuperior.endpoints.paths import Kind, Urls, parse_target, to_bytes
 from lakesuperior.endpoints.preconditions import Conditions
@@ -44,8 +46,10 @@ _R = TypeVar("_R")
 # --- the request -------------------------------------------------------------------------
 
 def repository() -> Repository:
-    """The repository the app serves."""
-    return current_app.extensions["lakesuperior"].repository
+    """The repository the app serves, recording the request's user as the author
+    of its writes."""
+    repo = current_app.extensions["lakesuperior"].repository
+    return repo.as_user(authn.recorded_name(authn.request_agent()))
 
 
 def public_root() -> str:
@@ -85,10 +89,15 @@ class Call:
     """What one LDP request is about: the repository, the public URLs, the target,
     the preferences and the conditional headers."""
 
-    __slots__ = ("repo", "urls", "target", "prefer", "conditions", "constrained_by")
+    __slots__ = ("repo", "urls", "target", "prefer", "conditions", "constrained_by",
+                 "require_if_match")
 
     def __init__(self) -> None:
+        state = current_app.extensions["lakesuperior"]
+        #: The repository as the request's agent may use it (WebAC enforced).
         self.repo = request_repository()
+        #: ``http.require_if_match``: PUT, PATCH, DELETE of what exists need ``If-Match``.
+        self.require_if_match: bool = state.config.http_require_if_match
         self.urls = Urls(public_root(), _prefix())
         self.target = parse_target(_raw_path())
         self.prefer = hdr.parse_prefer(request.headers.getlist("Prefer"))
@@ -142,6 +151,10 @@ def _outcome(status: int | None) -> bool:
 
 # --- writes --------------------------------------------------------------------------------
 
+#: The methods ``http.require_if_match`` makes conditional on an existing target.
+MUST_MATCH = frozenset(("PUT", "PATCH", "DELETE"))
+
+
 @contextmanager
 def checked_write(call: Call, method: str | None, *, read: bool = True,
                   missing_ok: bool = False,
@@ -155,10 +168,13 @@ def checked_write(call: Call, method: str | None, *, read: bool = True,
     ``read``: read the state even without conditional headers (the block needs
     it); ``missing_ok``: yield None for a missing resource (PUT) instead of 404.
     With nothing to read, no transaction is opened: the block's one repository
-    call is its own.
+    call is its own. Under ``http.require_if_match``, a PUT, PATCH or DELETE of
+    an existing target without ``If-Match`` is refused (428, RFC 6585 section 3).
     """
     conditions = call.conditions if method is not None else Conditions()
-    if not read and not conditions:
+    must_match = (method in MUST_MATCH and call.require_if_match
+                  and conditions.if_match is None)
+    if not read and not conditions and not must_match:
         yield None
         return
     repo = call.repo
@@ -173,6 +189,11 @@ def checked_write(call: Call, method: str | None, *, read: bool = True,
             call.check_described(current)
             if check is not None:
                 check(current)
+            if must_match:
+                raise PreconditionRequired(
+                    f"This server requires {method} of an existing resource to be "
+                    f"conditional: send If-Match with the ETag of {call.here()} (from a GET "
+                    "or HEAD), so that a change made since then is not overwritten")
         if method is not None:
             _outcome(conditions.evaluate_state(method, current, call.target))
         yield current

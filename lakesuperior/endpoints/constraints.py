@@ -40,7 +40,8 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "ldp:contains cannot be used as a membership predicate."),
     ("referential-integrity", "Referential integrity",
      "Depending on the server configuration, links to repository resources that do not "
-     "exist are dropped (lenient) or refused with 409 Conflict (strict)."),
+     "exist are kept (off, the default), dropped and named in the response's "
+     "Lakesuperior-Dropped-Links header (lenient), or refused with 409 Conflict (strict)."),
     ("digests", "Digests",
      "A Digest header on a binary upload (md5, sha, sha-256 or sha-512, hex or base64) must "
      "match the content, else the request is refused with 409 Conflict; other algorithms "
@@ -49,7 +50,9 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "RDF is read from Turtle, N-Triples, JSON-LD (with embedded contexts only), RDF/XML "
      "and N3; malformed RDF is refused with 400 Bad Request. An RDF source cannot be "
      "replaced with a non-RDF body (415 Unsupported Media Type). External content "
-     "(message/external-body) is not supported (415)."),
+     "(message/external-body) is not supported (415). A binary's description may set its "
+     "ebucore:hasMimeType (a media type) and ebucore:filename, one literal each; "
+     "anything else is refused with 400 Bad Request."),
     ("patch", "PATCH",
      "PATCH takes application/sparql-update: INSERT DATA, DELETE DATA, DELETE WHERE and "
      "DELETE/INSERT ... WHERE on the resource's own triples. Named graphs, SERVICE and graph "

@@ -75,6 +75,11 @@ class PreconditionFailed(HttpError):
     """A conditional header (``If-Match``, ``If-Unmodified-Since``...) did not hold."""
 
 
+class PreconditionRequired(HttpError):
+    """A write the server requires to be conditional came without ``If-Match``
+    (RFC 6585 section 3, ``http.require_if_match``)."""
+
+
 # --- the table -----------------------------------------------------------------------------
 
 #: The realm of ``WWW-Authenticate`` challenges.
@@ -90,6 +95,7 @@ STATUS: dict[type[BaseException], int] = {
     ConstraintViolation: 409,
     Gone: 410,
     PreconditionFailed: 412,
+    PreconditionRequired: 428,
     # resources
     exc.ResourceNotExistsError: 404,
     exc.TombstoneError: 410,
@@ -101,6 +107,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.InvalidTripleError: 409,
     exc.RefIntViolationError: 409,
     exc.ChecksumValidationError: 409,
+    exc.InvalidDescriptionError: 400,
     exc.ResourceError: 400,
     # input
     exc.UnsupportedDigestError: 400,
@@ -136,6 +143,7 @@ CONSTRAINT_ANCHORS: dict[type[BaseException], str] = {
     exc.UnsupportedDigestError: "digests",
     exc.InvalidDigestError: "digests",
     exc.UnsupportedMediaTypeError: "media-types",
+    exc.InvalidDescriptionError: "media-types",
     exc.RdfParseError: "media-types",
     exc.SparqlError: "patch",
     exc.PayloadTooLargeError: "size",

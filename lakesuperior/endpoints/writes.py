@@ -14,7 +14,9 @@ handling drops those and refuses real changes (LDP 4.2.4.1, 4.2.4.3);
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import IO, Any, cast
+from urllib.parse import quote
 
 from flask import Response, request
 
@@ -25,7 +27,12 @@ from lakesuperior.endpoints.bodies import RdfBody, is_rdf
 from lakesuperior.endpoints.call import Call, checked_write, no_content, tombstone_links
 from lakesuperior.endpoints.errors import BadRequest, ConstraintViolation, MethodNotAllowed
 from lakesuperior.endpoints.paths import PathError, Target, slug_segment
-from lakesuperior.endpoints.representation import SPARQL_UPDATE, allowed_methods, write_headers
+from lakesuperior.endpoints.representation import (
+    SPARQL_UPDATE,
+    allowed_methods,
+    resource_links,
+    write_headers,
+)
 from lakesuperior.exceptions import IncompatibleLdpTypeError, UnsupportedMediaTypeError
 from lakesuperior.model import interaction
 from lakesuperior.model.uids import child_uid
@@ -46,17 +53,50 @@ def post(call: Call) -> Response:
 
 
 def _created(call: Call, res: Any) -> Response:
-    """201 with the new resource's ``Location`` (also its body)."""
+    """201 with the new resource's ``Location`` (also its body) and the ``Link``
+    values a GET of it gives (``representation.resource_links``, the one builder):
+    types, Memento relations, ``describedby`` for a binary. For a POST, whose
+    request URI is the container, they carry an ``anchor`` (RFC 8288 section 3.2)."""
     headers = _written(call, res)
     location = call.url(res.uid)
+    links = [link for link in resource_links(call.urls, res, Target(res.uid))
+             if link != call.constrained_by]
+    if res.uid != call.uid:
+        anchor = f'; anchor="{location}"'
+        links = [link + anchor for link in links]
+    headers["Link"] = ", ".join([*links, call.constrained_by])
     headers["Location"] = location
     return Response(location + "\n", status=201, headers=headers,
                     content_type="text/plain; charset=utf-8")
 
 
 def _written(call: Call, res: Any, target: Target | None = None) -> dict[str, str]:
-    """The headers of a write's response (``representation.write_headers``)."""
-    return write_headers(call.urls, res, call.uid, target, call.handling)
+    """The headers of a write's response (``representation.write_headers``), and
+    the links lenient referential integrity dropped (``dropped_headers``)."""
+    headers = write_headers(call.urls, res, call.uid, target, call.handling)
+    headers.update(dropped_headers(res.dropped))
+    return headers
+
+
+#: Most missing resources ``Lakesuperior-Dropped-Links`` names.
+MAX_DROPPED_SHOWN = 100
+
+
+def dropped_headers(dropped: Sequence[Triple]) -> dict[str, str]:
+    """What lenient referential integrity dropped from a write's input:
+    ``Lakesuperior-Dropped-Links``, the missing resources the dropped triples
+    linked to (distinct, at most ``MAX_DROPPED_SHOWN``, as ``<uri>`` values), and
+    ``Lakesuperior-Dropped-Triples``, how many triples were dropped. None when
+    nothing was dropped."""
+    if not dropped:
+        return {}
+    targets = list(dict.fromkeys(o for _s, _p, o in dropped))[:MAX_DROPPED_SHOWN]
+    return {"Lakesuperior-Dropped-Links": ", ".join(quote(t, safe=_URI_SAFE) for t in targets),
+            "Lakesuperior-Dropped-Triples": str(len(dropped))}
+
+
+#: Characters a URI keeps as they are in a header (the rest is percent-encoded).
+_URI_SAFE = "<>:/?#[]@!$&'()*+,;=%~"
 
 
 @tombstone_links
@@ -98,16 +138,20 @@ def _create_rdf(call: Call, segment: str | None, model: str | None,
                 media_type: str | None) -> Any:
     data = bodies.read() if bodies.has_body() else b""
     body = None
+    # The body is parsed against a fresh IRI, its ``<>``. Without a slug it is the
+    # new resource's (a minted uid); with one, the repository moves ``<>`` to the
+    # uid the resource gets, and a link to the slug's URI stays a link (taken or not).
+    fresh = str(uuid.uuid4())
+    base = (call.url(child_uid(call.uid, segment)) + "-" + uuid.uuid4().hex if segment
+            else call.url(child_uid(call.uid, fresh)))
     if data.strip():
         if media_type is None:
             raise UnsupportedMediaTypeError("A request body needs a Content-Type")
-        # The uid the body is parsed for: the slug, else a fresh uuid (what the
-        # repository would mint). If it is taken, the repository moves the triples.
-        segment = segment or str(uuid.uuid4())
-        body = RdfBody(data, media_type, call.url(child_uid(call.uid, segment)))
+        body = RdfBody(data, media_type, base)
     with checked_write(call, "POST", read=False):
-        return call.repo.create(call.uid, slug=segment,
+        return call.repo.create(call.uid, slug=segment or fresh,
                                 triples=body.triples() if body is not None else [],
+                                resolved_against=base,
                                 interaction_model=model, handling=call.handling or "tolerant",
                                 base_uri=call.base)
 

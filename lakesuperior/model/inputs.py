@@ -36,27 +36,30 @@ _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 class RdfInput:
     """RDF for an RDF source: public-URI triples, relative IRIs resolved.
     ``canonical``: every term is known to be canonical (parsed by ``rdfio`` or
-    built from an rdflib Graph), so the store need not re-validate them."""
+    built from an rdflib Graph), so the store need not re-validate them.
+    ``base``: the IRI relative IRIs were resolved against, which stands for the
+    resource (``<>``); None: the resource's own public IRI."""
 
     triples: list[Triple] = field(default_factory=list)
     model: str | None = None
     canonical: bool = False
+    base: str | None = None
 
     is_binary = False
 
     def rebased(self, old_iri: str, new_iri: str) -> RdfInput:
-        """The same triples with the resource's public IRI ``old_iri`` (and its
-        hash and child URIs) moved to ``new_iri``."""
+        """The same triples with ``old_iri`` (and its hash IRIs), which stood for the
+        resource, moved to ``new_iri``; every other IRI is data and stays."""
         old_t, new_t = "<" + old_iri, "<" + new_iri
         n = len(old_t)
 
         def move(term: str) -> str:
-            if term.startswith(old_t) and term[n:n + 1] in (">", "#", "/"):
+            if term.startswith(old_t) and term[n:n + 1] in (">", "#"):
                 return new_t + term[n:]
             return term
 
         return RdfInput([(move(s), p, move(o)) for s, p, o in self.triples], self.model,
-                        self.canonical)
+                        self.canonical, new_iri)
 
 
 @dataclass
@@ -125,11 +128,11 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
         return BinaryInput(info, media_type.strip() if media_type else DEFAULT_MIMETYPE,
                            filename, NON_RDF_SOURCE)
     if graph is not None:
-        return RdfInput(graph_triples(graph, base_iri), model, canonical=True)
+        return RdfInput(graph_triples(graph, base_iri), model, canonical=True, base=base_iri)
     if triples is not None:
         if isinstance(triples, rdfio.Parsed):
-            return RdfInput(list(triples), model, canonical=True)
-        return RdfInput(_caller_triples(uid, triples), model, canonical=False)
+            return RdfInput(list(triples), model, canonical=True, base=base_iri)
+        return RdfInput(_caller_triples(uid, triples), model, canonical=False, base=base_iri)
     if body is not None:
         if mtype is None or mtype not in rdfio.PARSEABLE:
             raise UnsupportedMediaTypeError(
@@ -138,8 +141,9 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
         raw = body if isinstance(body, (bytes, bytearray, memoryview)) else body.read()
         if isinstance(raw, str):          # a text-mode stream
             raw = raw.encode("utf-8")
-        return RdfInput(rdfio.parse(bytes(raw), mtype, base_iri), model, canonical=True)
-    return RdfInput([], model, canonical=True)
+        return RdfInput(rdfio.parse(bytes(raw), mtype, base_iri), model, canonical=True,
+                        base=base_iri)
+    return RdfInput([], model, canonical=True, base=base_iri)
 
 
 def is_binary(interaction_model: Any, *, graph: Any = None, body: Any = None,

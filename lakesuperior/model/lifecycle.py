@@ -65,14 +65,19 @@ def create_or_replace(ctx: Context, uid: str, inp: RdfInput | BinaryInput,
 def create_child(ctx: Context, parent: str, candidate: str, inp: RdfInput | BinaryInput,
                  handling: str = "strict") -> RdfSource:
     """POST semantics: create under ``parent`` at ``candidate`` (the slug or a
-    minted uuid) or, if that is taken, at a fresh uuid."""
+    minted uuid) or, if that is taken, at a fresh uuid. Only the IRI an RDF
+    input was resolved against (its ``base``, the body's ``<>``) moves to the
+    new resource; any other IRI, the taken slug's included, is data."""
     txn = ctx.txn
     parent_model = require_model(txn, parent)
     check_can_contain(parent, parent_model, candidate)
     uid = candidate
     if txn.has_graph(res_uri(uid)) or is_tombstone(txn, uid):
         uid = child_uid(parent, str(uuid.uuid4()))
-        inp = inp.rebased(ctx.urimap.public_iri(candidate), ctx.urimap.public_iri(uid))
+    iri = ctx.urimap.public_iri(uid)
+    base = getattr(inp, "base", None) or ctx.urimap.public_iri(candidate)
+    if base != iri:
+        inp = inp.rebased(base, iri)
     return create_at(ctx, uid, inp, handling, parent_model)
 
 
@@ -142,10 +147,12 @@ def attach(ctx: Context, uid: str, triples: list[Triple], parent_model: str) -> 
 
 
 def _user_triples(ctx: Context, uid: str, model: str, inp: RdfInput,
-                  handling: str) -> list[Triple]:
+                  handling: str, dropped: list[Triple]) -> list[Triple]:
     """The checked, deduplicated client triples of an RDF input, membership
-    configuration completed."""
-    user = list(dict.fromkeys(InputChecker(ctx, uid, handling, model).check(inp.triples)))
+    configuration completed; ``dropped`` gets what referential integrity dropped."""
+    checker = InputChecker(ctx, uid, handling, model)
+    user = list(dict.fromkeys(checker.check(inp.triples)))
+    dropped.extend(checker.dropped)
     return membership.complete_config(uid, model, user)
 
 
@@ -159,6 +166,7 @@ def _canonical(inp: RdfInput | BinaryInput) -> bool:
 def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str,
               parent_model: str) -> RdfSource:
     """Create a resource whose parent exists and can contain it."""
+    dropped: list[Triple] = []
     if isinstance(inp, BinaryInput):
         model = NON_RDF_SOURCE
         user = nonrdf.user_triples(ctx, uid, inp)
@@ -167,13 +175,14 @@ def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str
         model = inp.model or BASIC_CONTAINER
         if model == NON_RDF_SOURCE:
             raise IncompatibleLdpTypeError(uid, "RDF input cannot make a NonRDFSource")
-        user = _user_triples(ctx, uid, model, inp, handling)
+        user = _user_triples(ctx, uid, model, inp, handling, dropped)
         sm = server_triples(ctx, uid, model)
     triples = sm + user
     containment.write_graph(ctx, uid, triples, canonical=_canonical(inp))
     attach(ctx, uid, triples, parent_model)
-    return view(ctx, uid, triples, model=model,
-                extra=membership.triples_about(ctx.txn, uid))
+    res = view(ctx, uid, triples, model=model, extra=membership.triples_about(ctx.txn, uid))
+    res.dropped = dropped
+    return res
 
 
 def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
@@ -191,16 +200,19 @@ def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
     old = txn.triples(res_uri(uid))
     children = containment.children_in(old)
     extra_sm: list[Triple] = []
+    dropped: list[Triple] = []
     if isinstance(inp, BinaryInput):
         old_user = [t for t in old if not is_server_managed(t[1], t[2])]
         user = nonrdf.user_triples(ctx, uid, inp, old_user)
         extra_sm = nonrdf.content_triples(uid, inp)
     else:
-        user = _user_triples(ctx, uid, model, inp, handling)
+        user = _user_triples(ctx, uid, model, inp, handling, dropped)
     new = renewed_server_triples(ctx, uid, model, old) + extra_sm + user
     containment.write_graph(ctx, uid, new, children, canonical=_canonical(inp))
     after_change(ctx, uid, model, old, new)
-    return _view_after_write(ctx, uid, model, new, children)
+    res = _view_after_write(ctx, uid, model, new, children)
+    res.dropped = dropped
+    return res
 
 
 def _view_after_write(ctx: Context, uid: str, model: str, own: list[Triple],
@@ -237,6 +249,8 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
 
     Removing a server-managed triple is refused under strict handling and
     ignored under lenient; added triples go through the same checks as a PUT.
+    On a binary, ``ebucore:hasMimeType`` and ``ebucore:filename`` are set as
+    ``nonrdf.DescriptionEdit`` says.
     """
     txn = ctx.txn
     if model is None:
@@ -245,12 +259,19 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
         old = txn.triples(res_uri(uid))
     to_internal = ctx.urimap.to_internal
     removed_int = {(to_internal(s), p, to_internal(o)) for s, p, o in removed}
+    edit = None
+    if model == NON_RDF_SOURCE:
+        edit = nonrdf.DescriptionEdit(uid)
+        kept_removed, added = edit.split(
+            removed_int, ((to_internal(s), p, to_internal(o)) for s, p, o in added))
+        removed_int = set(kept_removed)
     sm_removed = [t for t in removed_int if is_server_managed(t[1], t[2])]
     if sm_removed and handling != "lenient":
         shown = "; ".join(f"{t[1]} {t[2][:100]}" for t in sm_removed[:5])
         raise ServerManagedTermError(uid, f"Server-managed triples cannot be removed from "
                                           f"{uid}: {shown}")
-    added_checked = InputChecker(ctx, uid, handling, model).check(added)
+    checker = InputChecker(ctx, uid, handling, model)
+    added_checked = checker.check(added)
     children = containment.children_in(old)
     old_user = [t for t in old if not is_server_managed(t[1], t[2])]
     kept = [t for t in old_user if t not in removed_int]
@@ -258,12 +279,15 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
     user = kept + [t for t in dict.fromkeys(added_checked) if t not in present]
     user = membership.complete_config(uid, model, user)
     sm = renewed_server_triples(ctx, uid, model, old)
-    if model == NON_RDF_SOURCE:
-        sm += binary_values(old, uid)
+    if edit is not None:
+        binary_sm, user = edit.apply(binary_values(old, uid), user)
+        sm += binary_sm
     new = sm + user
     containment.write_graph(ctx, uid, new, children)
     after_change(ctx, uid, model, old, new)
-    return _view_after_write(ctx, uid, model, new, children)
+    res = _view_after_write(ctx, uid, model, new, children)
+    res.dropped = checker.dropped
+    return res
 
 
 def update_delta(ctx: Context, uid: str, remove: Iterable[Any] | None,

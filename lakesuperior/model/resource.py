@@ -55,6 +55,10 @@ class RdfSource:
 
     is_binary = False
     is_container = False
+    #: For the view a write returns: the triples (public URIs) lenient referential
+    #: integrity dropped from the input (links to repository resources that do not
+    #: exist); empty otherwise.
+    dropped: list[Triple] | tuple[()] = ()
 
     def __init__(self, uid: str, own: list[Triple], *, urimap: UriMap,
                  extra: list[Triple] | None = None, incl_children: bool = True,

@@ -30,6 +30,9 @@ from lakesuperior.rdfio import Triple
 #: ``InputChecker``) and refuses the others.
 HANDLINGS = ("strict", "lenient", "tolerant")
 
+#: Most missing link targets a ``RefIntViolationError`` names.
+MAX_SHOWN = 50
+
 
 class InputChecker:
     """Validates and internalizes user triples for one resource.
@@ -47,7 +50,7 @@ class InputChecker:
     """
 
     __slots__ = ("ctx", "uid", "res", "pub_res", "pub_hash", "res_hash", "handling",
-                 "model", "_refs")
+                 "model", "dropped", "_refs")
 
     def __init__(self, ctx: Context, uid: str, handling: str = "strict",
                  model: str | None = None):
@@ -62,6 +65,8 @@ class InputChecker:
         self.pub_hash = self.pub_res[:-1] + "#"
         self.res_hash = self.res[:-1] + "#"
         self.handling = handling
+        #: The triples (public URIs) lenient referential integrity dropped.
+        self.dropped: list[Triple] = []
         self._refs: dict[str, bool] = {}
 
     def check(self, triples: Iterable[Triple], *, refint: bool = True) -> list[Triple]:
@@ -180,9 +185,16 @@ class InputChecker:
                 missing.append(i)
         if not missing:
             return out
+        to_public = self.ctx.urimap.to_public
         if self.ctx.settings.referential_integrity == "strict":
-            shown = ", ".join(sorted({self.ctx.urimap.to_public(out[i][2]) for i in missing})[:5])
+            targets = sorted({to_public(out[i][2]) for i in missing})
+            shown = ", ".join(targets[:MAX_SHOWN])
+            more = len(targets) - MAX_SHOWN
             raise RefIntViolationError(
-                self.uid, f"Links to repository resources that do not exist: {shown}")
+                self.uid, f"Links to repository resources that do not exist (strict "
+                          f"referential integrity): {shown}"
+                          + (f" and {more} more" if more > 0 else ""))
         drop = set(missing)
+        self.dropped.extend((to_public(s), p, to_public(o))
+                            for s, p, o in (out[i] for i in missing))
         return [t for i, t in enumerate(out) if i not in drop]

@@ -111,7 +111,7 @@ def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpApp]:
     from lakesuperior.endpoints.app import create_app
     tmp = tmp_path_factory.mktemp("bad-http")
     app = create_app(Config(data_dir=str(tmp / "data"), sync=False, max_body_size=MAX_BODY,
-                            referential_integrity="strict"))
+                            referential_integrity="strict", auth_enabled=False))
     app.testing = True
     app.test_client_class = Client
     client = app.test_client()

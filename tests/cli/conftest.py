@@ -114,7 +114,7 @@ class LsupServer:
         self.url = f"http://127.0.0.1:{self.port}/rest"
         env = {**os.environ, "LSUP_DATA_DIR": str(data_dir),
                "LSUP_SERVER_BIND": f"127.0.0.1:{self.port}", "LSUP_SERVER_WORKERS": "1",
-               "LSUP_STORE_SYNC": "false", **(env or {})}
+               "LSUP_STORE_SYNC": "false", "LSUP_AUTH_ENABLED": "false", **(env or {})}
         env.pop("LSUP_CONFIG", None)
         self.log_path = log_path
         self.log = open(log_path, "wb")

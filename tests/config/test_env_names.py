@@ -15,7 +15,9 @@ DEFAULTS = Path(__file__).resolve().parents[2] / "etc.defaults" / "application.y
 VAR = re.compile(r"\bLSUP_[A-Z0-9_]*[A-Z0-9]\b")
 KEY = re.compile(r"^(\s*)([A-Za-z_]\w*):(.*)$")
 # A valid value other than the default, for keys whose values are constrained.
-OTHER = {"digest_algorithm": "md5", "referential_integrity": "strict"}
+OTHER = {"digest_algorithm": "md5", "referential_integrity": "strict",
+         "auth_webid_base": "https://example.org/users/", "auth_proxy_header": "X-Remote-User",
+         "auth_trusted_proxies": ("10.0.0.1, 192.168.0.0/16", ("10.0.0.1", "192.168.0.0/16"))}
 
 
 def documented_keys() -> list[tuple[tuple[str, ...], list[str]]]:
@@ -47,7 +49,8 @@ def documented_keys() -> list[tuple[tuple[str, ...], list[str]]]:
 
 def other_value(key: str, default):
     if key in OTHER:
-        return OTHER[key], OTHER[key]
+        value = OTHER[key]
+        return value if isinstance(value, tuple) else (value, value)
     if isinstance(default, bool):
         return str(not default).lower(), not default
     if isinstance(default, int):

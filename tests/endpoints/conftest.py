@@ -29,7 +29,8 @@ class Client(FlaskClient):
 @pytest.fixture
 def app(tmp_path):
     from lakesuperior.endpoints.app import create_app
-    config = Config(data_dir=str(tmp_path / "data"), sync=False, max_body_size=MAX_BODY)
+    config = Config(data_dir=str(tmp_path / "data"), sync=False, max_body_size=MAX_BODY,
+                    auth_enabled=False)
     app = create_app(config)
     app.testing = True
     app.test_client_class = Client

@@ -152,7 +152,8 @@ def test_app_on_a_caller_owned_repository(repo_factory):
 
 def _app_on(data_dir, **settings):
     from lakesuperior.endpoints.app import create_app
-    app = create_app(Config(data_dir=str(data_dir), sync=False, **settings))
+    app = create_app(Config(data_dir=str(data_dir), sync=False, auth_enabled=False,
+                            **settings))
     app.testing = True
     app.test_client_class = Client
     return app

@@ -1,0 +1,92 @@
+"""Fixtures for authentication: a user database, and the app with authentication on."""
+from __future__ import annotations
+
+import base64
+
+import pytest
+from flask.testing import FlaskClient
+
+from lakesuperior.config import Config
+from lakesuperior.users import UserDB
+
+ALICE = ("alice", "wonder land:1")       # a user; the password has a blank and a colon
+ROOT = ("root", "s3cret-r00t")           # an administrator
+FCREPO = "http://fedora.info/definitions/v4/repository#"
+TTL = "text/turtle"
+
+
+def basic(user: str, password: str) -> dict[str, str]:
+    token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+    return {"Authorization": f"Basic {token}"}
+
+
+class Client(FlaskClient):
+    def open(self, *args, **kwargs):
+        kwargs.setdefault("buffered", True)
+        return super().open(*args, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def seeded_users(tmp_path_factory) -> bytes:
+    """The bytes of a user file with ALICE and ROOT (hashed once per session)."""
+    db = UserDB(tmp_path_factory.mktemp("users"))
+    db.add(*ALICE)
+    db.add(*ROOT, admin=True)
+    with open(db.path, "rb") as fh:
+        return fh.read()
+
+
+@pytest.fixture
+def data_dir(tmp_path, seeded_users):
+    path = tmp_path / "data"
+    path.mkdir()
+    (path / "users.json").write_bytes(seeded_users)
+    (path / "users.json").chmod(0o600)
+    return path
+
+
+@pytest.fixture
+def users(data_dir) -> UserDB:
+    return UserDB(data_dir)
+
+
+@pytest.fixture
+def make_app(data_dir):
+    """``make_app(**config)``: the app on ``data_dir`` with authentication on."""
+    from lakesuperior.endpoints.app import create_app
+    apps = []
+
+    def make(**settings):
+        app = create_app(Config(data_dir=str(data_dir), sync=False, **settings))
+        app.testing = True
+        app.test_client_class = Client
+        apps.append(app)
+        return app
+
+    yield make
+    for app in apps:
+        app.extensions["lakesuperior"].close()
+
+
+@pytest.fixture
+def app(make_app):
+    return make_app()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def repo(app):
+    return app.extensions["lakesuperior"].repository
+
+
+def created_by(repo, uid: str) -> tuple[str, str]:
+    """(fcrepo:createdBy, fcrepo:lastModifiedBy) of ``uid``, as plain strings."""
+    res = repo.get(uid)
+    values = {p: o for _s, p, o in res.triples
+              if p in (f"<{FCREPO}createdBy>", f"<{FCREPO}lastModifiedBy>")}
+    return (values[f"<{FCREPO}createdBy>"].strip('"'),
+            values[f"<{FCREPO}lastModifiedBy>"].strip('"'))

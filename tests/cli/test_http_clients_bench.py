@@ -1,0 +1,29 @@
+"""benchmarks/http_clients.py against a real server: both operations, the JSON it writes."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ..servers import lsup_server
+
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "http_clients.py"
+
+
+@pytest.mark.parametrize("op", ["get", "put"])
+def test_http_clients_reports_throughput(tmp_path, op):
+    out = tmp_path / "r.json"
+    with lsup_server(tmp_path, {"LSUP_SYNC": "false"}) as (_, port, _log):
+        res = subprocess.run(
+            [sys.executable, str(SCRIPT), "--endpoint", f"http://127.0.0.1:{port}/rest/",
+             "--clients", "2", "--seconds", "0.5", "--op", op, "--output", str(out)],
+            capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith(f"{op} x2: ")
+    data = json.loads(out.read_text())
+    assert data["op"] == op and data["clients"] == 2 and data["errors"] == 0
+    assert data["requests"] > 0 and data["throughput_per_s"] > 0
+    assert 0 < data["latency_ms"]["median"] <= data["latency_ms"]["p99"]
