@@ -50,13 +50,32 @@ def users(data_dir) -> UserDB:
     return UserDB(data_dir)
 
 
+#: A root ACL that lets every agent read and write everything: these tests are
+#: about who the agent is, not what it may do (tests/webac).
+OPEN_ACL = b"""@prefix acl: <http://www.w3.org/ns/auth/acl#> .
+@prefix foaf: <http://xmlns.com/foaf/0.1/> .
+<#open> a acl:Authorization ; acl:agentClass foaf:Agent ; acl:mode acl:Read, acl:Write ;
+    acl:accessTo <./> ; acl:default <./> .
+"""
+
+
 @pytest.fixture
-def make_app(data_dir):
-    """``make_app(**config)``: the app on ``data_dir`` with authentication on."""
+def open_acl(tmp_path) -> str:
+    """The path of a Turtle file holding ``OPEN_ACL`` (for ``auth.root_acl``)."""
+    path = tmp_path / "open-acl.ttl"
+    path.write_bytes(OPEN_ACL)
+    return str(path)
+
+
+@pytest.fixture
+def make_app(data_dir, open_acl):
+    """``make_app(**config)``: the app on ``data_dir`` with authentication on (and
+    the root ACL ``OPEN_ACL`` unless ``auth_root_acl`` is given)."""
     from lakesuperior.endpoints.app import create_app
     apps = []
 
     def make(**settings):
+        settings.setdefault("auth_root_acl", open_acl)
         app = create_app(Config(data_dir=str(data_dir), sync=False, **settings))
         app.testing = True
         app.test_client_class = Client

@@ -107,9 +107,10 @@ def _created_by(port: int, path: str) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("trusted,expected", [("127.0.0.1", "carol"),
                                               ("10.0.0.0/8", "anonymous")])
-def test_proxy_header_over_gunicorn(tmp_path, trusted, expected):
+def test_proxy_header_over_gunicorn(tmp_path, open_acl, trusted, expected):
     env = {"LSUP_AUTH_ENABLED": "true", "LSUP_AUTH_PROXY_HEADER": HEADER,
-           "LSUP_AUTH_TRUSTED_PROXIES": trusted, "LSUP_SERVER_WORKERS": "1"}
+           "LSUP_AUTH_TRUSTED_PROXIES": trusted, "LSUP_SERVER_WORKERS": "1",
+           "LSUP_AUTH_ROOT_ACL": open_acl}
     with lsup_server(tmp_path, env) as (_proc, port, _log):
         assert _put(port, "/rest/p", {HEADER: "carol"}) == 201
         assert _created_by(port, "/rest/p") == expected
