@@ -34,11 +34,13 @@ SPARQL = "application/sparql-update"
 
 @pytest.fixture
 def make_client(tmp_path):
-    """A client on an app with its own configuration (``Config`` keywords)."""
+    """A client on an app with its own configuration (``Config`` keywords;
+    authentication off: every request is the administrator)."""
     apps = []
 
     def make(**settings):
         from lakesuperior.endpoints.app import create_app
+        settings.setdefault("auth_enabled", False)
         app = create_app(Config(data_dir=str(tmp_path / f"data{len(apps)}"), sync=False,
                                 **settings))
         app.testing = True
