@@ -25,7 +25,9 @@ a view, so the rules have one implementation. Modes:
 - ``integrity_check``, ``stats`` and ``cleanup``: administrators only.
 
 An administrator (``Agent.admin``) passes every check; its name is still the
-one its writes record.
+one its writes record. Not offered: ``snapshot`` (raw reads), ``close`` and
+making other views (``as_agent``, ``as_user``): those belong to whoever holds
+the ``Repository``.
 """
 from __future__ import annotations
 

@@ -153,8 +153,8 @@ class Access:
             if is_descendant(u, uid):
                 self.require(u, mode)
         res = res_uri(uid)
-        if self.ctx.txn.count(res, LDP_CONTAINS, None, res) and mode not in self._inherited(
-                uid if uid in self.gen.acls else self.controlling(uid)):
+        if (self.ctx.txn.count(res, LDP_CONTAINS, None, res)
+                and mode not in self._inherited(self.controlling(uid))):
             raise AccessDeniedError(uid, mode, self.agent.authenticated,
                                     f"{mode} access to the resources under {uid} is not "
                                     "granted to this agent")
