@@ -17,7 +17,6 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from flask import Response, current_app, request
 
 from lakesuperior import headers as hdr
-from lakesuperior.endpoints import authn
 from lakesuperior.endpoints.access import request_repository
 from lakesuperior.endpoints.errors import (
     BadRequest,
@@ -31,7 +30,6 @@ from lakesuperior.endpoints.paths import Kind, Urls, parse_target, to_bytes
 from lakesuperior.endpoints.preconditions import Conditions
 from lakesuperior.endpoints.representation import constrained_by, link_value
 from lakesuperior.exceptions import ResourceNotExistsError, TombstoneError
-from lakesuperior.repository import Repository
 
 #: Blueprint registration name -> URL prefix (see ``app.create_app``).
 PREFIXES = {"rest": "/rest", "ldp": "/ldp"}
@@ -44,13 +42,6 @@ _R = TypeVar("_R")
 
 
 # --- the request -------------------------------------------------------------------------
-
-def repository() -> Repository:
-    """The repository the app serves, recording the request's user as the author
-    of its writes."""
-    repo = current_app.extensions["lakesuperior"].repository
-    return repo.as_user(authn.recorded_name(authn.request_agent()))
-
 
 def public_root() -> str:
     """The request's public root (``http://host`` plus the script root); ``BadRequest``
