@@ -93,7 +93,7 @@ class Call:
 
     def __init__(self) -> None:
         state = current_app.extensions["lakesuperior"]
-        self.repo = state.repository
+        self.repo = repository()
         #: ``http.require_if_match``: PUT, PATCH, DELETE of what exists need ``If-Match``.
         self.require_if_match: bool = state.config.http_require_if_match
         self.urls = Urls(public_root(), _prefix())
