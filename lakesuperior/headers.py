@@ -9,12 +9,12 @@ from __future__ import annotations
 import base64
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Literal, TypeGuard
-from urllib.parse import quote, unquote, unquote_to_bytes
+from urllib.parse import quote, unquote
 
 from lakesuperior.exceptions import (
     InvalidDigestError,

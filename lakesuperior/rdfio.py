@@ -290,7 +290,7 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
 
 
 #: What pyoxigraph says of Turtle whose last statement has no closing ".".
-_MISSING_END = re.compile(r": (?:Unexpected end|Triples should be followed by a dot)$")
+_MISSING_END = re.compile(r": (?:Unexpected end(?: of file)?|Triples should be followed by a dot)$")
 
 
 def _ox_parse(data: bytes, fmt: pyoxigraph.RdfFormat, base: str) -> str:

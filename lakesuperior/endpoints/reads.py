@@ -27,7 +27,6 @@ from lakesuperior.endpoints.call import (
     tombstone_links,
 )
 from lakesuperior.endpoints.errors import MethodNotAllowed, NotAcceptable
-from lakesuperior.exceptions import UnsupportedDigestError
 from lakesuperior.endpoints.paths import Target
 from lakesuperior.endpoints.preconditions import if_range_holds
 from lakesuperior.endpoints.representation import (
@@ -36,16 +35,17 @@ from lakesuperior.endpoints.representation import (
     TIMEMAP_OUT,
     allowed_methods,
     content_type_of,
+    get_options,
     modified_of,
     needs_triples,
     not_modified_headers,
-    get_options,
     read_options,
     representation_triples,
     resource_headers,
     timegate_headers,
     timemap_headers,
 )
+from lakesuperior.exceptions import UnsupportedDigestError
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_TYPE
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
 from lakesuperior.version import __version__
