@@ -139,8 +139,13 @@ def test_ldp_7_2_2_omit_minimal_container_on_a_description(client, seeded):
 
 
 def test_ldp_7_2_2_representations_have_their_own_etags(client, seeded):
-    tags = {client.get("/rest/c", headers={"Prefer": p} if p else {}).headers["ETag"]
-            for p in (None, _rep(omit=PMC), _rep("PreferMinimalContainer"), "return=minimal")}
+    tags = set()
+    for p in (None, _rep(omit=PMC), _rep("PreferMinimalContainer"), "return=minimal"):
+        headers = {"Prefer": p} if p else {}
+        get, head = client.get("/rest/c", headers=headers), client.head("/rest/c", headers=headers)
+        assert get.headers["ETag"] == head.headers["ETag"]
+        assert get.headers.get("Preference-Applied") == head.headers.get("Preference-Applied")
+        tags.add(get.headers["ETag"])
     assert len(tags) == 4
 
 

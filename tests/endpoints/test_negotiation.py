@@ -3,6 +3,7 @@
 Fedora's three profiles, 400 for a malformed ``Accept`` and 406 for none served."""
 from __future__ import annotations
 
+import http.client
 import json
 
 import pytest
@@ -11,6 +12,7 @@ from rdflib.compare import isomorphic
 
 from lakesuperior import rdfio
 
+from ..servers import lsup_server
 from .conftest import LDP, ROOT, TTL, graph, link_targets, post_ttl, put_ttl
 
 JSONLD = "application/ld+json"
@@ -234,3 +236,41 @@ def test_sparql_construct_accepts_parameters(client, seeded):
                    headers={"Accept": "text/turtle;charset=utf-8"})
     assert r.status_code == 200, r.data
     assert r.headers["Content-Type"].startswith("text/turtle")
+
+
+# --- the same over a real gunicorn ------------------------------------------------------------
+
+def _wire(port: int, method: str, path: str, headers: dict[str, str], body: bytes = b""
+          ) -> tuple[int, dict[str, str], bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request(method, path, body=body, headers=headers)
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
+@pytest.mark.slow
+def test_negotiation_over_gunicorn(tmp_path):
+    """Negotiated answers and refused headers through a real ``lsup-server``."""
+    with lsup_server(tmp_path, {"LSUP_SERVER_WORKERS": "1", "LSUP_SYNC": "false"}) \
+            as (_proc, port, log):
+        ttl = {"Content-Type": TTL}
+        assert _wire(port, "PUT", "/rest/w", ttl, BODY.encode())[0] == 201
+        status, headers, body = _wire(port, "GET", "/rest/w", {
+            "Accept": f'text/turtle;q=0.5, {JSONLD}; profile="{EXPANDED}"'})
+        assert status == 200 and headers["content-type"] == f'{JSONLD}; profile="{EXPANDED}"'
+        assert isinstance(json.loads(body), list)
+        for name, value, code, says in [
+                ("Accept", "text/turtle;q=x", 400, "Malformed Accept"),
+                ("Accept", "image/png", 406, "None of the media types"),
+                ("Prefer", 'return=representation; include="x', 400, "Malformed Prefer"),
+                ("Accept-Datetime", "2020-01-01", 400, "not an HTTP date")]:
+            status, _, body = _wire(port, "GET", "/rest/w", {name: value})
+            assert status == code and says in body.decode(), (name, status, body)
+        status, _, body = _wire(port, "PUT", "/rest/w", {
+            **ttl, "Prefer": "handling=lenient, =x"}, b'<> <http://ex.org/p> "changed"')
+        assert status == 400 and b"Malformed Prefer" in body
+        assert b"changed" not in _wire(port, "GET", "/rest/w", {})[2]
+        assert "Traceback" not in log.read_text(errors="replace")
