@@ -65,7 +65,7 @@ def read(call: Call, head: bool) -> Response:
     options, applied = read_options(call.prefer)
     when = hdr.parse_accept_datetime(request.headers.get("Accept-Datetime"))
     res: Any
-    if head and not needs_triples(options) or when is not None:
+    if (head and not needs_triples(options)) or when is not None:
         res = call.repo.info(call.uid, base_uri=call.base)   # headers only: no triples
     else:
         res = call.repo.get(call.uid, base_uri=call.base, **get_options(options))
