@@ -3,6 +3,10 @@
 The HTTP layer passes raw header values in and gets plain values (or a status
 code) back, in the spirit of Flask's "sansio" split. Parsers are lenient where
 the RFCs allow it: unparseable parts are ignored, as the RFCs ask of recipients.
+Where a request cannot be answered as meant without the header (``Accept``,
+``Prefer``, ``Accept-Datetime``), a value that does not follow the grammar raises
+``InvalidHeaderError`` saying why. The tokens are in ``httpgrammar``, media types
+and ``Accept`` in ``mediatypes`` (re-exported here).
 """
 from __future__ import annotations
 
