@@ -123,6 +123,11 @@ class UnsupportedDigestError(LakesuperiorError):
 
 # --- input formats ------------------------------------------------------------
 
+class InvalidHeaderError(LakesuperiorError, ValueError):
+    """A request header that does not follow its grammar; the message names the
+    header and says what is wrong."""
+
+
 class UnsupportedMediaTypeError(LakesuperiorError):
     """A media type we cannot read (or write)."""
 

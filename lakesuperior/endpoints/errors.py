@@ -111,6 +111,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.ResourceError: 400,
     # input
     exc.UnsupportedDigestError: 400,
+    exc.InvalidHeaderError: 400,
     exc.AuthenticationError: 401,
     exc.InvalidDigestError: 400,
     exc.UnsupportedMediaTypeError: 415,

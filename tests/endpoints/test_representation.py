@@ -83,7 +83,7 @@ def test_read_options_fedora_and_oa():
     assert rep.needs_triples(options)
     options, _ = rep.read_options(hdr.Prefer(include=frozenset({inbound}),
                                              omit=frozenset({inbound})))
-    assert not options["incl_inbound"]
+    assert options["incl_inbound"]   # include wins, as in Fedora 6 (LdpPreferTag)
     for sm in rep.PREFER_SERVER_MANAGED:
         options, _ = rep.read_options(hdr.Prefer(omit=frozenset({sm})))
         assert not options["incl_srv_mgd"]
