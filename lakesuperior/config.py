@@ -46,6 +46,7 @@ class Config:
     allow_foreign_subjects: bool = False
     max_body_size: int = 1 << 30
     query_timeout: float = 30.0
+    versioning_auto: bool = True
     server_bind: str = "127.0.0.1:8000"
     server_workers: int = 2
     server_threads: int = 8

@@ -1,7 +1,13 @@
-"""Versioning per Fedora API section 4 (Memento, RFC 7089) and tombstones."""
+"""Versioning per Fedora API section 4 (Memento, RFC 7089) and tombstones, with
+versions made on request (``versioning.auto: false``; ``test_versions_auto``
+covers automatic versions)."""
 from __future__ import annotations
 
 import time
+
+import pytest
+
+from lakesuperior.config import Config
 
 from lakesuperior import headers as hdr
 from lakesuperior.endpoints.memento import version_datetime
@@ -20,6 +26,19 @@ from .conftest import (
     put_ttl,
     types,
 )
+
+
+@pytest.fixture
+def app(tmp_path):
+    from lakesuperior.endpoints.app import create_app
+
+    from .conftest import MAX_BODY, Client
+    app = create_app(Config(data_dir=str(tmp_path / "data"), sync=False, max_body_size=MAX_BODY,
+                            versioning_auto=False))
+    app.testing = True
+    app.test_client_class = Client
+    yield app
+    app.extensions["lakesuperior"].close()
 
 
 def _version(client, path):
