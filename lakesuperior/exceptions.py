@@ -104,6 +104,11 @@ class IncompatibleLdpTypeError(ResourceError):
     """The requested interaction model conflicts with the resource's."""
 
 
+class InvalidTypeLinkError(IncompatibleLdpTypeError):
+    """A requested type that no resource here can have (an unknown ``rel="type"``,
+    a binary Archival Group)."""
+
+
 class ServerManagedTermError(ResourceError):
     """The input tries to set server-managed triples under strict handling."""
 

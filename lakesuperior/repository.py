@@ -257,10 +257,13 @@ class Repository:
                           digests=digests, filename=filename, uid=uid, triples=triples)
 
     def _check_binary_target(self, uid: str, parent: str | None, interaction_model: Any,
-                             graph: Any, body: Any, media_type: Any) -> None:
+                             graph: Any, body: Any, media_type: Any,
+                             archival_group: bool = False) -> None:
         """Refuse a binary where none can be made before its content is stored (a
         refused write would leave the file behind)."""
         if is_binary(interaction_model, graph=graph, body=body, media_type=media_type):
+            if archival_group:
+                raise archival.not_for_binary(uid)
             with self.snapshot() as ctx:
                 lifecycle.check_binary_target(ctx, uid, parent=parent)
 
@@ -295,7 +298,8 @@ class Repository:
         candidate = child_uid(parent, segment)
         umap = self._urimap(base_uri)
         self._check_binary_target(candidate, parent, interaction_model, graph,
-                                  data if data is not None else stream, media_type)
+                                  data if data is not None else stream, media_type,
+                                  archival_group)
         inp = self._input(candidate, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples)
@@ -322,7 +326,8 @@ class Repository:
         uid = normalize_uid(uid)
         umap = self._urimap(base_uri)
         self._check_binary_target(uid, None, interaction_model, graph,
-                                  data if data is not None else stream, media_type)
+                                  data if data is not None else stream, media_type,
+                                  archival_group)
         inp = self._input(uid, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples)
@@ -420,27 +425,33 @@ class Repository:
                        filename: str | None = None, base_uri: str | None = None,
                        triples: Iterable[tuple[str, str, str]] | None = None,
                        handling: str = "lenient") -> str:
-        """Add a historic version at ``when`` (an aware datetime, not in the future)
-        with the given state (inputs as ``create_or_replace``: RDF for an RDF
-        source, content for a binary); return its id. ``VersionExistsError`` if
+        """Add a version dated ``when`` (an aware datetime, not in the future; a
+        migration's historic version); return its id. Its state is the input
+        (as for ``create_or_replace``: RDF for an RDF source, content for a
+        binary), or without input the current state. ``VersionExistsError`` if
         the resource has a version at that second. The current state is unchanged."""
         uid = normalize_uid(uid)
         with self.snapshot() as ctx:
             model = require_model(ctx.txn, uid)
             vid = versions_mod.id_of_datetime(ctx, when)
-        binary = model == interaction.NON_RDF_SOURCE
-        if not binary and is_binary(None, graph=graph, media_type=media_type,
-                                    body=data if data is not None else stream):
-            raise IncompatibleLdpTypeError(uid, f"{uid} is an RDF source: a version of it "
-                                                "is RDF, not binary content")
-        inp = self._input(uid, self._urimap(base_uri), graph=graph, data=data,
-                          media_type=media_type, stream=stream,
-                          interaction_model=model if binary else None, digests=digests,
-                          filename=filename, triples=triples)
+        body = data if data is not None else stream
+        inp = None
+        if any(x is not None for x in (graph, body, triples)):
+            binary = model == interaction.NON_RDF_SOURCE
+            if not binary and is_binary(None, graph=graph, media_type=media_type, body=body):
+                raise IncompatibleLdpTypeError(uid, f"{uid} is an RDF source: a version of "
+                                                    "it is RDF, not binary content")
+            inp = self._input(uid, self._urimap(base_uri), graph=graph, data=data,
+                              media_type=media_type, stream=stream,
+                              interaction_model=model if binary else None, digests=digests,
+                              filename=filename, triples=triples)
         with self._write(base_uri) as ctx:
             require_model(ctx.txn, uid)
-            at = datetime.strptime(vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
-            state = lifecycle.state_of(ctx, uid, model, inp, handling, at)
+            if inp is None:
+                state = ctx.txn.triples(res_uri(uid))
+            else:
+                at = datetime.strptime(vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+                state = lifecycle.state_of(ctx, uid, model, inp, handling, at)
             versions_mod.import_version(ctx, uid, vid, state)
             return vid
 

@@ -96,6 +96,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.ResourceExistsError: 409,
     exc.ArchivalGroupError: 409,
     exc.InvalidResourceError: 400,
+    exc.InvalidTypeLinkError: 400,
     exc.IncompatibleLdpTypeError: 409,
     exc.ServerManagedTermError: 409,
     exc.SingleSubjectError: 409,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from lakesuperior.exceptions import ArchivalGroupError, IncompatibleLdpTypeError
+from lakesuperior.exceptions import ArchivalGroupError, InvalidTypeLinkError
 from lakesuperior.model.interaction import CONTAINERS, NON_RDF_SOURCE
 from lakesuperior.model.namespaces import FCREPO, FCREPO_NS, LDP_NS, RDF_TYPE
 from lakesuperior.model.uids import ROOT_UID, parent_of, res_uri
@@ -28,14 +28,14 @@ _IGNORED_TYPES = frozenset((FCREPO_NS + "VersionedResource",
 def requested(type_iris: Iterable[str]) -> bool:
     """Whether the bare IRIs of a request's ``rel="type"`` links ask for an
     Archival Group. Any type that is neither an LDP type, the Archival Group
-    nor one Fedora ignores is refused (``IncompatibleLdpTypeError``), as
+    nor one Fedora ignores is refused (``InvalidTypeLinkError``), as
     Fedora 6 refuses an invalid interaction model."""
     asked = False
     for iri in type_iris:
         if iri == ARCHIVAL_GROUP_IRI:
             asked = True
         elif not iri.startswith(LDP_NS) and iri not in _IGNORED_TYPES:
-            raise IncompatibleLdpTypeError(None, f"Invalid interaction model: <{iri}> "
+            raise InvalidTypeLinkError(None, f"Invalid interaction model: <{iri}> "
                                                  "(rel=\"type\" may name an LDP type or "
                                                  f"<{ARCHIVAL_GROUP_IRI}>)")
     return asked
@@ -57,12 +57,17 @@ def group_of(txn: Any, uid: str) -> str | None:
     return None
 
 
+def not_for_binary(uid: str | None) -> InvalidTypeLinkError:
+    """The error for an Archival Group that is not a container."""
+    return InvalidTypeLinkError(uid, "Binary resources cannot be created as an "
+                                     "ArchivalGroup: only a container can be one")
+
+
 def check_new(txn: Any, uid: str, model: str) -> list[Triple]:
     """The type triple of a new Archival Group at ``uid`` with interaction model
     ``model``; refused for a binary or a resource inside another group."""
     if model == NON_RDF_SOURCE or model not in CONTAINERS:
-        raise IncompatibleLdpTypeError(uid, "Binary resources cannot be created as an "
-                                            "ArchivalGroup: only a container can be one")
+        raise not_for_binary(uid)
     outer = group_of(txn, parent_of(uid)) if uid != ROOT_UID else None
     if outer is not None:
         raise ArchivalGroupError(uid, f"Cannot create the Archival Group {uid} inside "
