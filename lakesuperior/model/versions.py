@@ -32,7 +32,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from lakesuperior.exceptions import (
-    InvalidResourceError,
     InvalidVersionError,
     ResourceNotExistsError,
     VersionExistsError,
@@ -67,10 +66,10 @@ def version_id(ctx: Context) -> str:
 
 
 def check_version_id(version_id: str) -> str:
-    """``version_id`` if it is well formed; ``InvalidResourceError`` if not."""
+    """``version_id`` if it is well formed; ``InvalidVersionError`` if not."""
     if not (isinstance(version_id, str) and len(version_id) == 14 and version_id.isdigit()):
-        raise InvalidResourceError(None, f"Invalid version id {version_id!r}: expected "
-                                         "yyyyMMddHHmmss")
+        raise InvalidVersionError(None, f"Invalid version id {version_id!r:.40}: expected "
+                                        "yyyyMMddHHmmss")
     return version_id
 
 
