@@ -146,18 +146,31 @@ def _own_triples(ctx: Context, uid: str) -> list[Triple]:
 
 
 def settle(ctx: Context, uid: str, keep: str | None = None,
-           current: list[Triple] | None = None) -> None:
+           current: list[Triple] | None = None) -> list[str]:
     """Store the state of a live newest version (unless it is ``keep``) in its own
     snapshot graph: the resource's own graph (``current``, if the caller has read
-    it) is about to change."""
+    it) is about to change. Return the ids of the resource's versions."""
     own = own_ids(ctx, uid)
     if not own or own[-1] == keep:
-        return
+        return own
     snap = snap_graph(uid, own[-1])
     if not ctx.txn.has_graph(snap):
         state = (_own_triples(ctx, uid) if current is None
                  else [t for t in current if t[1] != LDP_CONTAINS])
         ctx.txn.add_graph(snap, state, canonical=True)
+    return own
+
+
+def _live_at(ctx: Context, uid: str, vid: str, own: list[str], label: str | None = None
+             ) -> None:
+    """Make ``vid`` a live version (the current state), newest of ``own``."""
+    if own and own[-1] == vid:
+        snap = snap_graph(uid, vid)
+        if ctx.txn.has_graph(snap):
+            ctx.txn.remove_graph(snap)       # the later state of the second wins
+        if label is None:
+            return
+    _add_id(ctx, uid, vid, label)
 
 
 def _add_id(ctx: Context, uid: str, vid: str, label: str | None = None) -> None:
@@ -184,11 +197,10 @@ def on_change(ctx: Context, uid: str, group: str | None,
     Group ``group``)."""
     auto = ctx.settings.versioning_auto
     vid = version_id(ctx)
-    settle(ctx, uid, keep=vid if auto else None, current=current)
+    own = settle(ctx, uid, keep=vid if auto else None, current=current)
     if not auto:
         return
-    ctx.txn.remove_graph(snap_graph(uid, vid))   # the later state of the second wins
-    _add_id(ctx, uid, vid)
+    _live_at(ctx, uid, vid, own)
     if group is not None:
         add_group_id(ctx, group, vid)
 
@@ -197,9 +209,7 @@ def create(ctx: Context, uid: str, label: str | None = None) -> str:
     """A version of the current state at the call's datetime (live: nothing is
     copied until the resource changes); return its id."""
     vid = version_id(ctx)
-    settle(ctx, uid, keep=vid)
-    ctx.txn.remove_graph(snap_graph(uid, vid))
-    _add_id(ctx, uid, vid, label)
+    _live_at(ctx, uid, vid, settle(ctx, uid, keep=vid), label)
     return vid
 
 
