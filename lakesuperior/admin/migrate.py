@@ -12,8 +12,8 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Any, cast
 from datetime import datetime
+from typing import Any, cast
 from urllib.parse import urljoin, urlsplit
 
 from lakesuperior import headers as hdr

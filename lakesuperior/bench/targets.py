@@ -166,7 +166,7 @@ class HttpTarget:
         self.data_dir = opts.data_dir
         self.config = opts.config
         self.sync = None
-        self.versioning_auto: bool | None = None   # the server's setting (LSUP_VERSIONING_AUTO there)
+        self.versioning_auto: bool | None = None   # the server's own setting
 
     def _check(self, resp: HttpResponse, what: str, ok: Sequence[int] = ()) -> HttpResponse:
         if not (resp.ok or resp.status in ok):

@@ -18,8 +18,8 @@ from typing import Any
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints.memento import LINK_FORMAT, TIMEMAP_TYPES, version_datetime
-from lakesuperior.model.archival import ARCHIVAL_GROUP
 from lakesuperior.endpoints.paths import Target, Urls
+from lakesuperior.model.archival import ARCHIVAL_GROUP
 from lakesuperior.model.interaction import CONTAINERS
 from lakesuperior.model.namespaces import (
     FCREPO,

@@ -7,9 +7,8 @@ import time
 
 import pytest
 
-from lakesuperior.config import Config
-
 from lakesuperior import headers as hdr
+from lakesuperior.config import Config
 from lakesuperior.endpoints.memento import version_datetime
 
 from .conftest import (
