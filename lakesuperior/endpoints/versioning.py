@@ -20,7 +20,6 @@ from lakesuperior import rdfio
 from lakesuperior.endpoints import bodies
 from lakesuperior.endpoints.bodies import RdfBody, is_rdf
 from lakesuperior.endpoints.call import Call, checked_write, no_content, tombstone_links
-from lakesuperior.endpoints.errors import BadRequest
 from lakesuperior.exceptions import InvalidVersionError, UnsupportedMediaTypeError
 from lakesuperior.model import archival
 
@@ -94,7 +93,5 @@ def _import(call: Call, header: str) -> str:
 @tombstone_links
 def delete_memento(call: Call) -> Response:
     """DELETE of a memento: the version is removed; the resource is unchanged."""
-    if call.target.version is None:
-        raise BadRequest("No version named")
-    call.repo.delete_version(call.uid, call.target.version)
+    call.repo.delete_version(call.uid, call.target.version or "")
     return no_content()

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from lakesuperior.exceptions import ArchivalGroupError, InvalidTypeLinkError
-from lakesuperior.model.interaction import CONTAINERS, NON_RDF_SOURCE
+from lakesuperior.model.interaction import CONTAINERS, NON_RDF_SOURCE, model_name
 from lakesuperior.model.namespaces import FCREPO, FCREPO_NS, LDP_NS, RDF_TYPE
 from lakesuperior.model.uids import ROOT_UID, parent_of, res_uri
 from lakesuperior.rdfio import Triple
@@ -57,17 +57,18 @@ def group_of(txn: Any, uid: str) -> str | None:
     return None
 
 
-def not_for_binary(uid: str | None) -> InvalidTypeLinkError:
-    """The error for an Archival Group that is not a container."""
-    return InvalidTypeLinkError(uid, "Binary resources cannot be created as an "
-                                     "ArchivalGroup: only a container can be one")
+def not_for_binary(uid: str | None, model: str = NON_RDF_SOURCE) -> InvalidTypeLinkError:
+    """The error for an Archival Group that would not be a container."""
+    what = "Binary resources" if model == NON_RDF_SOURCE else f"A {model_name(model)}"
+    return InvalidTypeLinkError(uid, f"{what} cannot be created as an ArchivalGroup: only "
+                                     "a container can be one")
 
 
 def check_new(txn: Any, uid: str, model: str) -> list[Triple]:
     """The type triple of a new Archival Group at ``uid`` with interaction model
     ``model``; refused for a binary or a resource inside another group."""
-    if model == NON_RDF_SOURCE or model not in CONTAINERS:
-        raise not_for_binary(uid)
+    if model not in CONTAINERS:
+        raise not_for_binary(uid, model)
     outer = group_of(txn, parent_of(uid)) if uid != ROOT_UID else None
     if outer is not None:
         raise ArchivalGroupError(uid, f"Cannot create the Archival Group {uid} inside "

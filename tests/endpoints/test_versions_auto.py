@@ -107,7 +107,16 @@ def test_fedora_4_3_3_post_with_memento_datetime_of_a_binary(client, repo, state
                     headers={"Memento-Datetime": "Sun, 02 Jan 2000 00:00:00 GMT",
                              "Content-Type": ""})
     assert r.status_code == 415 and "Content-Type" in r.get_data(as_text=True)
+    r = client.post("/rest/b/fcr:metadata/fcr:versions", data=f'<> {TITLE} "d" .'.encode(),
+                    content_type=TTL,
+                    headers={"Memento-Datetime": "Sun, 02 Jan 2000 00:00:00 GMT"})
+    assert r.status_code == 415 and "/rest/b/fcr:versions" in r.get_data(as_text=True)
     assert state(repo) == before
+    r = client.post("/rest/b/fcr:metadata/fcr:versions",
+                    headers={"Memento-Datetime": "Sun, 02 Jan 2000 00:00:00 GMT"})
+    assert r.status_code == 201
+    assert r.headers["Location"].endswith("/rest/b/fcr:metadata/fcr:versions/20000102000000")
+    assert client.get("/rest/b/fcr:versions/20000102000000").data == b"now"
 
 
 def test_fedora_4_3_3_bad_memento_datetime_is_refused(client, repo, state):

@@ -245,6 +245,9 @@ def test_archival_groups_cannot_nest_nor_be_binaries(repo, state):
     with pytest.raises(InvalidTypeLinkError):
         repo.create_or_replace("/bin", data=b"x", media_type="text/plain",
                                archival_group=True)
+    with pytest.raises(InvalidTypeLinkError, match="ldp:RDFSource cannot"):
+        repo.create_or_replace("/rdf", archival_group=True,
+                               interaction_model="http://www.w3.org/ns/ldp#RDFSource")
     with pytest.raises(IncompatibleLdpTypeError):    # only at creation
         repo.create_or_replace("/plain", archival_group=True)
     assert state(repo) == before
