@@ -34,15 +34,16 @@ import threading
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from lakesuperior import query as queries
 from lakesuperior.config import Config
-from lakesuperior.exceptions import InvalidResourceError, SparqlError
-from lakesuperior.model import checks, interaction, lifecycle, tombstones
+from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidResourceError, SparqlError
+from lakesuperior.model import archival, checks, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
-from lakesuperior.model.containment import write_graph
+from lakesuperior.model.containment import subtree, write_graph
 from lakesuperior.model.context import Context, Settings
 from lakesuperior.model.inputs import is_binary, read_input
 from lakesuperior.model.lookup import is_tombstone, require_model, tombstone_error
@@ -91,6 +92,7 @@ class Repository:
             allow_foreign_subjects=cfg.allow_foreign_subjects,
             agent=agent,
             digest_algorithm=cfg.digest_algorithm,
+            versioning_auto=cfg.versioning_auto,
         )
         self.urimap = UriMap(cfg.base_uri)
         os.makedirs(cfg.store_dir, exist_ok=True)
@@ -269,10 +271,13 @@ class Repository:
                           digests=digests, filename=filename, uid=uid, triples=triples)
 
     def _check_binary_target(self, uid: str, parent: str | None, interaction_model: Any,
-                             graph: Any, body: Any, media_type: Any) -> None:
+                             graph: Any, body: Any, media_type: Any,
+                             archival_group: bool = False) -> None:
         """Refuse a binary where none can be made before its content is stored (a
         refused write would leave the file behind)."""
         if is_binary(interaction_model, graph=graph, body=body, media_type=media_type):
+            if archival_group:
+                raise archival.not_for_binary(uid)
             with self.snapshot() as ctx:
                 lifecycle.check_binary_target(ctx, uid, parent=parent)
 
@@ -282,7 +287,8 @@ class Repository:
                digests: Mapping[str, str] | None = None, filename: str | None = None,
                base_uri: str | None = None,
                triples: Iterable[tuple[str, str, str]] | None = None,
-               resolved_against: str | None = None) -> RdfSource:
+               resolved_against: str | None = None,
+               archival_group: bool = False) -> RdfSource:
         """POST: create a new resource under ``parent_uid`` with a server-minted
         uid (the ``slug`` if it is free, else a uuid4 segment); return it.
 
@@ -303,13 +309,16 @@ class Repository:
         agents, membership triples given by containers) and refuses the others.
         Only ``<>`` (and ``<#hash>`` IRIs) of the input stand for the new
         resource: other IRIs, the slug's URI included, are kept as they are.
+        ``archival_group``: make the new container an Archival Group (versioned
+        with its descendants as one unit; not inside another group).
         """
         parent = normalize_uid(parent_uid)
         segment = check_slug(slug) if slug is not None else str(uuid.uuid4())
         candidate = child_uid(parent, segment)
         umap = self._urimap(base_uri)
         self._check_binary_target(candidate, parent, interaction_model, graph,
-                                  data if data is not None else stream, media_type)
+                                  data if data is not None else stream, media_type,
+                                  archival_group)
         if resolved_against is not None and not isinstance(resolved_against, str):
             raise InvalidResourceError(candidate, f"resolved_against must be an IRI string, "
                                                   f"not {type(resolved_against).__name__}")
@@ -320,7 +329,8 @@ class Repository:
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples, iri=iri)
         with self._write(base_uri) as ctx:
-            return lifecycle.create_child(ctx, parent, candidate, inp, handling)
+            return lifecycle.create_child(ctx, parent, candidate, inp, handling,
+                                          archival_group=archival_group)
 
     def create_or_replace(self, uid: str, *, graph: Any = None, data: bytes | None = None,
                           media_type: str | None = None, stream: Any = None,
@@ -328,24 +338,27 @@ class Repository:
                           digests: Mapping[str, str] | None = None,
                           filename: str | None = None,
                           base_uri: str | None = None,
-                          triples: Iterable[tuple[str, str, str]] | None = None
-                          ) -> tuple[str, RdfSource]:
+                          triples: Iterable[tuple[str, str, str]] | None = None,
+                          archival_group: bool = False) -> tuple[str, RdfSource]:
         """PUT: create the resource at ``uid`` or replace its state; return
         ``('create' | 'replace', resource)``. Missing intermediate path segments
         become basic containers. Inputs as for ``create`` (``triples`` resolved
         against the public URI of ``uid``). The interaction model
         of an existing resource cannot change; a binary cannot be replaced with
         RDF (update its description instead) nor an RDF source with a binary.
+        ``archival_group`` as for ``create`` (an existing resource must already be one).
         """
         uid = normalize_uid(uid)
         umap = self._urimap(base_uri)
         self._check_binary_target(uid, None, interaction_model, graph,
-                                  data if data is not None else stream, media_type)
+                                  data if data is not None else stream, media_type,
+                                  archival_group)
         inp = self._input(uid, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples)
         with self._write(base_uri) as ctx:
-            return lifecycle.create_or_replace(ctx, uid, inp, handling)
+            return lifecycle.create_or_replace(ctx, uid, inp, handling,
+                                               archival_group=archival_group)
 
     def update(self, uid: str, sparql_update: str | bytes, *, handling: str = "strict",
                base_uri: str | None = None) -> RdfSource:
@@ -391,16 +404,24 @@ class Repository:
     # -- versions ----------------------------------------------------------------------------
 
     def create_version(self, uid: str, *, label: str | None = None) -> str:
-        """Snapshot the resource; return the version id (Memento datetime
-        ``yyyyMMddHHmmss``, UTC). A second snapshot in the same second replaces
-        the first."""
+        """Make a version of the current state; return its id (the Memento datetime
+        ``yyyyMMddHHmmss``, UTC). A second version in the same second is the same
+        version. In an Archival Group, a version of the whole group."""
         uid = normalize_uid(uid)
         with self._write() as ctx:
             require_model(ctx.txn, uid)
-            return versions_mod.snapshot(ctx, uid, ctx.txn.triples(res_uri(uid)), label)
+            group = archival.group_of(ctx.txn, uid)
+            if group is None:
+                return versions_mod.create(ctx, uid, label)
+            vid = versions_mod.version_id(ctx)
+            for u in subtree(ctx.txn, group):
+                versions_mod.create(ctx, u, label if u == uid else None)
+            versions_mod.add_group_id(ctx, group, vid)
+            return vid
 
     def versions(self, uid: str) -> list[VersionInfo]:
-        """The versions of a resource, oldest first."""
+        """The versions of a resource, oldest first (of its Archival Group's, those
+        since it exists)."""
         uid = normalize_uid(uid)
         with self.snapshot() as ctx:
             require_model(ctx.txn, uid)
@@ -408,23 +429,68 @@ class Repository:
 
     def get_version(self, uid: str, version_id: str, *,
                     base_uri: str | None = None) -> RdfSource:
-        """A version of a resource, as a read-only view of its snapshot."""
+        """A version of a resource, as a read-only view of its state then."""
         uid = normalize_uid(uid)
         with self.snapshot(base_uri) as ctx:
             require_model(ctx.txn, uid)
             triples = versions_mod.read_snapshot(ctx, uid, version_id)
             return view(ctx, uid, triples, version_of=version_id)
 
+    def delete_version(self, uid: str, version_id: str) -> None:
+        """Remove a version (``ResourceNotExistsError`` if there is none); the
+        resource's current state is unchanged."""
+        uid = normalize_uid(uid)
+        with self._write() as ctx:
+            require_model(ctx.txn, uid)
+            versions_mod.delete(ctx, uid, version_id)
+
+    def import_version(self, uid: str, when: datetime, *, graph: Any = None,
+                       data: bytes | None = None, media_type: str | None = None,
+                       stream: Any = None, digests: Mapping[str, str] | None = None,
+                       filename: str | None = None, base_uri: str | None = None,
+                       triples: Iterable[tuple[str, str, str]] | None = None,
+                       handling: str = "lenient") -> str:
+        """Add a version dated ``when`` (an aware datetime, not in the future; a
+        migration's historic version); return its id. Its state is the input
+        (as for ``create_or_replace``: RDF for an RDF source, content for a
+        binary), or without input the current state. ``VersionExistsError`` if
+        the resource has a version at that second. The current state is unchanged."""
+        uid = normalize_uid(uid)
+        with self.snapshot() as ctx:
+            model = require_model(ctx.txn, uid)
+            vid = versions_mod.id_of_datetime(ctx, when)
+        body = data if data is not None else stream
+        inp = None
+        if any(x is not None for x in (graph, body, triples)):
+            binary = model == interaction.NON_RDF_SOURCE
+            if not binary and is_binary(None, graph=graph, media_type=media_type, body=body):
+                raise IncompatibleLdpTypeError(uid, f"{uid} is an RDF source: a version of "
+                                                    "it is RDF, not binary content")
+            inp = self._input(uid, self._urimap(base_uri), graph=graph, data=data,
+                              media_type=media_type, stream=stream,
+                              interaction_model=model if binary else None, digests=digests,
+                              filename=filename, triples=triples)
+        with self._write(base_uri) as ctx:
+            require_model(ctx.txn, uid)
+            if inp is None:
+                state = ctx.txn.triples(res_uri(uid))
+            else:
+                at = datetime.strptime(vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+                state = lifecycle.state_of(ctx, uid, model, inp, handling, at)
+            versions_mod.import_version(ctx, uid, vid, state)
+            return vid
+
     def revert_to_version(self, uid: str, version_id: str) -> RdfSource:
         """Restore a version's state (user triples, and for a binary its content);
-        the current state is snapshotted first."""
+        the current state stays a version."""
         uid = normalize_uid(uid)
         with self._write() as ctx:
             txn = ctx.txn
             model = require_model(txn, uid)
             snap = versions_mod.read_snapshot(ctx, uid, version_id)
+            if not ctx.settings.versioning_auto:
+                versions_mod.create(ctx, uid)
             current = txn.triples(res_uri(uid))
-            versions_mod.snapshot(ctx, uid, current)
             old_user = [t for t in current if not is_server_managed(t[1], t[2])]
             new_user = [t for t in snap if not is_server_managed(t[1], t[2])]
             if model == interaction.NON_RDF_SOURCE:

@@ -19,6 +19,7 @@ from lakesuperior import headers as hdr
 from lakesuperior import jsonld, rdfio
 from lakesuperior.endpoints.memento import LINK_FORMAT, TIMEMAP_TYPES, version_datetime
 from lakesuperior.endpoints.paths import Target, Urls
+from lakesuperior.model.archival import ARCHIVAL_GROUP
 from lakesuperior.model.interaction import CONTAINERS
 from lakesuperior.model.namespaces import (
     FCREPO,
@@ -185,7 +186,7 @@ def allowed_methods(res: Any, target: Target) -> list[str]:
     if target.kind == "timemap":
         return ["GET", "HEAD", "OPTIONS", "POST"]
     if target.kind == "memento":
-        return ["GET", "HEAD", "OPTIONS"]
+        return ["GET", "HEAD", "OPTIONS", "DELETE"]
     if target.kind == "tombstone":
         return ["OPTIONS", "POST", "DELETE"]
     methods = ["GET", "HEAD", "OPTIONS"]
@@ -205,6 +206,8 @@ def advertised_types(res: Any, target: Target) -> list[str]:
     if target.kind == "metadata" or target.description:
         return [LDP_RESOURCE, LDP_RDF_SOURCE]
     types = set(res.ldp_types)
+    if target.kind == "resource" and ARCHIVAL_GROUP in res.types:
+        types.add(ARCHIVAL_GROUP)
     if target.kind == "memento":
         types &= {LDP_RESOURCE, LDP_RDF_SOURCE, LDP_NON_RDF_SOURCE}
     types.add(LDP_RESOURCE)
