@@ -199,7 +199,8 @@ def test_rfc7089_4_1_accept_datetime_forms(client, versioned, value):
 
 
 def test_rfc7089_4_1_accept_datetime_without_mementos_is_406(client, repo, state, seeded):
-    r = client.get("/rest/c", headers={"Accept-Datetime": "Sun, 6 Nov 1994 08:49:37 GMT"})
+    # the root has no versions (every other resource has, with versioning.auto)
+    r = client.get("/rest/", headers={"Accept-Datetime": "Sun, 6 Nov 1994 08:49:37 GMT"})
     assert r.status_code == 406
     assert "no versions" in r.get_data(as_text=True)
     assert state(repo) == seeded
