@@ -12,7 +12,8 @@ a view, so the rules have one implementation. Modes:
   ``fixity_check``; inside ``transaction()``, where a write checks its
   preconditions against it, ``info`` needs Read, Write or Append.
 - Write: ``create_or_replace``, ``update``, ``update_delta``,
-  ``create_version``, ``revert_to_version``, ``resurrect``; ``delete`` and
+  ``create_version``, ``import_version``, ``delete_version``,
+  ``revert_to_version``, ``resurrect``; ``delete`` and
   ``forget`` need Write on everything they remove.
 - Append (or Write): ``create`` under a container; a new resource by
   ``create_or_replace`` under it; an ``update`` that only inserts
@@ -43,10 +44,23 @@ from lakesuperior.model.access import Access, load_visible
 from lakesuperior.model.context import Context
 from lakesuperior.model.uids import ROOT_UID, normalize_uid, parent_uid, res_uri
 
-__all__ = ["AgentView", "ANONYMOUS_NAME", "inserts_only"]
+__all__ = ["AgentView", "ANONYMOUS_NAME", "inserts_only", "agent_of"]
 
 #: The user name recorded for the writes of the anonymous agent.
 ANONYMOUS_NAME = "anonymous"
+
+
+def agent_of(agent: Agent | str | None, groups: Iterable[str] = (),
+             name: str | None = None) -> Agent:
+    """The ``Agent`` of ``Repository.as_agent``'s arguments: an ``Agent`` as it is; a
+    WebID with the ``groups`` it is in (its ``name``: default the WebID); None:
+    the anonymous agent. ``TypeError`` for anything else."""
+    if isinstance(agent, Agent):
+        return agent
+    if agent is not None and not isinstance(agent, str):
+        raise TypeError(f"as_agent takes an Agent, a WebID or None, not "
+                        f"{type(agent).__name__}")
+    return Agent(name=name or agent, webid=agent, groups=tuple(groups))
 
 
 def inserts_only(text: str | bytes) -> bool:
@@ -239,6 +253,16 @@ class AgentView:
         uid = normalize_uid(uid)
         with self._writing(lambda a: a.require(uid, "Write")):
             return self._repo.create_version(uid, **kwargs)
+
+    def delete_version(self, uid: str, version_id: str) -> None:
+        uid = normalize_uid(uid)
+        with self._writing(lambda a: a.require(uid, "Write")):
+            self._repo.delete_version(uid, version_id)
+
+    def import_version(self, uid: str, when: Any, **kwargs: Any) -> str:
+        uid = normalize_uid(uid)
+        with self._writing(lambda a: a.require(uid, "Write")):
+            return self._repo.import_version(uid, when, **kwargs)
 
     def revert_to_version(self, uid: str, version_id: str) -> Any:
         uid = normalize_uid(uid)

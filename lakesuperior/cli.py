@@ -578,8 +578,8 @@ def migrate_command(ctx: click.Context, config_path: str | None, data_dir: str |
     click.echo(f"Migrated {report.copied:,} resources from {report.source} into "
                f"{report.dest}: {report.rdf_sources:,} RDF sources, {report.binaries:,} "
                f"binaries ({_size(report.binary_bytes)}), {report.triples:,} triples, "
-               f"in {report.seconds:.1f} s. Skipped {len(report.skipped)}, "
-               f"failed {len(report.failed)}.")
+               f"{report.versions:,} versions, in {report.seconds:.1f} s. "
+               f"Skipped {len(report.skipped)}, failed {len(report.failed)}.")
     for url in report.unverified:
         click.echo(f"UNVERIFIED {url}: the source gave no digest for this binary", err=True)
     for status, url, why in migrate.iter_rows(report):

@@ -51,6 +51,7 @@ class Config:
     max_body_size: int = 1 << 30
     http_require_if_match: bool = False
     query_timeout: float = 30.0
+    versioning_auto: bool = True
     server_bind: str = "127.0.0.1:8000"
     server_workers: int = 2
     server_threads: int = 8

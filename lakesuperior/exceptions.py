@@ -88,8 +88,25 @@ class InvalidResourceError(ResourceError):
     """The uid or the request is not valid for a resource (path tricks, reserved names)."""
 
 
+class InvalidVersionError(InvalidResourceError):
+    """A version's datetime is malformed, missing or out of range."""
+
+
+class VersionExistsError(ResourceExistsError):
+    """The resource already has a version at that datetime."""
+
+
+class ArchivalGroupError(ResourceError):
+    """An Archival Group cannot be made there (inside another group)."""
+
+
 class IncompatibleLdpTypeError(ResourceError):
     """The requested interaction model conflicts with the resource's."""
+
+
+class InvalidTypeLinkError(IncompatibleLdpTypeError):
+    """A requested type that no resource here can have (an unknown ``rel="type"``,
+    a binary Archival Group)."""
 
 
 class ServerManagedTermError(ResourceError):
@@ -127,6 +144,11 @@ class UnsupportedDigestError(LakesuperiorError):
 
 
 # --- input formats ------------------------------------------------------------
+
+class InvalidHeaderError(LakesuperiorError, ValueError):
+    """A request header that does not follow its grammar; the message names the
+    header and says what is wrong."""
+
 
 class UnsupportedMediaTypeError(LakesuperiorError):
     """A media type we cannot read (or write)."""

@@ -3,100 +3,41 @@
 The HTTP layer passes raw header values in and gets plain values (or a status
 code) back, in the spirit of Flask's "sansio" split. Parsers are lenient where
 the RFCs allow it: unparseable parts are ignored, as the RFCs ask of recipients.
+Where a request cannot be answered as meant without the header (``Accept``,
+``Prefer``, ``Accept-Datetime``), a value that does not follow the grammar raises
+``InvalidHeaderError`` saying why. The tokens are in ``httpgrammar``, media types
+and ``Accept`` in ``mediatypes`` (re-exported here).
 """
 from __future__ import annotations
 
 import base64
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
 from typing import Literal, TypeGuard
-from urllib.parse import quote, unquote, unquote_to_bytes
+from urllib.parse import quote, unquote
 
 from lakesuperior.exceptions import (
     InvalidDigestError,
+    InvalidHeaderError,
     RangeNotSatisfiableError,
     UnsupportedDigestError,
 )
-
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
-_QVALUE = re.compile(r"0(\.[0-9]{0,3})?|1(\.0{0,3})?")
-
-
-# --- shared parsing helpers --------------------------------------------------
-
-def _split(text: str, sep: str, *, brackets: bool = False, escapes: bool = True) -> list[str]:
-    """Split at ``sep`` outside quoted strings (and ``<...>`` if ``brackets``); strip parts."""
-    parts: list[str] = []
-    buf: list[str] = []
-    quoted = angle = escaped = False
-    for ch in text:
-        if escaped:
-            escaped = False
-        elif quoted:
-            escaped = escapes and ch == "\\"
-            quoted = ch != '"'
-        elif angle:
-            angle = ch != ">"
-        elif ch == '"':
-            quoted = True
-        elif brackets and ch == "<":
-            angle = True
-        elif ch == sep:
-            parts.append("".join(buf).strip())
-            buf = []
-            continue
-        buf.append(ch)
-    parts.append("".join(buf).strip())
-    return parts
-
-
-def _unquote(value: str) -> str:
-    """The content of a quoted-string (RFC 7230 section 3.2.6), or ``value`` stripped."""
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] == '"':
-        return re.sub(r"\\(.)", r"\1", value[1:-1])
-    return value
-
-
-def _param(text: str) -> tuple[str, str | None]:
-    """``name [BWS "=" BWS value]`` -> (lower-cased name, unquoted value or None)."""
-    name, sep, value = text.partition("=")
-    return name.strip().lower(), (_unquote(value) if sep else None)
-
-
-def _quote(value: str) -> str:
-    """A quoted-string; refuses control characters (header injection)."""
-    if any(unicodedata.category(c) == "Cc" and c != "\t" for c in value):
-        raise ValueError(f"Control character in header value: {value!r}")
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _qvalue(value: str | None) -> float | None:
-    """A qvalue (RFC 7231 section 5.3.1), or None if malformed."""
-    if value is None or not _QVALUE.fullmatch(value):
-        return None
-    return float(value)
-
-
-def _ext_value(value: str) -> str:
-    """RFC 5987 / 8187 ``ext-value`` in UTF-8."""
-    return "UTF-8''" + quote(value, safe="!#$&+^`|~")
-
-
-def _decode_ext_value(value: str | None) -> str | None:
-    """Decode an RFC 5987 / 8187 ``ext-value``; None if malformed."""
-    m = re.fullmatch(r"([A-Za-z0-9!#$%&+^_`{}~-]+)'[A-Za-z0-9-]*'(.*)", value or "")
-    if not m or m[1].lower() not in ("utf-8", "iso-8859-1"):
-        return None
-    try:
-        return unquote_to_bytes(m[2]).decode(m[1])
-    except UnicodeDecodeError:
-        return None
-
+from lakesuperior.httpgrammar import TOKEN as _TOKEN
+from lakesuperior.httpgrammar import decode_ext_value as _decode_ext_value
+from lakesuperior.httpgrammar import ext_value as _ext_value
+from lakesuperior.httpgrammar import param as _param
+from lakesuperior.httpgrammar import param_problem as _param_problem
+from lakesuperior.httpgrammar import quote_string as _quote
+from lakesuperior.httpgrammar import qvalue as _qvalue
+from lakesuperior.httpgrammar import split as _split
+from lakesuperior.mediatypes import MediaRange as MediaRange
+from lakesuperior.mediatypes import is_media_type as is_media_type
+from lakesuperior.mediatypes import negotiate as negotiate
+from lakesuperior.mediatypes import parse_accept as parse_accept
 
 # --- Prefer (RFC 7240, LDP 1.0 section 7.2) ----------------------------------
 
@@ -128,21 +69,32 @@ class Prefer:
         return next((p for p in self.raw if p.name == name.lower()), None)
 
 
-def parse_prefer(header_values: Iterable[str]) -> Prefer:
+def parse_prefer(header_values: Iterable[str], *, strict: bool = True) -> Prefer:
     """Parse ``Prefer`` header values (RFC 7240 section 2; LDP 1.0 section 7.2).
 
     Names are case-insensitive; the first instance of a repeated preference
     wins (RFC 7240 section 2). ``include`` and ``omit`` are the space-separated
-    URIs of the ``return=representation`` parameters (LDP 7.2.2).
+    URIs of the ``return=representation`` parameters (LDP 7.2.2). Preferences
+    and values this server does not know are ignored (RFC 7240 section 2);
+    ``strict``: what does not follow the grammar (a name that is not a token, an
+    unbalanced quote, a value that is neither a token nor a quoted string)
+    raises ``InvalidHeaderError`` saying why; else that preference is skipped.
     """
     if isinstance(header_values, str):
         header_values = [header_values]
     prefs: dict[str, Preference] = {}
     for header in header_values:
         for item in _split(header, ","):
+            if not item:
+                continue
+            problem = _preference_problem(item)
+            if problem:
+                if strict:
+                    raise InvalidHeaderError(f"Malformed Prefer header {item!r}: {problem}")
+                continue
             head, *rest = _split(item, ";")
             name, value = _param(head)
-            if name and name not in prefs:
+            if name not in prefs:
                 params = tuple(_param(p) for p in rest if p)
                 prefs[name] = Preference(name, value, params)
     ret = prefs.get("return")
@@ -160,6 +112,35 @@ def parse_prefer(header_values: Iterable[str]) -> Prefer:
         handling = None
     return Prefer(return_, include, omit, handling,  # type: ignore[arg-type]
                   tuple(prefs.values()))
+
+
+def _preference_problem(item: str) -> str | None:
+    """Why one element of ``Prefer`` is not ``token [= word] *(; token [= word])``."""
+    if _unbalanced(item):
+        return "a quoted string is not closed"
+    for i, part in enumerate(_split(item, ";")):
+        if not part and i:
+            continue
+        name, eq, _ = part.partition("=")
+        if not _TOKEN.fullmatch(name.strip()):
+            what = "a parameter name" if i else "a preference name"
+            return f"{name.strip()!r} is not {what} (a token)"
+        if eq and (problem := _param_problem(part)):
+            return problem
+    return None
+
+
+def _unbalanced(text: str) -> bool:
+    """Whether a quoted string in ``text`` is left open."""
+    quoted = escaped = False
+    for ch in text:
+        if escaped:
+            escaped = False
+        elif quoted and ch == "\\":
+            escaped = True
+        elif ch == '"':
+            quoted = not quoted
+    return quoted
 
 
 def preference_applied(prefer: Prefer) -> str:
@@ -474,79 +455,6 @@ def unsatisfied_content_range(size: int) -> str:
     return f"bytes */{size}"
 
 
-# --- Content negotiation (RFC 7231 section 5.3.2) -----------------------------
-
-_MediaType = tuple[str, str, dict[str, str]]
-
-
-def _media_type(text: str) -> tuple[_MediaType, float] | None:
-    """(type, subtype, params) and q of one ``Accept`` element, or None if malformed."""
-    head, *rest = _split(text, ";")
-    mtype, _, sub = head.lower().partition("/")
-    mtype, sub = mtype.strip(), sub.strip()
-    if not (_TOKEN.fullmatch(mtype) and _TOKEN.fullmatch(sub)) or (mtype == "*" != sub):
-        return None
-    params: dict[str, str] = {}
-    q: float | None = 1.0
-    for name, value in (_param(p) for p in rest if p):
-        if name == "q":  # what follows q are accept-ext, not media type parameters
-            q = _qvalue(value)
-            break
-        params[name] = (value or "").lower()
-    return ((mtype, sub, params), q) if q is not None else None
-
-
-_PARAM_VALUE = re.compile(r'[!#$%&\'*+.^_`|~0-9A-Za-z-]+|"(?:[^"\\]|\\.)*"')
-
-
-def is_media_type(value: str) -> bool:
-    """Whether ``value`` is a media type with its parameters (RFC 7231 section
-    3.1.1.1: ``type/subtype *( ";" name=value )``; empty parameters are allowed)."""
-    head, *params = _split(value, ";")
-    mtype, slash, sub = head.partition("/")
-    if not (slash and _TOKEN.fullmatch(mtype) and _TOKEN.fullmatch(sub)):
-        return False
-    for param in params:
-        name, eq, pvalue = param.partition("=")
-        if param and not (eq and _TOKEN.fullmatch(name.strip())
-                          and _PARAM_VALUE.fullmatch(pvalue.strip())):
-            return False
-    return True
-
-
-def _quality(offer: _MediaType, ranges: list[tuple[_MediaType, float]]) -> float:
-    """q of the most specific media range matching ``offer``; 0 if none."""
-    otype, osub, oparams = offer
-    best: tuple[tuple[bool, bool, int], float] | None = None
-    for (rtype, rsub, rparams), q in ranges:
-        if (rtype in ("*", otype) and rsub in ("*", osub)
-                and all(oparams.get(k) == v for k, v in rparams.items())):
-            rank = ((rtype != "*", rsub != "*", len(rparams)), q)
-            best = rank if best is None or rank > best else best
-    return best[1] if best else 0.0
-
-
-def negotiate(accept: str | None, offered: Sequence[str]) -> str | None:
-    """The best of ``offered`` for an ``Accept`` value (RFC 7231 section 5.3.2).
-
-    The most specific matching range gives each offer its q; the highest q > 0
-    wins, the first offer on ties. A missing, empty or wholly malformed Accept
-    accepts anything: the first offer. None if nothing is acceptable.
-    """
-    if not offered:
-        return None
-    ranges = [r for r in map(_media_type, _split(accept or "", ",")) if r]
-    if not ranges:
-        return offered[0]
-    best, best_q = None, 0.0
-    for offer in offered:
-        parsed = _media_type(offer)
-        q = _quality(parsed[0], ranges) if parsed else 0.0
-        if q > best_q:
-            best, best_q = offer, q
-    return best
-
-
 # --- Dates (RFC 7231 section 7.1.1.1, RFC 7089) -------------------------------
 
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -556,9 +464,11 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun",
 _DAY, _WEEKDAY = f"(?:{'|'.join(_DAYS)})", f"(?:{'|'.join(_LONG_DAYS)})"
 _MON = f"({'|'.join(_MONTHS)})"
 _TIME = "([0-9]{2}):([0-9]{2}):([0-9]{2})"
-_IMF_FIXDATE = re.compile(f"{_DAY}, ([0-9]{{2}}) {_MON} ([0-9]{{4}}) {_TIME} GMT")
-_RFC850_DATE = re.compile(f"{_WEEKDAY}, ([0-9]{{2}})-{_MON}-([0-9]{{2}}) {_TIME} GMT")
-_ASCTIME_DATE = re.compile(f"{_DAY} {_MON} ([0-9]{{2}}| [0-9]) {_TIME} ([0-9]{{4}})")
+# A one-digit day and a numeric zone are read too (as by Fedora's RFC 1123 parser).
+_IMF_FIXDATE = re.compile(
+    f"(?:{_DAY}, )?([0-9]{{1,2}}) {_MON} ([0-9]{{4}}) {_TIME} (GMT|[+-][0-9]{{4}})")
+_RFC850_DATE = re.compile(f"{_WEEKDAY}, ([0-9]{{1,2}})-{_MON}-([0-9]{{2}}) {_TIME} GMT")
+_ASCTIME_DATE = re.compile(f"{_DAY} {_MON} ([0-9]{{2}}| [0-9]|[0-9]) {_TIME} ([0-9]{{4}})")
 
 
 def format_http_date(dt: datetime) -> str:
@@ -568,16 +478,11 @@ def format_http_date(dt: datetime) -> str:
             f"{d.hour:02d}:{d.minute:02d}:{d.second:02d} GMT")
 
 
-def parse_http_date(value: str | None, *, now: datetime | None = None) -> datetime | None:
-    """An HTTP-date in any of its three formats, as aware UTC; None if invalid.
-
-    RFC 7231 section 7.1.1.1: IMF-fixdate, rfc850-date (a two-digit year more
-    than 50 years ahead of ``now`` is taken from the past century) and asctime.
-    Leap seconds become :59.
-    """
-    text = value.strip() if isinstance(value, str) else ""
+def _http_date(text: str, now: datetime | None) -> datetime | str:
+    """The aware UTC datetime of an HTTP-date, or why ``text`` is not one."""
+    zone = "GMT"
     if m := _IMF_FIXDATE.fullmatch(text):
-        day, month, year, hh, mm, ss = m.groups()
+        day, month, year, hh, mm, ss, zone = m.groups()
     elif m := _RFC850_DATE.fullmatch(text):
         day, month, yy, hh, mm, ss = m.groups()
         this_year = (now or datetime.now(UTC)).year
@@ -587,17 +492,44 @@ def parse_http_date(value: str | None, *, now: datetime | None = None) -> dateti
     elif m := _ASCTIME_DATE.fullmatch(text):
         month, day, hh, mm, ss, year = m.groups()
     else:
-        return None
+        return ("it is in none of the HTTP date forms (RFC 7231 section 7.1.1.1); "
+                "send an IMF-fixdate such as 'Sun, 06 Nov 1994 08:49:37 GMT'")
     try:
-        return datetime(int(year), _MONTHS.index(month) + 1, int(day), int(hh), int(mm),
+        when = datetime(int(year), _MONTHS.index(month) + 1, int(day), int(hh), int(mm),
                         min(int(ss), 59), tzinfo=UTC)
-    except ValueError:
+    except ValueError as e:
+        return f"it names no calendar date and time ({e})"
+    if zone != "GMT":
+        sign = 1 if zone[0] == "+" else -1
+        when -= sign * timedelta(hours=int(zone[1:3]), minutes=int(zone[3:]))
+    return when
+
+
+def parse_http_date(value: str | None, *, now: datetime | None = None) -> datetime | None:
+    """An HTTP-date in any of its three formats, as aware UTC; None if invalid.
+
+    RFC 7231 section 7.1.1.1: IMF-fixdate, rfc850-date (a two-digit year more
+    than 50 years ahead of ``now`` is taken from the past century) and asctime,
+    read leniently: a one-digit day, an IMF-fixdate without its weekday or with
+    a ``+hhmm`` zone. Leap seconds become :59.
+    """
+    text = value.strip() if isinstance(value, str) else ""
+    when = _http_date(text, now)
+    return when if isinstance(when, datetime) else None
+
+
+def parse_accept_datetime(value: str | None, *, now: datetime | None = None
+                          ) -> datetime | None:
+    """Memento ``Accept-Datetime`` (RFC 7089 section 2.1.1): an HTTP-date read as
+    ``parse_http_date`` does; None if absent or blank; ``InvalidHeaderError``
+    saying why for anything else."""
+    text = (value or "").strip()
+    if not text:
         return None
-
-
-def parse_accept_datetime(value: str | None) -> datetime | None:
-    """Memento ``Accept-Datetime`` (RFC 7089 section 2.1.1): an HTTP-date, or None."""
-    return parse_http_date(value) if value else None
+    when = _http_date(" ".join(text.split()), now)
+    if isinstance(when, str):
+        raise InvalidHeaderError(f"Accept-Datetime {text!r} is not an HTTP date: {when}")
+    return when
 
 
 # --- Content-Disposition (RFC 6266, RFC 5987) --------------------------------

@@ -33,7 +33,9 @@ from rdflib.plugins.parsers.jsonld import to_rdf as _jsonld_to_rdf
 from rdflib.plugins.parsers.notation3 import BadSyntax
 from rdflib.term import BNode, Literal, Node, URIRef
 
+from lakesuperior import jsonld
 from lakesuperior.exceptions import RdfParseError, TermError, UnsupportedMediaTypeError
+from lakesuperior.mediatypes import parameter
 from lakesuperior.store import terms
 
 __all__ = [
@@ -252,7 +254,9 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
     Blank nodes get fresh labels on every call. Raises ``UnsupportedMediaTypeError``
     for a type not in ``PARSEABLE`` and ``RdfParseError`` for malformed input, input
     that is not UTF-8, nesting deeper than ``MAX_NESTING``, RDF/XML with a DTD, named
-    graphs and RDF 1.2 triple terms or directional literals.
+    graphs and RDF 1.2 triple terms or directional literals. Turtle whose last
+    statement lacks its closing ``.`` is read as if it had it (as Fedora does);
+    nothing else is forgiven.
     """
     mtype = normalize_media_type(media_type)
     fmt = _OX_FORMATS.get(mtype)
@@ -266,16 +270,15 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
         return Parsed()
     check_input(data, mtype)
     try:
-        # pyoxigraph writes the parsed triples as canonical N-Triples in one call;
-        # splitting that text is cheaper than one str() per triple. Line breaks in
-        # literals are escaped, so " .\n" only ends a line; s and p hold no space.
-        written = pyoxigraph.serialize(
-            pyoxigraph.parse(data, fmt, base_iri=base, without_named_graphs=True,
-                             rename_blank_nodes=True),
-            format=pyoxigraph.RdfFormat.N_TRIPLES)
-        text = cast(bytes, written).decode("utf-8")   # bytes: no output file given
+        text = _ox_parse(data, fmt, base)
     except SyntaxError as e:
-        raise _ox_parse_error(e) from None
+        error = _ox_parse_error(e)
+        if mtype != TURTLE or not _MISSING_END.search(e.msg or ""):
+            raise error from None
+        try:   # the last statement may lack its "." (Fedora reads that)
+            text = _ox_parse(data + b"\n.\n", fmt, base)
+        except SyntaxError:
+            raise error from None
     triples = Parsed(cast(list[Triple], [tuple(line.split(" ", 2))
                                          for line in text.split(" .\n") if line]))
     if "<<" in text or "--" in text:
@@ -284,6 +287,22 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
                 raise RdfParseError(f"RDF 1.2 triple terms and directional literals "
                                     f"are not supported: {o}")
     return triples
+
+
+#: What pyoxigraph says of Turtle whose last statement has no closing ".".
+_MISSING_END = re.compile(r": (?:Unexpected end(?: of file)?|Triples should be followed by a dot)$")
+
+
+def _ox_parse(data: bytes, fmt: pyoxigraph.RdfFormat, base: str) -> str:
+    """Parse with pyoxigraph; the triples as canonical N-Triples text."""
+    # pyoxigraph writes the parsed triples as canonical N-Triples in one call;
+    # splitting that text is cheaper than one str() per triple. Line breaks in
+    # literals are escaped, so " .\n" only ends a line; s and p hold no space.
+    written = pyoxigraph.serialize(
+        pyoxigraph.parse(data, fmt, base_iri=base, without_named_graphs=True,
+                         rename_blank_nodes=True),
+        format=pyoxigraph.RdfFormat.N_TRIPLES)
+    return cast(bytes, written).decode("utf-8")   # bytes: no output file given
 
 
 def _ox_parse_error(e: SyntaxError) -> RdfParseError:
@@ -401,7 +420,9 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
               base: str | None = None) -> bytes:
     """Serialize triples of canonical term strings to ``media_type`` (UTF-8 bytes).
 
-    ``namespaces`` (prefix -> IRI) and ``base`` shorten IRIs in Turtle and RDF/XML.
+    ``namespaces`` (prefix -> IRI) and ``base`` shorten IRIs in Turtle and RDF/XML;
+    ``namespaces`` is the context of JSON-LD, written in the profile the media type's
+    ``profile`` parameter names (``jsonld``; compacted by default).
     N-Triples output is the terms joined as given (they are trusted to be canonical).
     Raises ``UnsupportedMediaTypeError`` for a type not in ``SERIALIZABLE`` or, for
     RDF/XML, a predicate with no XML name form; ``TermError`` for an invalid term.
@@ -409,6 +430,9 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
     mtype = normalize_media_type(media_type)
     if mtype == N_TRIPLES:
         return "".join([f"{s} {p} {o} .\n" for s, p, o in triples]).encode()
+    if mtype == JSON_LD:
+        return jsonld.serialize(triples, jsonld.profile_of(parameter(media_type, "profile")),
+                                _prefixes(namespaces))
     fmt = _OX_FORMATS.get(mtype)
     if fmt is None:
         if mtype in SERIALIZABLE:
@@ -417,8 +441,6 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
     if mtype == RDF_XML:
         triples = list(triples)
         _check_xml_predicates({p for _, p, _ in triples})
-    if mtype == JSON_LD:  # pyoxigraph's JSON-LD writer uses neither
-        namespaces = base = None
     prefixes = _prefixes(namespaces)
     # Re-parsing the terms as one N-Triples document is the cheapest way to hand them
     # to pyoxigraph (faster than building NamedNode/Literal objects one by one). The

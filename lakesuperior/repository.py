@@ -32,29 +32,22 @@ import dataclasses
 import os
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any
 
 from lakesuperior import query as queries
 from lakesuperior import rdfio
-from lakesuperior.agent_view import AgentView
+from lakesuperior.agent_view import AgentView, agent_of
 from lakesuperior.agents import Agent
 from lakesuperior.config import Config
-from lakesuperior.exceptions import (
-    ConfigError,
-    InvalidResourceError,
-    LakesuperiorError,
-    ResourceNotExistsError,
-    SparqlError,
-)
-from lakesuperior.model import acl, checks, interaction, lifecycle, tombstones
+from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidResourceError, SparqlError
+from lakesuperior.model import acl, archival, checks, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.access import Access, AclState
-from lakesuperior.model.authorizations import DEFAULT_ROOT_ACL
-from lakesuperior.model.authorizations import check as check_acl
-from lakesuperior.model.containment import write_graph
+from lakesuperior.model.containment import subtree, write_graph
 from lakesuperior.model.context import Context, Settings
 from lakesuperior.model.inputs import is_binary, read_input
 from lakesuperior.model.lookup import is_tombstone, require_model, tombstone_error
@@ -74,13 +67,11 @@ from lakesuperior.model.uids import (
     res_uri,
 )
 from lakesuperior.model.versions import VersionInfo
+from lakesuperior.query.view import GraphFilterFactory
 from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.quadstore import QuadStore
 
 __all__ = ["Repository"]
-
-#: Given a query's snapshot, the resource graphs it may see (None: all).
-GraphFilterFactory = Callable[[Context], Callable[[str], bool] | None]
 
 
 class Repository:
@@ -106,6 +97,7 @@ class Repository:
             allow_foreign_subjects=cfg.allow_foreign_subjects,
             agent=agent,
             digest_algorithm=cfg.digest_algorithm,
+            versioning_auto=cfg.versioning_auto,
         )
         self.urimap = UriMap(cfg.base_uri)
         os.makedirs(cfg.store_dir, exist_ok=True)
@@ -293,10 +285,13 @@ class Repository:
                           digests=digests, filename=filename, uid=uid, triples=triples)
 
     def _check_binary_target(self, uid: str, parent: str | None, interaction_model: Any,
-                             graph: Any, body: Any, media_type: Any) -> None:
+                             graph: Any, body: Any, media_type: Any,
+                             archival_group: bool = False) -> None:
         """Refuse a binary where none can be made before its content is stored (a
         refused write would leave the file behind)."""
         if is_binary(interaction_model, graph=graph, body=body, media_type=media_type):
+            if archival_group:
+                raise archival.not_for_binary(uid)
             with self.snapshot() as ctx:
                 lifecycle.check_binary_target(ctx, uid, parent=parent)
 
@@ -306,7 +301,8 @@ class Repository:
                digests: Mapping[str, str] | None = None, filename: str | None = None,
                base_uri: str | None = None,
                triples: Iterable[tuple[str, str, str]] | None = None,
-               resolved_against: str | None = None) -> RdfSource:
+               resolved_against: str | None = None,
+               archival_group: bool = False) -> RdfSource:
         """POST: create a new resource under ``parent_uid`` with a server-minted
         uid (the ``slug`` if it is free, else a uuid4 segment); return it.
 
@@ -327,13 +323,16 @@ class Repository:
         agents, membership triples given by containers) and refuses the others.
         Only ``<>`` (and ``<#hash>`` IRIs) of the input stand for the new
         resource: other IRIs, the slug's URI included, are kept as they are.
+        ``archival_group``: make the new container an Archival Group (versioned
+        with its descendants as one unit; not inside another group).
         """
         parent = normalize_uid(parent_uid)
         segment = check_slug(slug) if slug is not None else str(uuid.uuid4())
         candidate = child_uid(parent, segment)
         umap = self._urimap(base_uri)
         self._check_binary_target(candidate, parent, interaction_model, graph,
-                                  data if data is not None else stream, media_type)
+                                  data if data is not None else stream, media_type,
+                                  archival_group)
         if resolved_against is not None and not isinstance(resolved_against, str):
             raise InvalidResourceError(candidate, f"resolved_against must be an IRI string, "
                                                   f"not {type(resolved_against).__name__}")
@@ -344,7 +343,8 @@ class Repository:
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples, iri=iri)
         with self._write(base_uri) as ctx:
-            return lifecycle.create_child(ctx, parent, candidate, inp, handling)
+            return lifecycle.create_child(ctx, parent, candidate, inp, handling,
+                                          archival_group=archival_group)
 
     def create_or_replace(self, uid: str, *, graph: Any = None, data: bytes | None = None,
                           media_type: str | None = None, stream: Any = None,
@@ -352,24 +352,27 @@ class Repository:
                           digests: Mapping[str, str] | None = None,
                           filename: str | None = None,
                           base_uri: str | None = None,
-                          triples: Iterable[tuple[str, str, str]] | None = None
-                          ) -> tuple[str, RdfSource]:
+                          triples: Iterable[tuple[str, str, str]] | None = None,
+                          archival_group: bool = False) -> tuple[str, RdfSource]:
         """PUT: create the resource at ``uid`` or replace its state; return
         ``('create' | 'replace', resource)``. Missing intermediate path segments
         become basic containers. Inputs as for ``create`` (``triples`` resolved
         against the public URI of ``uid``). The interaction model
         of an existing resource cannot change; a binary cannot be replaced with
         RDF (update its description instead) nor an RDF source with a binary.
+        ``archival_group`` as for ``create`` (an existing resource must already be one).
         """
         uid = normalize_uid(uid)
         umap = self._urimap(base_uri)
         self._check_binary_target(uid, None, interaction_model, graph,
-                                  data if data is not None else stream, media_type)
+                                  data if data is not None else stream, media_type,
+                                  archival_group)
         inp = self._input(uid, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples)
         with self._write(base_uri) as ctx:
-            return lifecycle.create_or_replace(ctx, uid, inp, handling)
+            return lifecycle.create_or_replace(ctx, uid, inp, handling,
+                                               archival_group=archival_group)
 
     def update(self, uid: str, sparql_update: str | bytes, *, handling: str = "strict",
                base_uri: str | None = None) -> RdfSource:
@@ -417,16 +420,24 @@ class Repository:
     # -- versions ----------------------------------------------------------------------------
 
     def create_version(self, uid: str, *, label: str | None = None) -> str:
-        """Snapshot the resource; return the version id (Memento datetime
-        ``yyyyMMddHHmmss``, UTC). A second snapshot in the same second replaces
-        the first."""
+        """Make a version of the current state; return its id (the Memento datetime
+        ``yyyyMMddHHmmss``, UTC). A second version in the same second is the same
+        version. In an Archival Group, a version of the whole group."""
         uid = normalize_uid(uid)
         with self._write() as ctx:
             require_model(ctx.txn, uid)
-            return versions_mod.snapshot(ctx, uid, ctx.txn.triples(res_uri(uid)), label)
+            group = archival.group_of(ctx.txn, uid)
+            if group is None:
+                return versions_mod.create(ctx, uid, label)
+            vid = versions_mod.version_id(ctx)
+            for u in subtree(ctx.txn, group):
+                versions_mod.create(ctx, u, label if u == uid else None)
+            versions_mod.add_group_id(ctx, group, vid)
+            return vid
 
     def versions(self, uid: str) -> list[VersionInfo]:
-        """The versions of a resource, oldest first."""
+        """The versions of a resource, oldest first (of its Archival Group's, those
+        since it exists)."""
         uid = normalize_uid(uid)
         with self.snapshot() as ctx:
             require_model(ctx.txn, uid)
@@ -434,23 +445,68 @@ class Repository:
 
     def get_version(self, uid: str, version_id: str, *,
                     base_uri: str | None = None) -> RdfSource:
-        """A version of a resource, as a read-only view of its snapshot."""
+        """A version of a resource, as a read-only view of its state then."""
         uid = normalize_uid(uid)
         with self.snapshot(base_uri) as ctx:
             require_model(ctx.txn, uid)
             triples = versions_mod.read_snapshot(ctx, uid, version_id)
             return view(ctx, uid, triples, version_of=version_id)
 
+    def delete_version(self, uid: str, version_id: str) -> None:
+        """Remove a version (``ResourceNotExistsError`` if there is none); the
+        resource's current state is unchanged."""
+        uid = normalize_uid(uid)
+        with self._write() as ctx:
+            require_model(ctx.txn, uid)
+            versions_mod.delete(ctx, uid, version_id)
+
+    def import_version(self, uid: str, when: datetime, *, graph: Any = None,
+                       data: bytes | None = None, media_type: str | None = None,
+                       stream: Any = None, digests: Mapping[str, str] | None = None,
+                       filename: str | None = None, base_uri: str | None = None,
+                       triples: Iterable[tuple[str, str, str]] | None = None,
+                       handling: str = "lenient") -> str:
+        """Add a version dated ``when`` (an aware datetime, not in the future; a
+        migration's historic version); return its id. Its state is the input
+        (as for ``create_or_replace``: RDF for an RDF source, content for a
+        binary), or without input the current state. ``VersionExistsError`` if
+        the resource has a version at that second. The current state is unchanged."""
+        uid = normalize_uid(uid)
+        with self.snapshot() as ctx:
+            model = require_model(ctx.txn, uid)
+            vid = versions_mod.id_of_datetime(ctx, when)
+        body = data if data is not None else stream
+        inp = None
+        if any(x is not None for x in (graph, body, triples)):
+            binary = model == interaction.NON_RDF_SOURCE
+            if not binary and is_binary(None, graph=graph, media_type=media_type, body=body):
+                raise IncompatibleLdpTypeError(uid, f"{uid} is an RDF source: a version of "
+                                                    "it is RDF, not binary content")
+            inp = self._input(uid, self._urimap(base_uri), graph=graph, data=data,
+                              media_type=media_type, stream=stream,
+                              interaction_model=model if binary else None, digests=digests,
+                              filename=filename, triples=triples)
+        with self._write(base_uri) as ctx:
+            require_model(ctx.txn, uid)
+            if inp is None:
+                state = ctx.txn.triples(res_uri(uid))
+            else:
+                at = datetime.strptime(vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+                state = lifecycle.state_of(ctx, uid, model, inp, handling, at)
+            versions_mod.import_version(ctx, uid, vid, state)
+            return vid
+
     def revert_to_version(self, uid: str, version_id: str) -> RdfSource:
         """Restore a version's state (user triples, and for a binary its content);
-        the current state is snapshotted first."""
+        the current state stays a version."""
         uid = normalize_uid(uid)
         with self._write() as ctx:
             txn = ctx.txn
             model = require_model(txn, uid)
             snap = versions_mod.read_snapshot(ctx, uid, version_id)
+            if not ctx.settings.versioning_auto:
+                versions_mod.create(ctx, uid)
             current = txn.triples(res_uri(uid))
-            versions_mod.snapshot(ctx, uid, current)
             old_user = [t for t in current if not is_server_managed(t[1], t[2])]
             new_user = [t for t in snap if not is_server_managed(t[1], t[2])]
             if model == interaction.NON_RDF_SOURCE:
@@ -517,40 +573,18 @@ class Repository:
     # -- access control ------------------------------------------------------------------
 
     def _root_acl(self) -> list[tuple[str, str, str]]:
-        """The stored form of the root ACL used while none is stored: the Turtle
-        file of ``auth_root_acl``, else ``DEFAULT_ROOT_ACL``."""
-        path = self.config.auth_root_acl
-        try:
-            if path:
-                with open(path, "rb") as fh:
-                    data = fh.read()
-            else:
-                data = DEFAULT_ROOT_ACL.encode()
-            with self.snapshot() as ctx:
-                base = ctx.urimap.base + "/fcr:acl"
-                triples = acl.to_internal(ctx, rdfio.parse(data, rdfio.TURTLE, base))
-                check_acl(triples, ROOT_UID, ctx.urimap.to_public)
-        except OSError as e:
-            raise ConfigError(f"Cannot read the root ACL (auth_root_acl) {path}: "
-                              f"{e.strerror}") from e
-        except LakesuperiorError as e:
-            raise ConfigError(f"The root ACL (auth_root_acl) {path} is not usable: {e}") from e
-        return triples
+        """The root ACL used while none is stored (``model.acl.load_root``)."""
+        with self.snapshot() as ctx:
+            return acl.load_root(ctx, self.config.auth_root_acl)
 
     def acl(self, uid: str, *, base_uri: str | None = None) -> list[tuple[str, str, str]]:
-        """The triples of the ACL of ``uid`` (at ``<resource>/fcr:acl``), public URIs.
-        The root always has one (the stored one, else the configured default);
-        ``ResourceNotExistsError`` for another resource without an ACL."""
+        """The triples of the ACL of ``uid`` (``<resource>/fcr:acl``), public URIs; the
+        root always has one (stored, else the configured default);
+        ``ResourceNotExistsError`` for another resource without one."""
         uid = normalize_uid(uid)
         with self.snapshot(base_uri) as ctx:
-            require_model(ctx.txn, uid)
-            if uid == ROOT_UID:
-                triples = self.acl_state.root_triples(ctx.txn)
-            elif acl.has_acl(ctx.txn, uid):
-                triples = acl.stored(ctx.txn, uid)
-            else:
-                raise ResourceNotExistsError(uid, f"Resource {uid} has no ACL")
-            return ctx.urimap.triples_to_public(triples)
+            current = acl.current(ctx, uid, self.acl_state.default_root)
+            return ctx.urimap.triples_to_public(current)
 
     def has_acl(self, uid: str) -> bool:
         """Whether an ACL is stored for ``uid``."""
@@ -561,10 +595,9 @@ class Repository:
     def set_acl(self, uid: str, *, data: bytes | None = None, media_type: str | None = None,
                 triples: Iterable[tuple[str, str, str]] | None = None,
                 base_uri: str | None = None) -> bool:
-        """Create or replace the ACL of ``uid``: ``data`` with an RDF ``media_type``
-        (relative IRIs resolve against ``<resource>/fcr:acl``, so ``<#readers>``
-        names an authorization) or public ``triples``. True if it is new.
-        ``AclError`` for an ACL the server refuses (see ``model.authorizations``)."""
+        """Create or replace the ACL of ``uid`` from ``data`` of an RDF ``media_type``
+        (relative to ``<resource>/fcr:acl``: ``<#readers>``) or public ``triples``; True
+        if it is new. ``AclError`` for what ``model.authorizations`` refuses."""
         uid = normalize_uid(uid)
         if data is not None:
             base = self._urimap(base_uri).public_iri(uid).rstrip("/") + "/fcr:acl"
@@ -574,17 +607,11 @@ class Repository:
 
     def update_acl(self, uid: str, sparql_update: str | bytes, *,
                    base_uri: str | None = None) -> bool:
-        """Apply a SPARQL Update to the ACL of ``uid`` (``<>`` is the ACL); for the
-        root, to the effective root ACL. True if the ACL is new (the root's)."""
+        """Apply a SPARQL Update to the ACL of ``uid`` (``<>`` is the ACL; the root's:
+        the effective one); True if the ACL is new."""
         uid = normalize_uid(uid)
         with self._write(base_uri) as ctx:
-            require_model(ctx.txn, uid)
-            if uid == ROOT_UID:
-                current = self.acl_state.root_triples(ctx.txn)
-            elif acl.has_acl(ctx.txn, uid):
-                current = acl.stored(ctx.txn, uid)
-            else:
-                raise ResourceNotExistsError(uid, f"Resource {uid} has no ACL")
+            current = acl.current(ctx, uid, self.acl_state.default_root)
             return acl.update(ctx, uid, sparql_update, current)
 
     def delete_acl(self, uid: str) -> None:
@@ -598,10 +625,9 @@ class Repository:
         return Access(ctx, self.acl_state, agent)
 
     def as_user(self, name: str) -> Repository:
-        """This repository (same store, same transactions) recording ``name`` as the
-        agent of its writes (``fcrepo:createdBy`` / ``lastModifiedBy``); ``self`` if
-        that is the configured agent. Calls of both inside one ``transaction()``
-        share it."""
+        """This repository (same store and transactions) recording ``name`` as the agent
+        of its writes (``fcrepo:createdBy`` / ``lastModifiedBy``); ``self`` if that is
+        the configured agent."""
         if name == self.settings.agent:
             return self
         other = copy.copy(self)
@@ -610,19 +636,11 @@ class Repository:
 
     def as_agent(self, agent: Agent | str | None, groups: Iterable[str] = (), *,
                  name: str | None = None) -> AgentView:
-        """A view of this repository with the same methods, acting for an agent
-        and enforcing Web Access Control on every call (``AccessDeniedError``).
-
-        ``agent``: an ``Agent``; or a WebID (``groups``: group URIs it is known to
-        belong to; ``name``: the user name its writes record, default the WebID);
-        or None for the anonymous agent. An ``Agent`` with ``admin`` set bypasses
-        the checks (its name is still recorded)."""
-        if not isinstance(agent, Agent):
-            if agent is not None and not isinstance(agent, str):
-                raise TypeError(f"as_agent takes an Agent, a WebID or None, not "
-                                f"{type(agent).__name__}")
-            agent = Agent(name=name or agent, webid=agent, groups=tuple(groups))
-        return AgentView(self, agent)
+        """The same API for one agent, enforcing Web Access Control on every call
+        (``AccessDeniedError``): an ``Agent``, or a WebID (with the ``groups`` it is
+        in and the ``name`` its writes record, default the WebID), or None (the
+        anonymous agent). See ``agent_view``."""
+        return AgentView(self, agent_of(agent, groups, name))
 
     # -- admin ----------------------------------------------------------------------------
 

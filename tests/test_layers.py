@@ -21,11 +21,12 @@ MAX_LINES = 700
 # Lowest first. A module belongs to the first entry that is its name or a prefix of it.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("lakesuperior.exceptions", "lakesuperior.version", "lakesuperior.agents"),
-    ("lakesuperior.config", "lakesuperior.headers"),
+    ("lakesuperior.config", "lakesuperior.headers", "lakesuperior.httpgrammar",
+     "lakesuperior.mediatypes"),
     ("lakesuperior.store.terms", "lakesuperior.store.records", "lakesuperior.store.binaries",
      "lakesuperior.users"),
     ("lakesuperior.store",),              # the quad store core, above its codecs
-    ("lakesuperior.rdfio",),
+    ("lakesuperior.rdfio", "lakesuperior.jsonld"),
     ("lakesuperior.store.rdflib_store",),  # the rdflib adapter: store + rdfio
     ("lakesuperior.model",),
     ("lakesuperior.query",),

@@ -11,6 +11,7 @@ from lakesuperior.model.checks import FixityResult, IntegrityReport
 from lakesuperior.model.namespaces import PREMIS_HAS_MESSAGE_DIGEST
 from lakesuperior.model.nonrdf import digest_urn
 from lakesuperior.model.uids import graph_kind, normalize_uid, parent_uid, uid_of_graph
+from lakesuperior.model.versions import live_version
 from lakesuperior.repository import Repository
 
 __all__ = ["FixityReport", "check_fixity", "check_refint", "content_users", "integrity_rows"]
@@ -80,6 +81,10 @@ def content_users(repo: Repository, digests: Iterable[str]) -> dict[str, list[st
                                            digest_urn(algo, digest), None):
                 kind = graph_kind(g)
                 if kind is not None:
-                    users.add(uid_of_graph(g) + (" (deleted)" if kind == "bury" else ""))
+                    uid = uid_of_graph(g)
+                    users.add(uid + (" (deleted)" if kind == "bury" else ""))
+                    live = live_version(txn, uid) if kind == "res" else None
+                    if live is not None:     # a version sharing the current record
+                        users.add(f"{uid}/fcr:versions/{live}")
             out[digest] = sorted(users)
     return out

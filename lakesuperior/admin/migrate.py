@@ -12,8 +12,9 @@ import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any, cast
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
@@ -47,6 +48,7 @@ from lakesuperior.store.binaries import normalize_algorithm, normalize_digest
 
 __all__ = ["MigrationReport", "migrate", "iter_rows"]
 
+LINK_FORMAT = "application/link-format"
 _RDF_ACCEPT = "application/n-triples, text/turtle;q=0.9, application/ld+json;q=0.5"
 _WANT_DIGEST = "sha-512, sha-256, sha, md5"
 _OMIT_MEMBERSHIP = f'return=representation; omit="{LDP_NS}PreferMembership"'
@@ -63,6 +65,7 @@ class MigrationReport:
     binary_bytes: int = 0
     triples: int = 0
     seconds: float = 0.0
+    versions: int = 0
     unverified: list[str] = field(default_factory=list)   #: binaries the source gave no digest for
     skipped: list[tuple[str, str]] = field(default_factory=list)   #: (url, why)
     failed: list[tuple[str, str]] = field(default_factory=list)    #: (url, error)
@@ -170,8 +173,11 @@ def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
     its media type and file name. A resource the source answers 404 or 410
     for is skipped (a link to a deleted resource); any other error stops the
     migration with ``MigrationError`` and leaves nothing behind, unless
-    ``skip_errors``, which records it and goes on. Versions and tombstones are
-    not copied.
+    ``skip_errors``, which records it and goes on. The versions (mementos) the
+    source lists in each resource's TimeMap are copied with their datetimes
+    (an RDF source's triples; a binary's content, media type and file name);
+    the new repository makes no versions of its own while it is built.
+    Tombstones are not copied.
     """
     t0 = time.perf_counter()
     dest = os.path.abspath(config.data_dir)
@@ -212,7 +218,7 @@ def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
     report = MigrationReport(src.base, dest)
     staging = staging_dir(dest, "migrating")
     cfg = config.with_(data_dir=staging, sync=False, referential_integrity="off",
-                       allow_foreign_subjects=True)
+                       allow_foreign_subjects=True, versioning_auto=False)
     try:
         with Repository(config=cfg) as repo:
             progress.start("Migrating", None)
@@ -316,11 +322,75 @@ def _migrate_one(src: _Source, repo: Repository, uid: str, url: str,
         _copy_content(src, repo, uid, url, user, digests, filename, report)
     else:
         if uid != "/" or user:
-            data = "".join(f"{s} {p} {o} .\n" for s, p, o in user).encode("utf-8")
-            repo.create_or_replace(uid, data=data, media_type="application/n-triples",
+            repo.create_or_replace(uid, data=_ntriples(user), media_type=_NT,
                                    interaction_model=model, handling="lenient")
         report.rdf_sources += 1
     report.triples += len(user)
+    if uid != "/":
+        _copy_versions(src, repo, uid, head, model == LDP_NON_RDF_SOURCE, report)
+
+
+_NT = "application/n-triples"
+
+
+def _ntriples(triples: Iterable[tuple[str, str, str]]) -> bytes:
+    return "".join(f"{s} {p} {o} .\n" for s, p, o in triples).encode("utf-8")
+
+
+def _mementos(src: _Source, url: str, head: HttpResponse) -> list[tuple[str, datetime]]:
+    """(URI, datetime) of the mementos in a resource's TimeMap, oldest first; none if
+    the source has no TimeMap for it."""
+    timemap = (head.link_targets("timemap") or [url + "/fcr:versions"])[0]
+    resp = src.client.request("GET", timemap, headers={"Accept": LINK_FORMAT})
+    if resp.status in (404, 405, 406, 410) or resp.content_type != LINK_FORMAT:
+        return []
+    if not resp.ok:
+        raise _Failure(f"GET of the TimeMap answered {resp.status} {resp.reason}")
+    out = []
+    for link in hdr.parse_link(resp.body.decode("utf-8", "replace")):
+        if not link.has_rel("memento"):
+            continue
+        when = hdr.parse_http_date(link.params.get("datetime"))
+        if when is None:
+            raise _Failure(f"the TimeMap's memento {link.uri} has no valid datetime")
+        out.append((urljoin(timemap, link.uri), when))
+    return sorted(out, key=lambda m: m[1])
+
+
+def _copy_versions(src: _Source, repo: Repository, uid: str, head: HttpResponse,
+                   binary: bool, report: MigrationReport) -> None:
+    """Import the source's mementos of ``uid`` with their datetimes."""
+    url = src.url(uid)
+    for memento, when in _mementos(src, url, head):
+        if binary:
+            resp, stream = src.client.open("GET", memento,
+                                           headers={"Want-Digest": _WANT_DIGEST})
+            try:
+                if resp.status != 200:
+                    raise _Failure(f"GET of the memento {memento} answered {resp.status} "
+                                   f"{resp.reason}")
+                mimetype = resp.headers.get("Content-Type") or "application/octet-stream"
+                repo.import_version(uid, when, stream=stream, media_type=mimetype.strip(),
+                                    digests=_header_digests(resp.headers.get("Digest")) or None,
+                                    filename=hdr.parse_content_disposition(
+                                        resp.headers.get("Content-Disposition")))
+            finally:
+                stream.close()
+        else:
+            triples = [(_url_term(s, memento, url), p, _url_term(o, memento, url))
+                       for s, p, o in _get_rdf(src, memento)]
+            user, _, _ = _convert(src, repo, uid, triples, lambda _uid: None)
+            repo.import_version(uid, when, data=_ntriples(user), media_type=_NT)
+        report.versions += 1
+
+
+def _url_term(term: str, memento: str, url: str) -> str:
+    """``term``, with the memento's URI (and its hash URIs) as the resource's."""
+    if term == f"<{memento}>":
+        return f"<{url}>"
+    if term.startswith(f"<{memento}#"):
+        return f"<{url}" + term[len(memento) + 1:]
+    return term
 
 
 def _convert(src: _Source, repo: Repository, uid: str,

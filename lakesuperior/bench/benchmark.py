@@ -166,6 +166,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         "request_time_s": round(request_s, 3),
         "last_first_ratio": _ratio(lat["last_1k_median"], lat["first_1k_median"]),
         "index_pending": pending, "sync": target.sync,
+        "versioning_auto": target.versioning_auto,
         "interrupted": interrupted, "error": error,
         "latencies_ms": [round(x, 4) for x in latencies],
     }

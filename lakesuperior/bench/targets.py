@@ -89,6 +89,7 @@ class PythonTarget:
         cfg = Config.load(opts.config, data_dir=data_dir)
         self.repo = Repository(config=cfg)
         self.sync = cfg.sync
+        self.versioning_auto: bool | None = cfg.versioning_auto
 
     def prepare(self, parent: str, delete: bool) -> list[str]:
         repo = self.repo
@@ -170,6 +171,7 @@ class HttpTarget:
         self.data_dir = opts.data_dir
         self.config = opts.config
         self.sync = None
+        self.versioning_auto: bool | None = None   # the server's own setting
 
     def _check(self, resp: HttpResponse, what: str, ok: Sequence[int] = ()) -> HttpResponse:
         if not (resp.ok or resp.status in ok):

@@ -202,7 +202,7 @@ def no_content(headers: dict[str, str] | None = None) -> Response:
 def negotiate(offered: Iterable[str]) -> str:
     """The media type to serve for the request's ``Accept``; ``NotAcceptable`` if none."""
     offered = tuple(offered)
-    chosen = hdr.negotiate(request.headers.get("Accept"), offered)
+    chosen = hdr.negotiate(request.headers.get("Accept"), offered, strict=True)
     if chosen is None:
         raise NotAcceptable(f"None of the media types in Accept can be served; available: "
                             f"{', '.join(offered)}")

@@ -68,11 +68,18 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "purges it for good; POST on it brings the resource back. URIs of deleted resources "
      "are not reused by POST."),
     ("versions", "Versions",
-     "Every resource is versioned (a Memento TimeGate and OriginalResource). POST to "
-     "<resource>/fcr:versions, without a body, takes a snapshot of the current state; its "
-     "URI is <resource>/fcr:versions/<yyyyMMddHHmmss> (UTC, one per second). A POST with a "
-     "Memento-Datetime header (a memento with a client-given state) is not supported "
-     "(409 Conflict). Mementos are read-only; TimeMaps and mementos cannot be deleted."),
+     "Every resource is versioned (a Memento TimeGate and OriginalResource). With "
+     "versioning.auto (the default, as Fedora 6) every change makes a memento at its "
+     "datetime; POST to <resource>/fcr:versions without Memento-Datetime makes one of the "
+     "current state. A memento's URI is <resource>/fcr:versions/<yyyyMMddHHmmss> (UTC, one "
+     "per second: two changes in the same second make one memento, of the later state). A "
+     "POST with Memento-Datetime (an HTTP-date, not in the future) adds a historic memento "
+     "whose state is the body (RDF, or a binary's content with its Content-Type) or, without "
+     "a body, the current state: a malformed date is 400, a memento at that second already "
+     "409. DELETE on a memento removes it. An Archival Group (Link: <http://fedora.info/"
+     "definitions/v4/repository#ArchivalGroup>; rel=\"type\" on creation) is a container "
+     "versioned with its descendants as one unit; groups cannot be nested (409) and a "
+     "binary cannot be one (400); other rel=\"type\" values than LDP's are refused (400)."),
     ("access-control", "Access control lists",
      "The ACL of a resource is at <resource>/fcr:acl (Link rel=\"acl\"); reading or "
      "changing it needs acl:Control. It holds acl:Authorization nodes named by hash URIs "

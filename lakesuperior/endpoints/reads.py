@@ -9,6 +9,7 @@ import hashlib
 import itertools
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 from typing import Any, BinaryIO
 
 from flask import Response, render_template, request
@@ -25,7 +26,7 @@ from lakesuperior.endpoints.call import (
     require_tombstone,
     tombstone_links,
 )
-from lakesuperior.endpoints.errors import BadRequest, MethodNotAllowed, NotAcceptable
+from lakesuperior.endpoints.errors import MethodNotAllowed, NotAcceptable
 from lakesuperior.endpoints.paths import Target
 from lakesuperior.endpoints.preconditions import if_range_holds
 from lakesuperior.endpoints.representation import (
@@ -34,14 +35,17 @@ from lakesuperior.endpoints.representation import (
     TIMEMAP_OUT,
     allowed_methods,
     content_type_of,
+    get_options,
     modified_of,
     needs_triples,
     not_modified_headers,
     read_options,
+    representation_triples,
     resource_headers,
     timegate_headers,
     timemap_headers,
 )
+from lakesuperior.exceptions import UnsupportedDigestError
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_TYPE
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
 from lakesuperior.version import __version__
@@ -59,14 +63,15 @@ def read(call: Call, head: bool) -> Response:
     if target.kind == "memento":
         return _memento(call, head)
     options, applied = read_options(call.prefer)
+    when = hdr.parse_accept_datetime(request.headers.get("Accept-Datetime"))
     res: Any
-    if head and not needs_triples(options):
+    if (head and not needs_triples(options)) or when is not None:
         res = call.repo.info(call.uid, base_uri=call.base)   # headers only: no triples
     else:
-        res = call.repo.get(call.uid, base_uri=call.base, **options)
+        res = call.repo.get(call.uid, base_uri=call.base, **get_options(options))
     call.check_described(res)
-    if "Accept-Datetime" in request.headers:
-        return _timegate(call, res)
+    if when is not None:
+        return _timegate(call, res, when)
     if res.is_binary and target.kind == "resource":
         return _binary(call, res, target, head)
     return _rdf(call, res, target, head, applied, options)
@@ -86,7 +91,8 @@ def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
     if media_type == HTML:
         body: str | bytes = _html(call, res, target)
     else:
-        body = rdfio.serialize(res.triples, media_type, namespaces=DEFAULT_NAMESPACES)
+        body = rdfio.serialize(representation_triples(res, options), media_type,
+                               namespaces=DEFAULT_NAMESPACES)
     return Response(body, headers=headers)
 
 
@@ -96,12 +102,8 @@ def _not_modified(headers: dict[str, str]) -> Response:
     return response
 
 
-def _timegate(call: Call, res: Any) -> Response:
+def _timegate(call: Call, res: Any, when: datetime) -> Response:
     """A TimeGate answer (RFC 7089 section 4.1.1): 302 to the best memento."""
-    value = request.headers.get("Accept-Datetime", "")
-    when = hdr.parse_accept_datetime(value)
-    if when is None:
-        raise BadRequest(f"Accept-Datetime is not an HTTP date: {value!r}")
     chosen = mto.choose_memento([v.id for v in res.version_info], when)
     if chosen is None:
         raise NotAcceptable(f"{call.url()} has no versions to match Accept-Datetime",
@@ -155,6 +157,9 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     return Response(_multipart(stream, parts, closing), status=206, headers=headers,
                     direct_passthrough=True)
 
+
+#: The ``Want-Digest`` algorithms a binary's ``Digest`` can carry (RFC 3230, RFC 5843).
+WANT_DIGEST_ALGORITHMS = ("md5", "sha", "sha-256", "sha-512")
 
 #: Most parts of a multipart/byteranges answer; a Range header asking for more
 #: (after coalescing) is ignored and the whole content is sent.
@@ -215,9 +220,13 @@ def _multipart(stream: BinaryIO, parts: list[tuple[int, int, bytes]],
 def _want_digest(res: Any, header: str) -> str | None:
     """``Digest`` for the supported algorithms of a ``Want-Digest`` (RFC 3230 4.3.1),
     computed from the stored content (Fedora API 3.2.3)."""
-    algos = list(dict.fromkeys(normalize_algorithm(a) for a in hdr.parse_want_digest(header)
-                               if is_supported(a)))
+    wanted = hdr.parse_want_digest(header)
+    algos = list(dict.fromkeys(normalize_algorithm(a) for a in wanted if is_supported(a)))
     if not algos:
+        if wanted:   # Fedora API 3.3.1, RFC 3230 section 4.3.1
+            raise UnsupportedDigestError(
+                f"Want-Digest names no supported algorithm ({', '.join(wanted)}); "
+                f"supported: {', '.join(WANT_DIGEST_ALGORITHMS)}")
         return None
     hashers = {a: hashlib.new(a, usedforsecurity=False) for a in algos}
     with res.content as f:

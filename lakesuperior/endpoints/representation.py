@@ -16,9 +16,10 @@ from types import MappingProxyType
 from typing import Any
 
 from lakesuperior import headers as hdr
-from lakesuperior import rdfio
+from lakesuperior import jsonld, rdfio
 from lakesuperior.endpoints.memento import LINK_FORMAT, TIMEMAP_TYPES, version_datetime
 from lakesuperior.endpoints.paths import Target, Urls
+from lakesuperior.model.archival import ARCHIVAL_GROUP
 from lakesuperior.model.interaction import CONTAINERS
 from lakesuperior.model.namespaces import (
     FCREPO,
@@ -47,10 +48,12 @@ CONSTRAINED_BY = iri(LDP.constrainedBy)
 
 HTML = "text/html"
 SPARQL_UPDATE = "application/sparql-update"
+#: JSON-LD in the profiles Fedora serves, compacted (the default) first.
+JSON_LD_OUT = tuple(f'{rdfio.JSON_LD}; profile="{profile}"' for profile in jsonld.PROFILES)
 #: What a resource's RDF (or a description) is served as, first choice first.
-RDF_OUT = (rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML, HTML)
+RDF_OUT = (rdfio.TURTLE, *JSON_LD_OUT, rdfio.N_TRIPLES, rdfio.RDF_XML, HTML)
 #: What a TimeMap is served as.
-TIMEMAP_OUT = (rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML, LINK_FORMAT, HTML)
+TIMEMAP_OUT = (rdfio.TURTLE, *JSON_LD_OUT, rdfio.N_TRIPLES, rdfio.RDF_XML, LINK_FORMAT, HTML)
 ACCEPT_POST = ", ".join((rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML,
                          rdfio.N3, "*/*"))
 _TEXT_TYPES = (rdfio.TURTLE, rdfio.N_TRIPLES, HTML, LINK_FORMAT)
@@ -63,33 +66,63 @@ def content_type_of(media_type: str) -> str:
 
 # --- Prefer (LDP 7.2.2, Fedora API 3.2.1) -----------------------------------------------------
 
-#: ``Repository.get`` options of a representation with no ``Prefer``.
+#: ``Repository.get`` options of a representation with no ``Prefer``, and
+#: ``incl_user_data`` (False: the client's own triples are left out).
 DEFAULT_OPTIONS: Mapping[str, bool] = MappingProxyType({
     "incl_children": True, "incl_membership": True, "incl_inbound": False,
-    "incl_srv_mgd": True, "embed_children": False})
+    "incl_srv_mgd": True, "embed_children": False, "incl_user_data": True})
 
 
 def read_options(prefer: hdr.Prefer) -> tuple[dict[str, bool], bool]:
-    """``Repository.get`` options from the LDP / Fedora preferences of a request,
-    and whether a ``return`` preference was applied."""
+    """The representation the LDP / Fedora preferences of a request ask for, as
+    Fedora 6 reads them, and whether a ``return`` preference was applied.
+
+    ``return=minimal`` (or ``include`` of ``ldp:PreferMinimalContainer``) leaves
+    out containment and membership; ``return=minimal`` also the server-managed
+    triples unless ``include``d. An ``include`` of containment or membership
+    brings it back; ``omit`` of ``ldp:PreferMinimalContainer`` leaves out the
+    client's own triples, and an ``omit`` of the server-managed triples also
+    leaves out containment (``ldp:contains`` is server-managed). Inbound
+    references and embedded children are only there when ``include``d.
+    """
     inc, omit = prefer.include, prefer.omit
-    minimal = prefer.return_ == "minimal" or PREFER_MINIMAL in inc
+    minimal = prefer.return_ == "minimal"
+    minimal_container = PREFER_MINIMAL not in omit and (PREFER_MINIMAL in inc or minimal)
+    srv_mgd_omitted = bool(omit & PREFER_SERVER_MANAGED)
     options = {
-        "incl_children": (not minimal and PREFER_CONTAINMENT not in omit)
-        or PREFER_CONTAINMENT in inc,
-        "incl_membership": (not minimal and PREFER_MEMBERSHIP not in omit)
-        or PREFER_MEMBERSHIP in inc,
-        "incl_inbound": bool(inc & PREFER_INBOUND) and not omit & PREFER_INBOUND,
-        "incl_srv_mgd": not omit & PREFER_SERVER_MANAGED,
-        "embed_children": PREFER_CONTAINED in inc and PREFER_CONTAINED not in omit,
+        "incl_children": PREFER_CONTAINMENT in inc or not (
+            minimal_container or PREFER_CONTAINMENT in omit or srv_mgd_omitted),
+        "incl_membership": PREFER_MEMBERSHIP in inc or not (
+            minimal_container or PREFER_MEMBERSHIP in omit),
+        "incl_inbound": bool(inc & PREFER_INBOUND),
+        "incl_srv_mgd": bool(inc & PREFER_SERVER_MANAGED) or not (srv_mgd_omitted or minimal),
+        "embed_children": PREFER_CONTAINED in inc,
+        "incl_user_data": PREFER_MINIMAL not in omit,
     }
+    if minimal:   # Fedora: the client's triples, server-managed ones if asked, no more
+        options.update(incl_children=False, incl_membership=False, incl_inbound=False,
+                       embed_children=False)
     return options, prefer.return_ is not None
+
+
+def get_options(options: Mapping[str, bool]) -> dict[str, bool]:
+    """The ``Repository.get`` keywords of ``read_options``."""
+    return {k: v for k, v in options.items() if k != "incl_user_data"}
 
 
 def needs_triples(options: Mapping[str, bool]) -> bool:
     """Whether the headers of a representation need its triples (``etag_of``), not
     only the resource's ``Repository.info``."""
     return bool(options.get("incl_inbound") or options.get("embed_children"))
+
+
+def representation_triples(res: Any, options: Mapping[str, bool] | None) -> list:
+    """The triples a representation shows: ``res.triples``, less the client's own
+    ones when ``incl_user_data`` is False."""
+    if options is None or options.get("incl_user_data", True):
+        return res.triples
+    user = set(res.user_data)
+    return [t for t in res.triples if t not in user]
 
 
 # --- validators -----------------------------------------------------------------------------
@@ -153,7 +186,7 @@ def allowed_methods(res: Any, target: Target) -> list[str]:
     if target.kind == "timemap":
         return ["GET", "HEAD", "OPTIONS", "POST"]
     if target.kind == "memento":
-        return ["GET", "HEAD", "OPTIONS"]
+        return ["GET", "HEAD", "OPTIONS", "DELETE"]
     if target.kind == "tombstone":
         return ["OPTIONS", "POST", "DELETE"]
     methods = ["GET", "HEAD", "OPTIONS"]
@@ -173,6 +206,8 @@ def advertised_types(res: Any, target: Target) -> list[str]:
     if target.kind == "metadata" or target.description:
         return [LDP_RESOURCE, LDP_RDF_SOURCE]
     types = set(res.ldp_types)
+    if target.kind == "resource" and ARCHIVAL_GROUP in res.types:
+        types.add(ARCHIVAL_GROUP)
     if target.kind == "memento":
         types &= {LDP_RESOURCE, LDP_RDF_SOURCE, LDP_NON_RDF_SOURCE}
     types.add(LDP_RESOURCE)

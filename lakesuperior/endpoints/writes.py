@@ -22,10 +22,10 @@ from flask import Response, request
 
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
-from lakesuperior.endpoints import bodies
+from lakesuperior.endpoints import bodies, versioning
 from lakesuperior.endpoints.bodies import RdfBody, is_rdf
 from lakesuperior.endpoints.call import Call, checked_write, no_content, tombstone_links
-from lakesuperior.endpoints.errors import BadRequest, ConstraintViolation, MethodNotAllowed
+from lakesuperior.endpoints.errors import BadRequest, MethodNotAllowed
 from lakesuperior.endpoints.paths import PathError, Target, slug_segment
 from lakesuperior.endpoints.representation import (
     SPARQL_UPDATE,
@@ -34,7 +34,7 @@ from lakesuperior.endpoints.representation import (
     write_headers,
 )
 from lakesuperior.exceptions import IncompatibleLdpTypeError, UnsupportedMediaTypeError
-from lakesuperior.model import interaction
+from lakesuperior.model import archival, interaction
 from lakesuperior.model.uids import child_uid
 
 Triple = tuple[str, str, str]
@@ -43,7 +43,7 @@ Triple = tuple[str, str, str]
 def post(call: Call) -> Response:
     target = call.target
     if target.kind == "timemap":
-        return post_version(call)
+        return versioning.post_version(call)
     if target.kind == "tombstone":
         return _resurrect(call)
     if target.kind != "resource":
@@ -103,6 +103,7 @@ _URI_SAFE = "<>:/?#[]@!$&'()*+,;=%~"
 def _create(call: Call) -> Response:
     bodies.check_size()
     model = bodies.requested_model()
+    group = versioning.archival_group_requested()
     media_type = bodies.media_type()
     slug_header = request.headers.get("Slug")
     slug = hdr.parse_slug(slug_header)
@@ -114,8 +115,10 @@ def _create(call: Call) -> Response:
             raise BadRequest(f"Unusable Slug {slug_header!r}: {e}") from None
     if model == interaction.NON_RDF_SOURCE or (model is None and not is_rdf(media_type) and (
             media_type is not None or bodies.has_body())):
+        if group:
+            raise archival.not_for_binary(None)
         return _created(call, _create_binary(call, segment, model, media_type))
-    return _created(call, _create_rdf(call, segment, model, media_type))
+    return _created(call, _create_rdf(call, segment, model, media_type, group))
 
 
 def _create_binary(call: Call, segment: str | None, model: str | None,
@@ -135,7 +138,7 @@ def _create_binary(call: Call, segment: str | None, model: str | None,
 
 
 def _create_rdf(call: Call, segment: str | None, model: str | None,
-                media_type: str | None) -> Any:
+                media_type: str | None, group: bool = False) -> Any:
     data = bodies.read() if bodies.has_body() else b""
     body = None
     # The body is parsed against a fresh IRI, its ``<>``. Without a slug it is the
@@ -153,29 +156,13 @@ def _create_rdf(call: Call, segment: str | None, model: str | None,
                                 triples=body.triples() if body is not None else [],
                                 resolved_against=base,
                                 interaction_model=model, handling=call.handling or "tolerant",
-                                base_uri=call.base)
+                                base_uri=call.base, archival_group=group)
 
 
 @tombstone_links
 def _resurrect(call: Call) -> Response:
     call.repo.resurrect(call.uid)
     location = call.url()
-    return Response(location + "\n", status=201, content_type="text/plain; charset=utf-8",
-                    headers={"Location": location, "Link": call.constrained_by})
-
-
-@tombstone_links
-def post_version(call: Call) -> Response:
-    """POST to a TimeMap: snapshot the current state (Fedora API 4.3.3). The
-    request's preconditions do not apply (they would be the TimeMap's)."""
-    if "Memento-Datetime" in request.headers:
-        raise ConstraintViolation(
-            "Creating a memento with a Memento-Datetime and a body is not supported: POST "
-            "without Memento-Datetime (and without a body) to snapshot the current state")
-    label = hdr.parse_slug(request.headers.get("Slug"))
-    with checked_write(call, None, read=call.target.description):
-        vid = call.repo.create_version(call.uid, label=label)
-    location = call.url(kind="memento", version=vid, description=call.target.description)
     return Response(location + "\n", status=201, content_type="text/plain; charset=utf-8",
                     headers={"Location": location, "Link": call.constrained_by})
 
@@ -193,6 +180,7 @@ def put(call: Call) -> Response:
                                allowed_methods(None, target))
     bodies.check_size()
     model = bodies.requested_model()
+    group = versioning.archival_group_requested()
     media_type = bodies.media_type()
     rdf_body = is_rdf(media_type)
     spool = None
@@ -205,7 +193,7 @@ def put(call: Call) -> Response:
         if model != interaction.NON_RDF_SOURCE and data.strip() and media_type is not None:
             body = RdfBody(data, media_type, call.url())
     try:
-        action, res = _put_resource(call, model, media_type, spool, data, body)
+        action, res = _put_resource(call, model, media_type, spool, data, body, group)
     finally:
         if spool is not None:
             spool.close()
@@ -213,7 +201,7 @@ def put(call: Call) -> Response:
 
 
 def _put_resource(call: Call, model: str | None, media_type: str | None, spool: IO[bytes] | None,
-             data: bytes, body: RdfBody | None) -> tuple[str, Any]:
+             data: bytes, body: RdfBody | None, group: bool = False) -> tuple[str, Any]:
     """The write of a PUT on a resource, on its current state read once. A binary
     keeps its model (an RDF body is its new content); an RDF source cannot take
     a non-RDF body."""
@@ -229,8 +217,10 @@ def _put_resource(call: Call, model: str | None, media_type: str | None, spool: 
                     f"{media_type or 'content without a Content-Type'}")
         kwargs: dict[str, Any] = dict(interaction_model=im,
                                       handling=call.handling or "tolerant",
-                                      base_uri=call.base)
+                                      base_uri=call.base, archival_group=group)
         if im == interaction.NON_RDF_SOURCE or (im is None and spool is not None):
+            if group:
+                raise archival.not_for_binary(call.uid)
             content: dict[str, Any] = {"stream": spool} if spool is not None else {"data": data}
             kwargs.update(content, media_type=media_type, digests=bodies.upload_digests(),
                           filename=bodies.filename())
@@ -291,6 +281,8 @@ def delete(call: Call) -> Response:
     if target.kind == "tombstone":
         call.repo.forget(call.uid)
         return no_content()
+    if target.kind == "memento":
+        return versioning.delete_memento(call)
     if target.kind != "resource":
         raise MethodNotAllowed(f"DELETE is not allowed on {call.here()}",
                                allowed_methods(None, target))

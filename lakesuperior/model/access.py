@@ -83,9 +83,6 @@ class AclState:
             gen.auths[uid] = found
         return found
 
-    def root_triples(self, txn: Any) -> list[Triple]:
-        """The stored triples of the effective root ACL."""
-        return acl.stored(txn, ROOT_UID) if acl.has_acl(txn, ROOT_UID) else self.default_root
 
 
 class Access:

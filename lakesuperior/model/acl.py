@@ -19,22 +19,29 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from rdflib.plugins.sparql.update import evalUpdate
 
-from lakesuperior.exceptions import ResourceNotExistsError, SparqlError
+from lakesuperior.exceptions import (
+    ConfigError,
+    LakesuperiorError,
+    ResourceNotExistsError,
+    SparqlError,
+)
 from lakesuperior.model import authorizations as auth
 from lakesuperior.model.context import Context
 from lakesuperior.model.literals import literal_term
 from lakesuperior.model.lookup import require_model
 from lakesuperior.model.namespaces import FCSYSTEM
 from lakesuperior.model.sparql_update import parse as parse_update
-from lakesuperior.model.uids import graph, is_descendant, res_uri, uid_of
-from lakesuperior.rdfio import Triple, graph_to_triples, triples_to_graph
+from lakesuperior.model.uids import ROOT_UID, graph, is_descendant, res_uri, uid_of
+from lakesuperior.rdfio import TURTLE, Triple, graph_to_triples, parse, triples_to_graph
 
 __all__ = ["REGISTRY", "GENERATION", "acl_graph", "generation", "registry", "has_acl",
-           "stored", "write", "remove", "purge_tree", "update", "to_internal"]
+           "stored", "write", "remove", "purge_tree", "update", "to_internal", "load_root",
+           "current"]
 
 REGISTRY = graph("wac", "/registry")
 GENERATION = graph("wac", "/generation")
@@ -70,6 +77,34 @@ def stored(txn: Any, uid: str) -> list[Triple]:
 def _bump(ctx: Context) -> None:
     ctx.txn.add_graph(GENERATION, [(GENERATION, _GENERATION_OF,
                                     literal_term(uuid.uuid4().hex))])
+
+
+def load_root(ctx: Context, path: str) -> list[Triple]:
+    """The root ACL used while none is stored, checked, in its stored form: the
+    Turtle file ``path`` (relative to ``<base>/fcr:acl``), else (``''``) the
+    built-in ``DEFAULT_ROOT_ACL``. ``ConfigError`` if it is unreadable or refused."""
+    try:
+        data = Path(path).read_bytes() if path else auth.DEFAULT_ROOT_ACL.encode()
+        triples = to_internal(ctx, parse(data, TURTLE, ctx.urimap.base + "/fcr:acl"))
+        auth.check(triples, ROOT_UID, ctx.urimap.to_public)
+    except OSError as e:
+        raise ConfigError(f"Cannot read the root ACL (auth_root_acl) {path}: "
+                          f"{e.strerror}") from e
+    except LakesuperiorError as e:
+        raise ConfigError(f"The root ACL (auth_root_acl) {path} is not usable: {e}") from e
+    return triples
+
+
+def current(ctx: Context, uid: str, default_root: list[Triple]) -> list[Triple]:
+    """The stored triples of the ACL of the live resource ``uid``; for the root
+    without one, ``default_root``; else ``ResourceNotExistsError``."""
+    txn = ctx.txn
+    require_model(txn, uid)
+    if has_acl(txn, uid):
+        return stored(txn, uid)
+    if uid == ROOT_UID:
+        return default_root
+    raise ResourceNotExistsError(uid, f"Resource {uid} has no ACL")
 
 
 def to_internal(ctx: Context, triples: Iterable[Triple]) -> list[Triple]:

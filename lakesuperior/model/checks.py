@@ -12,6 +12,7 @@ from lakesuperior.model.context import Context
 from lakesuperior.model.lookup import require_model
 from lakesuperior.model.namespaces import (
     FCREPO_HAS_PARENT,
+    FCREPO_HAS_VERSION,
     LDP_CONTAINS,
     PREMIS_HAS_MESSAGE_DIGEST,
     RDF_TYPE,
@@ -132,8 +133,8 @@ def stats(ctx: Context, store: Any) -> dict[str, Any]:
             counts["resources"] += 1
         elif kind == "tomb":
             counts["tombstones"] += 1
-        elif kind == "snap":
-            counts["versions"] += 1
+        elif kind == "hist":
+            counts["versions"] += txn.count(None, FCREPO_HAS_VERSION, None, g)
     out: dict[str, Any] = dict(counts)
     out.update(_content_files(ctx))
     out["store"] = store.stats()

@@ -23,6 +23,7 @@ class Settings:
     allow_foreign_subjects: bool = False
     agent: str = "admin"
     digest_algorithm: str = "sha512"
+    versioning_auto: bool = True      # every change makes a version (model.versions)
 
 
 class Context:

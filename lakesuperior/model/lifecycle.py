@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from lakesuperior import rdfio
@@ -22,7 +23,7 @@ from lakesuperior.exceptions import (
     ResourceNotExistsError,
     ServerManagedTermError,
 )
-from lakesuperior.model import containment, interaction, membership, nonrdf
+from lakesuperior.model import archival, containment, interaction, membership, nonrdf, versions
 from lakesuperior.model.context import Context
 from lakesuperior.model.inputs import BinaryInput, RdfInput
 from lakesuperior.model.interaction import (
@@ -43,27 +44,33 @@ from lakesuperior.model.server_managed import (
 )
 from lakesuperior.model.uids import child_uid, parent_of, parent_uid, res_uri
 from lakesuperior.model.validation import InputChecker
-from lakesuperior.model.versions import list_versions
 from lakesuperior.rdfio import Triple
 
 # --- create / replace ---------------------------------------------------------------------
 
 def create_or_replace(ctx: Context, uid: str, inp: RdfInput | BinaryInput,
-                      handling: str = "strict") -> tuple[str, RdfSource]:
+                      handling: str = "strict", *,
+                      archival_group: bool = False) -> tuple[str, RdfSource]:
     """PUT semantics: ``('create' | 'replace', view)``. Missing intermediate
-    path segments are created as basic containers."""
+    path segments are created as basic containers. ``archival_group``: the
+    resource is (created as) an Archival Group."""
     txn = ctx.txn
     model = model_at(txn, uid)
     if model is not None:
+        if archival_group and not archival.is_group(txn, uid):
+            raise IncompatibleLdpTypeError(uid, f"{uid} exists and is not an Archival "
+                                                "Group: a resource becomes one only when "
+                                                "it is created")
         return "replace", replace(ctx, uid, model, inp, handling)
     if is_tombstone(txn, uid):
         raise tombstone_error(txn, uid)
     parent_model = ensure_parent(ctx, uid, create_missing=True)
-    return "create", create_at(ctx, uid, inp, handling, parent_model)
+    return "create", create_at(ctx, uid, inp, handling, parent_model,
+                               archival_group=archival_group)
 
 
 def create_child(ctx: Context, parent: str, candidate: str, inp: RdfInput | BinaryInput,
-                 handling: str = "strict") -> RdfSource:
+                 handling: str = "strict", *, archival_group: bool = False) -> RdfSource:
     """POST semantics: create under ``parent`` at ``candidate`` (the slug or a
     minted uuid) or, if that is taken, at a fresh uuid. Only the IRI an RDF
     input was resolved against (its ``base``, the body's ``<>``) moves to the
@@ -78,7 +85,7 @@ def create_child(ctx: Context, parent: str, candidate: str, inp: RdfInput | Bina
     base = getattr(inp, "base", None) or ctx.urimap.public_iri(candidate)
     if base != iri:
         inp = inp.rebased(base, iri)
-    return create_at(ctx, uid, inp, handling, parent_model)
+    return create_at(ctx, uid, inp, handling, parent_model, archival_group=archival_group)
 
 
 def check_binary_target(ctx: Context, uid: str, *, parent: str | None = None) -> None:
@@ -131,6 +138,7 @@ def ensure_parent(ctx: Context, uid: str, *, create_missing: bool) -> str:
     check_can_contain(cur, model, uid)
     for mid in reversed(missing):
         triples = server_triples(ctx, mid, BASIC_CONTAINER)
+        versions.on_change(ctx, mid, archival.group_of(txn, mid))
         containment.write_graph(ctx, mid, triples)
         attach(ctx, mid, triples, model)
         model = BASIC_CONTAINER
@@ -164,8 +172,9 @@ def _canonical(inp: RdfInput | BinaryInput) -> bool:
 
 
 def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str,
-              parent_model: str) -> RdfSource:
-    """Create a resource whose parent exists and can contain it."""
+              parent_model: str, *, archival_group: bool = False) -> RdfSource:
+    """Create a resource whose parent exists and can contain it (an Archival Group
+    with ``archival_group``)."""
     dropped: list[Triple] = []
     if isinstance(inp, BinaryInput):
         model = NON_RDF_SOURCE
@@ -177,7 +186,13 @@ def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str
             raise IncompatibleLdpTypeError(uid, "RDF input cannot make a NonRDFSource")
         user = _user_triples(ctx, uid, model, inp, handling, dropped)
         sm = server_triples(ctx, uid, model)
+    if archival_group:
+        sm += archival.check_new(ctx.txn, uid, model)
+        group: str | None = uid
+    else:
+        group = archival.group_of(ctx.txn, parent_of(uid))
     triples = sm + user
+    versions.on_change(ctx, uid, group)
     containment.write_graph(ctx, uid, triples, canonical=_canonical(inp))
     attach(ctx, uid, triples, parent_model)
     res = view(ctx, uid, triples, model=model, extra=membership.triples_about(ctx.txn, uid))
@@ -207,7 +222,9 @@ def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
         extra_sm = nonrdf.content_triples(uid, inp)
     else:
         user = _user_triples(ctx, uid, model, inp, handling, dropped)
+    extra_sm += archival.kept(old, uid)
     new = renewed_server_triples(ctx, uid, model, old) + extra_sm + user
+    versions.on_change(ctx, uid, archival.group_of(txn, uid), old)
     containment.write_graph(ctx, uid, new, children, canonical=_canonical(inp))
     after_change(ctx, uid, model, old, new)
     res = _view_after_write(ctx, uid, model, new, children)
@@ -215,12 +232,28 @@ def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
     return res
 
 
+def state_of(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
+             handling: str, when: datetime) -> list[Triple]:
+    """The triples the resource at ``uid`` (interaction model ``model``) has with
+    input ``inp``, dated ``when``: the state of a historic version."""
+    if (model == NON_RDF_SOURCE) != inp.is_binary:
+        what = "binary content" if inp.is_binary else "RDF"
+        raise IncompatibleLdpTypeError(uid, f"{uid} is a {model_name(model)}: a version of "
+                                            f"it cannot be made of {what}")
+    then = Context(ctx.txn, ctx.settings, ctx.binaries, ctx.urimap, now=when, agent=ctx.agent)
+    if isinstance(inp, BinaryInput):
+        return (server_triples(then, uid, model) + nonrdf.content_triples(uid, inp)
+                + nonrdf.user_triples(then, uid, inp))
+    return (server_triples(then, uid, model)
+            + _user_triples(then, uid, model, inp, handling, []))
+
+
 def _view_after_write(ctx: Context, uid: str, model: str, own: list[Triple],
                       children: list[str]) -> RdfSource:
     res = res_uri(uid)
     full = own + [(res, LDP_CONTAINS, res_uri(c)) for c in children] if children else own
     return view(ctx, uid, full, model=model, extra=membership.triples_about(ctx.txn, uid),
-                versions=list_versions(ctx, uid))
+                versions=versions.list_versions(ctx, uid))
 
 
 def after_change(ctx: Context, uid: str, model: str, old: list[Triple],
@@ -278,11 +311,12 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
     present = set(kept)
     user = kept + [t for t in dict.fromkeys(added_checked) if t not in present]
     user = membership.complete_config(uid, model, user)
-    sm = renewed_server_triples(ctx, uid, model, old)
+    sm = renewed_server_triples(ctx, uid, model, old) + archival.kept(old, uid)
     if edit is not None:
         binary_sm, user = edit.apply(binary_values(old, uid), user)
         sm += binary_sm
     new = sm + user
+    versions.on_change(ctx, uid, archival.group_of(txn, uid), old)
     containment.write_graph(ctx, uid, new, children)
     after_change(ctx, uid, model, old, new)
     res = _view_after_write(ctx, uid, model, new, children)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from lakesuperior.model import versions
 from lakesuperior.model.context import Context
 from lakesuperior.model.interaction import MODEL_TYPES
 from lakesuperior.model.namespaces import (
@@ -98,7 +99,9 @@ def first_value(triples: Iterable[Triple], subject: str, predicate: str) -> str 
 
 
 def touch(ctx: Context, uid: str) -> None:
-    """Set a live resource's ``fcrepo:lastModified`` to now."""
+    """Set a live resource's ``fcrepo:lastModified`` to now (a live version of it
+    keeps the state it names: ``versions.settle``)."""
+    versions.settle(ctx, uid)
     res = res_uri(uid)
     txn = ctx.txn
     txn.remove(res, FCREPO_LAST_MODIFIED, None, res)

@@ -1,35 +1,52 @@
-"""Versions: snapshots of a resource's graph, named by their Memento datetime.
+"""Versions (Mementos): a resource's states, named by their Memento datetime.
 
-A version of ``uid`` taken at ``20240131120000`` (UTC, one-second resolution)
-is the graph ``<info:fcsnap{uid}/fcr:versions/20240131120000>`` holding the
-resource's triples at that time (containment excepted: children are not
-versioned). The list of versions is the small graph ``<info:fchist{uid}>``::
+A version of ``uid`` at ``20240131120000`` (UTC, one-second resolution, as
+Fedora 6's memento paths) is listed in the small graph ``<info:fchist{uid}>``::
 
     <info:fcres{uid}> fcrepo:hasVersion <info:fcres{uid}/fcr:versions/{id}> .
-    <info:fcres{uid}/fcr:versions/{id}> fcrepo:created "..."^^xsd:dateTime ;
-                                        rdfs:label "..." .
+    <info:fcres{uid}/fcr:versions/{id}> rdfs:label "..." .      # if labelled
 
-Two snapshots in the same second share an id: the later one replaces the
-earlier (a Memento names the state at that second). A binary's snapshot holds
-its description, digest included; the content file stays in the binary store
-(content-addressed, never rewritten), so restoring a version restores the
-content too.
+**Shared storage.** The newest version is *live* when it has no snapshot graph:
+its state is the resource's own graph (containment excepted), stored once. Only
+the newest version may be live. Before a resource's own graph changes
+(``on_change``), a live newest version older than the change is *settled*: the
+old state is moved into ``<info:fcsnap{uid}/fcr:versions/{id}>``, the one copy
+of a state that is no longer current. So auto-versioning (``versioning.auto``)
+stores nothing twice: each state is in exactly one record, the current one in
+the resource's graph. Binary content is content-addressed in the binary store
+and never copied: a version's description names its digest.
+
+Two changes in the same second make one version: the later state replaces the
+earlier (a Memento names the state at that second).
+
+**Archival Groups** (``model.archival``): a change anywhere in a group adds the
+change's datetime to the group's list (``fcsystem:hasGroupVersion`` in the
+group's history graph); each member keeps its own states as above. A member's
+TimeMap is the group's list from the member's first version on, and its memento
+at a group datetime is its newest own state at or before it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
-from lakesuperior.exceptions import InvalidResourceError, ResourceNotExistsError
-from lakesuperior.model.context import Context
-from lakesuperior.model.literals import lexical, literal_term
-from lakesuperior.model.namespaces import (
-    FCREPO_CREATED,
-    FCREPO_HAS_VERSION,
-    LDP_CONTAINS,
-    RDFS_LABEL,
+from lakesuperior.exceptions import (
+    InvalidVersionError,
+    ResourceNotExistsError,
+    VersionExistsError,
 )
+from lakesuperior.model import archival
+from lakesuperior.model.context import Context
+from lakesuperior.model.literals import datetime_literal, lexical, literal_term
+from lakesuperior.model.namespaces import FCREPO_HAS_VERSION, FCSYSTEM, LDP_CONTAINS, RDFS_LABEL
 from lakesuperior.model.uids import graph, res_uri, snap_graph, version_uri
 from lakesuperior.rdfio import Triple
+
+#: A datetime of an Archival Group's version list (in the group's history graph).
+HAS_GROUP_VERSION = FCSYSTEM.hasGroupVersion
+
+_FORMAT = "%Y%m%d%H%M%S"
 
 
 @dataclass(frozen=True)
@@ -39,78 +56,227 @@ class VersionInfo:
     id: str            #: the Memento datetime, yyyyMMddHHmmss (UTC)
     uid: str           #: the resource's uid
     uri: str           #: public IRI of the version (``<resource>/fcr:versions/<id>``)
-    created: str       #: xsd:dateTime literal term of the snapshot
+    created: str       #: xsd:dateTime literal term of the Memento datetime
     label: str | None  #: the label given to create_version, if any
 
 
 def version_id(ctx: Context) -> str:
     """The id of a version taken now: the call's time, yyyyMMddHHmmss (UTC)."""
-    return ctx.now.strftime("%Y%m%d%H%M%S")
+    return ctx.now.strftime(_FORMAT)
 
 
 def check_version_id(version_id: str) -> str:
-    """``version_id`` if it is well formed; ``InvalidResourceError`` if not."""
+    """``version_id`` if it is well formed; ``InvalidVersionError`` if not."""
     if not (isinstance(version_id, str) and len(version_id) == 14 and version_id.isdigit()):
-        raise InvalidResourceError(None, f"Invalid version id {version_id!r}: expected "
-                                         "yyyyMMddHHmmss")
+        raise InvalidVersionError(None, f"Invalid version id {version_id!r:.40}: expected "
+                                        "yyyyMMddHHmmss")
     return version_id
 
 
-def list_versions(ctx: Context, uid: str) -> list[VersionInfo]:
-    """Versions of a resource, oldest first."""
-    hist = ctx.txn.triples(graph("hist", uid))
-    if not hist:
-        return []
+def id_of_datetime(ctx: Context, when: datetime) -> str:
+    """The version id of a Memento datetime given by a client: an aware datetime
+    not after the call's time (``InvalidVersionError`` otherwise)."""
+    if not isinstance(when, datetime) or when.tzinfo is None:
+        raise InvalidVersionError(None, "A Memento datetime must be a timezone-aware datetime")
+    when = when.astimezone(UTC)
+    if when.year < 1000:
+        raise InvalidVersionError(None, f"Memento datetime {when.isoformat()} is before "
+                                        "the year 1000")
+    if when.replace(microsecond=0) > ctx.now:
+        raise InvalidVersionError(None, f"Memento datetime {when.isoformat()} is in the future")
+    return when.strftime(_FORMAT)
+
+
+def _vid(term: str) -> str:
+    return term[term.rfind("/") + 1:-1]
+
+
+def own_ids(ctx: Context, uid: str) -> list[str]:
+    """The ids of the resource's own versions, oldest first."""
+    return _own_ids(ctx.txn, uid)
+
+
+def _own_ids(txn: Any, uid: str) -> list[str]:
     res = res_uri(uid)
-    created: dict[str, str] = {}
-    labels: dict[str, str] = {}
-    ids: list[str] = []
-    for s, p, o in hist:
-        if p == FCREPO_HAS_VERSION and s == res:
-            ids.append(o)
-        elif p == FCREPO_CREATED:
-            created[s] = o
-        elif p == RDFS_LABEL:
-            labels[s] = lexical(o)
-    out = []
-    for v in ids:
-        vid = v[v.rfind("/") + 1:-1]
-        out.append(VersionInfo(vid, uid, ctx.urimap.to_public(v)[1:-1], created.get(v, ""),
-                               labels.get(v)))
-    out.sort(key=lambda i: i.id)
-    return out
+    return sorted(_vid(q[2]) for q in txn.match(res, FCREPO_HAS_VERSION, None,
+                                                graph("hist", uid)))
 
 
-def snapshot(ctx: Context, uid: str, own: list[Triple], label: str | None = None) -> str:
-    """Store ``own`` (the resource's current triples) as a version; return its id."""
-    vid = version_id(ctx)
-    txn = ctx.txn
-    txn.add_graph(snap_graph(uid, vid), [t for t in own if t[1] != LDP_CONTAINS])
+def live_version(txn: Any, uid: str) -> str | None:
+    """The id of the resource's live version (the one whose state is the current
+    graph: see "Shared storage"), or None."""
+    own = _own_ids(txn, uid)
+    if own and not txn.has_graph(snap_graph(uid, own[-1])):
+        return own[-1]
+    return None
+
+
+def group_ids(ctx: Context, group: str) -> list[str]:
+    """The ids of an Archival Group's versions, oldest first."""
+    res = res_uri(group)
+    return sorted(_vid(q[2]) for q in ctx.txn.match(res, HAS_GROUP_VERSION, None,
+                                                    graph("hist", group)))
+
+
+def _labels(ctx: Context, uid: str) -> dict[str, str]:
+    return {_vid(s): lexical(o) for s, p, o in ctx.txn.triples(graph("hist", uid))
+            if p == RDFS_LABEL}
+
+
+def _info(ctx: Context, uid: str, vid: str, label: str | None) -> VersionInfo:
+    when = datetime.strptime(vid, _FORMAT).replace(tzinfo=UTC)
+    return VersionInfo(vid, uid, ctx.urimap.to_public(version_uri(uid, vid))[1:-1],
+                       datetime_literal(when), label)
+
+
+def list_versions(ctx: Context, uid: str) -> list[VersionInfo]:
+    """Versions of a resource, oldest first; in an Archival Group, the group's
+    versions since the resource's first one."""
+    own = own_ids(ctx, uid)
+    if not own:
+        return []
+    group = archival.group_of(ctx.txn, uid)
+    labels = _labels(ctx, uid)
+    ids = own if group is None else [v for v in group_ids(ctx, group) if v >= own[0]]
+    return [_info(ctx, uid, v, labels.get(v)) for v in ids]
+
+
+def _own_triples(ctx: Context, uid: str) -> list[Triple]:
+    return [t for t in ctx.txn.triples(res_uri(uid)) if t[1] != LDP_CONTAINS]
+
+
+def settle(ctx: Context, uid: str, keep: str | None = None,
+           current: list[Triple] | None = None) -> list[str]:
+    """Store the state of a live newest version (unless it is ``keep``) in its own
+    snapshot graph: the resource's own graph (``current``, if the caller has read
+    it) is about to change. Return the ids of the resource's versions."""
+    own = own_ids(ctx, uid)
+    if not own or own[-1] == keep:
+        return own
+    snap = snap_graph(uid, own[-1])
+    if not ctx.txn.has_graph(snap):
+        state = (_own_triples(ctx, uid) if current is None
+                 else [t for t in current if t[1] != LDP_CONTAINS])
+        ctx.txn.add_graph(snap, state, canonical=True)
+    return own
+
+
+def _live_at(ctx: Context, uid: str, vid: str, own: list[str], label: str | None = None
+             ) -> None:
+    """Make ``vid`` a live version (the current state), newest of ``own``."""
+    if own and own[-1] == vid:
+        snap = snap_graph(uid, vid)
+        if ctx.txn.has_graph(snap):
+            ctx.txn.remove_graph(snap)       # the later state of the second wins
+        if label is None:
+            return
+    _add_id(ctx, uid, vid, label)
+
+
+def _add_id(ctx: Context, uid: str, vid: str, label: str | None = None) -> None:
     hist = graph("hist", uid)
     vuri = version_uri(uid, vid)
-    txn.remove(vuri, None, None, hist)
-    quads = [(res_uri(uid), FCREPO_HAS_VERSION, vuri, hist),
-             (vuri, FCREPO_CREATED, ctx.now_term, hist)]
+    quads = [(res_uri(uid), FCREPO_HAS_VERSION, vuri, hist)]
     if label is not None:
+        ctx.txn.remove(vuri, RDFS_LABEL, None, hist)
         quads.append((vuri, RDFS_LABEL, literal_term(str(label)), hist))
-    txn.add(quads)
+    ctx.txn.add(quads)
+
+
+def add_group_id(ctx: Context, group: str, vid: str) -> None:
+    """Add ``vid`` to an Archival Group's version list."""
+    ctx.txn.add(((res_uri(group), HAS_GROUP_VERSION, version_uri(group, vid),
+                  graph("hist", group)),))
+
+
+def on_change(ctx: Context, uid: str, group: str | None,
+              current: list[Triple] | None = None) -> None:
+    """Call before a resource's own graph (``current``, if read) is written, created
+    or changed: settle its live version and, with ``versioning.auto``, make the new
+    state a live version at the call's datetime (and a version of its Archival
+    Group ``group``)."""
+    auto = ctx.settings.versioning_auto
+    vid = version_id(ctx)
+    own = settle(ctx, uid, keep=vid if auto else None, current=current)
+    if not auto:
+        return
+    _live_at(ctx, uid, vid, own)
+    if group is not None:
+        add_group_id(ctx, group, vid)
+
+
+def create(ctx: Context, uid: str, label: str | None = None) -> str:
+    """A version of the current state at the call's datetime (live: nothing is
+    copied until the resource changes); return its id."""
+    vid = version_id(ctx)
+    _live_at(ctx, uid, vid, settle(ctx, uid, keep=vid), label)
     return vid
+
+
+def import_version(ctx: Context, uid: str, vid: str, triples: list[Triple]) -> None:
+    """Add a version with a given state at ``vid`` (a historic version: a
+    migration); ``VersionExistsError`` if there is one at that datetime."""
+    own = own_ids(ctx, uid)
+    if vid in own:
+        raise VersionExistsError(uid, f"{uid} already has a version at {vid}")
+    if own and own[-1] < vid:
+        settle(ctx, uid)
+    ctx.txn.add_graph(snap_graph(uid, vid), [t for t in triples if t[1] != LDP_CONTAINS])
+    _add_id(ctx, uid, vid)
+    group = archival.group_of(ctx.txn, uid)
+    if group is not None:
+        add_group_id(ctx, group, vid)
+
+
+def resolve(ctx: Context, uid: str, vid: str) -> str:
+    """The own version that holds the state of version ``vid`` of ``uid``: ``vid``
+    itself, or in an Archival Group the newest own version at or before it;
+    ``ResourceNotExistsError`` if there is none."""
+    check_version_id(vid)
+    own = own_ids(ctx, uid)
+    group = archival.group_of(ctx.txn, uid)
+    if group is None:
+        if vid in own:
+            return vid
+    elif vid in group_ids(ctx, group):
+        older = [v for v in own if v <= vid]
+        if older:
+            return older[-1]
+    raise ResourceNotExistsError(uid, f"Resource {uid} has no version {vid}")
 
 
 def read_snapshot(ctx: Context, uid: str, vid: str) -> list[Triple]:
     """The triples of a version; ``ResourceNotExistsError`` if there is none."""
+    own_vid = resolve(ctx, uid, vid)
+    triples = ctx.txn.triples(snap_graph(uid, own_vid))
+    if triples:
+        return triples
+    if own_vid == own_ids(ctx, uid)[-1]:
+        return _own_triples(ctx, uid)     # the live version: the current state
+    raise ResourceNotExistsError(uid, f"Resource {uid} has no version {vid}")
+
+
+def delete(ctx: Context, uid: str, vid: str) -> None:
+    """Remove a version (in an Archival Group: the group's version at ``vid``)."""
     check_version_id(vid)
-    triples = ctx.txn.triples(snap_graph(uid, vid))
-    if not triples:
+    group = archival.group_of(ctx.txn, uid)
+    if group is not None:
+        if vid not in group_ids(ctx, group):
+            raise ResourceNotExistsError(uid, f"Resource {uid} has no version {vid}")
+        ctx.txn.remove(res_uri(group), HAS_GROUP_VERSION, version_uri(group, vid),
+                       graph("hist", group))
+        return
+    if vid not in own_ids(ctx, uid):
         raise ResourceNotExistsError(uid, f"Resource {uid} has no version {vid}")
-    return triples
+    hist = graph("hist", uid)
+    vuri = version_uri(uid, vid)
+    ctx.txn.remove(res_uri(uid), FCREPO_HAS_VERSION, vuri, hist)
+    ctx.txn.remove(vuri, None, None, hist)
+    ctx.txn.remove_graph(snap_graph(uid, vid))
 
 
 def purge(ctx: Context, uid: str) -> None:
     """Remove every version of a resource."""
-    txn = ctx.txn
-    hist = graph("hist", uid)
-    for _s, p, o in txn.triples(hist):
-        if p == FCREPO_HAS_VERSION:
-            txn.remove_graph(snap_graph(uid, o[o.rfind("/") + 1:-1]))
-    txn.remove_graph(hist)
+    for vid in own_ids(ctx, uid):
+        ctx.txn.remove_graph(snap_graph(uid, vid))
+    ctx.txn.remove_graph(graph("hist", uid))

@@ -27,7 +27,7 @@ from lakesuperior.query.deadlines import CHECK_EVERY, Deadline
 from lakesuperior.store.rdflib_store import LmdbStore, Unmatchable
 
 __all__ = ["QUERY_NAMESPACES", "RES", "Triple", "Snapshots", "PublicTxn", "QueryView",
-           "QueryDataset", "GraphFilter"]
+           "QueryDataset", "GraphFilter", "GraphFilterFactory"]
 
 Triple = tuple[str, str, str]
 
@@ -50,6 +50,8 @@ class Snapshots(Protocol):
 
 #: A predicate on the internal names of resource graphs: those a query may see.
 GraphFilter = Callable[[str], bool]
+#: Given a query's snapshot, its ``GraphFilter`` (None: every graph is seen).
+GraphFilterFactory = Callable[[Context], GraphFilter | None]
 
 
 class PublicTxn:

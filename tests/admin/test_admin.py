@@ -57,7 +57,8 @@ def test_integrity_check_missing_content(repo):
     assert repo.integrity_check().missing_content == ["/f"]
 
 
-def test_stats(repo):
+def test_stats(repo_factory):
+    repo = repo_factory(versioning_auto=False)   # one version, made on request
     repo.create_or_replace("/a")
     repo.create_or_replace("/b", data=b"12345", media_type="text/plain")
     repo.create_or_replace("/c")
@@ -71,7 +72,8 @@ def test_stats(repo):
     assert st["store"]["quads"] > 0
 
 
-def test_cleanup_keeps_referenced_content(repo):
+def test_cleanup_keeps_referenced_content(repo_factory):
+    repo = repo_factory(versioning_auto=False)   # the version is made on request
     repo.create_or_replace("/keep", data=b"kept", media_type="text/plain")
     repo.create_or_replace("/versioned", data=b"old", media_type="text/plain")
     repo.create_version("/versioned")

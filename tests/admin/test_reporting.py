@@ -110,7 +110,8 @@ def test_backup_names_the_resources_of_corrupt_and_missing_content(repo, tmp_pat
     report = backup.backup(repo, tmp_path / "b")
     assert report.corrupt_binaries == [digest] and report.missing_binaries == [other.digest]
     assert report.users[digest] == sorted(["/c/f", f"/c/f/fcr:versions/{version}"])
-    assert report.users[other.digest] == ["/c/g"]
+    (made,) = repo.versions("/c/g")        # versioning.auto: the version of its creation
+    assert report.users[other.digest] == ["/c/g", f"/c/g/fcr:versions/{made.id}"]
     problems = "\n".join(report.problems)
     assert "CORRUPT content of /c/f, /c/f/fcr:versions/" in problems and digest in problems
     assert "MISSING content of /c/g" in problems

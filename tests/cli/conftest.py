@@ -81,9 +81,10 @@ def populate(path: Path | str, **overrides) -> dict[str, str]:
 
 @pytest.fixture
 def data_dir(tmp_path) -> Path:
-    """A populated repository (closed), ready for the CLI."""
+    """A populated repository (closed), ready for the CLI; its one version made on
+    request (``versioning.auto`` off while populating)."""
     path = tmp_path / "data"
-    populate(path)
+    populate(path, versioning_auto=False)
     return path
 
 

@@ -148,6 +148,21 @@ def test_python_mode_json_and_plot(bench, tmp_path):
     assert json.loads(out.read_text())["post_run"]["container_children"] == 5
 
 
+@pytest.mark.parametrize("auto", ["true", "false"])
+def test_python_mode_with_either_versioning_setting(bench, tmp_path, auto):
+    out = tmp_path / "r.json"
+    res = bench("--count", 20, "--data-dir", tmp_path / "d", "--output", out, "-q",
+                env={"LSUP_VERSIONING_AUTO": auto})
+    assert res.exit_code == 0, res.output
+    data = json.loads(out.read_text())
+    assert data["versioning_auto"] is (auto == "true") and data["store_bytes"] > 0
+    from lakesuperior import Repository
+    with Repository(tmp_path / "d") as repo:
+        children = repo.get(data["parent"]).children
+        assert len(children) == 20
+        assert all(bool(repo.versions(c)) is (auto == "true") for c in children)
+
+
 def test_python_mode_binaries_and_both(bench, tmp_path):
     out = tmp_path / "r.json"
     res = bench("--count", 6, "--resource-type", "both", "--binary-size", 1000,

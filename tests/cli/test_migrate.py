@@ -312,3 +312,38 @@ def test_migrate_verifies_binary_digests(invoke, stub_server, tmp_path):
     res = invoke("migrate", url + "/rest", tmp_path / "unverified")
     assert res.exit_code == 0, res.output
     assert "UNVERIFIED" in res.output
+
+
+def test_migrate_copies_versions(invoke, tmp_path, start_server):
+    from datetime import UTC, datetime
+
+    from lakesuperior import Repository
+    data = tmp_path / "source"
+    populate(data)
+    old = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
+    with Repository(data, sync=False) as repo:
+        repo.import_version("/coll/doc", old, data=b'<> <http://ex.org/v> "old" .\n'
+                            b'<#part> <http://ex.org/v> "old part" .', media_type="text/turtle")
+        repo.import_version("/coll/note.txt", old, data=b"old note", media_type="text/csv",
+                            filename="old.csv")
+        want = {uid: [v.id for v in repo.versions(uid)]
+                for uid in ("/coll", "/coll/doc", "/coll/note.txt", "/flat")}
+    srv = start_server(data)
+    dest = tmp_path / "dest"
+    res = invoke("migrate", srv.url, dest)
+    assert res.exit_code == 0, res.output + srv.log_text()
+    with Repository(data, sync=False) as repo:
+        total = sum(len(repo.versions(u)) for u in _all_uids(repo) if u != "/")
+    assert f" {total:,} versions, in " in res.output
+    with Repository(dest, base_uri=DEST_BASE, sync=False) as repo:
+        for uid, ids in want.items():
+            assert [v.id for v in repo.versions(uid)] == ids, uid
+        doc = repo.get_version("/coll/doc", "20010203040506")
+        assert {(s, o) for s, p, o in doc.triples if p == "<http://ex.org/v>"} == {
+            (f"<{DEST_BASE}/coll/doc>", '"old"'), (f"<{DEST_BASE}/coll/doc#part>", '"old part"')}
+        note = repo.get_version("/coll/note.txt", "20010203040506")
+        assert note.digest == hashlib.sha512(b"old note").hexdigest()
+        assert note.mimetype == "text/csv" and note.filename == "old.csv"
+        assert repo.get("/coll/note.txt").digest == hashlib.sha512(b"hello world\n").hexdigest()
+        newest = repo.get_version("/coll/doc", want["/coll/doc"][-1])
+        assert isomorphic(_user_graph(newest.triples), _user_graph(repo.get("/coll/doc").triples))

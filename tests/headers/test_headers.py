@@ -12,8 +12,10 @@ from pathlib import Path
 import pytest
 
 from lakesuperior import headers as h
+from lakesuperior import mediatypes
 from lakesuperior.exceptions import (
     InvalidDigestError,
+    InvalidHeaderError,
     LakesuperiorError,
     RangeNotSatisfiableError,
     UnsupportedDigestError,
@@ -487,9 +489,9 @@ def test_negotiate_rfc7231_example():
     accept = "text/*;q=0.3, text/html;q=0.7, text/html;level=1, text/html;level=2;q=0.4, */*;q=0.5"
     cases = {"text/html;level=1": 1.0, "text/html": 0.7, "text/plain": 0.3, "image/jpeg": 0.5,
              "text/html;level=2": 0.4, "text/html;level=3": 0.7}
-    ranges = [r for r in map(h._media_type, h._split(accept, ",")) if r]
+    ranges = h.parse_accept(accept)
     for offer, q in cases.items():
-        assert h._quality(h._media_type(offer)[0], ranges) == q, offer
+        assert mediatypes._rank(mediatypes._offer(offer), ranges, frozenset())[0] == q, offer
     assert h.negotiate(accept, ["image/jpeg", "text/html;level=1"]) == "text/html;level=1"
     assert h.negotiate(accept, ["text/plain", "image/jpeg"]) == "image/jpeg"
 
@@ -530,6 +532,12 @@ def test_format_http_date():
     "Sunday, 06-Nov-94 08:49:37 GMT",  # obsolete RFC 850
     "Sun Nov  6 08:49:37 1994",  # asctime
     "  Sun, 06 Nov 1994 08:49:37 GMT  ",
+    # read leniently (RFC 7231 section 7.1.1.1 asks recipients to be robust), as Fedora does
+    "Sun, 6 Nov 1994 08:49:37 GMT",  # one-digit day
+    "Sunday, 6-Nov-94 08:49:37 GMT",
+    "Sun Nov 6 08:49:37 1994",
+    "06 Nov 1994 08:49:37 GMT",  # no weekday (RFC 1123)
+    "Sun, 06 Nov 1994 09:49:37 +0100",  # a numeric zone (RFC 1123)
 ])
 def test_parse_http_date_formats(value):
     parsed = h.parse_http_date(value)
@@ -539,7 +547,7 @@ def test_parse_http_date_formats(value):
 @pytest.mark.parametrize("value", [
     None, "", "yesterday", "Sun, 06 Nov 1994 08:49:37 EST", "Sun, 31 Feb 1994 08:49:37 GMT",
     "Sun, 06 Nov 1994 25:49:37 GMT", "sun, 06 nov 1994 08:49:37 gmt", "1994-11-06T08:49:37Z",
-    "Sun, 6 Nov 1994 08:49:37 GMT", "Sun Nov 6 08:49:37 1994",
+    "Sun, 06 Nov 1994 08:49:37", "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 006 Nov 1994 08:49:37 GMT",
 ])
 def test_parse_http_date_invalid(value):
     assert h.parse_http_date(value) is None
@@ -568,7 +576,21 @@ def test_parse_accept_datetime():
         datetime(2007, 5, 31, 20, 35, tzinfo=UTC)
     assert h.parse_accept_datetime(None) is None
     assert h.parse_accept_datetime("") is None
-    assert h.parse_accept_datetime("2007-05-31") is None
+    assert h.parse_accept_datetime("  ") is None
+    assert h.parse_accept_datetime("Thu, 31  May 2007 20:35:00 GMT") == \
+        datetime(2007, 5, 31, 20, 35, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("value, says", [
+    ("2007-05-31", "none of the HTTP date forms"),
+    ("yesterday", "none of the HTTP date forms"),
+    ("Thu, 31 Feb 2007 20:35:00 GMT", "no calendar date"),
+    ("Thu, 31 May 2007 24:35:00 GMT", "no calendar date"),
+])
+def test_parse_accept_datetime_malformed(value, says):
+    with pytest.raises(InvalidHeaderError, match=says) as e:
+        h.parse_accept_datetime(value)
+    assert "Accept-Datetime" in str(e.value) and value in str(e.value)
 
 
 # --- Content-Disposition ------------------------------------------------------------

@@ -14,7 +14,8 @@ TTL = "text/turtle"
 LDP_NS = "http://www.w3.org/ns/ldp#"
 
 
-def test_info_of_a_container(repo):
+def test_info_of_a_container(repo_factory):
+    repo = repo_factory(versioning_auto=False)   # versions made on request only
     repo.create_or_replace("/c", data=b'<> a <http://ex.org/Album> .', media_type=TTL)
     for i in range(3):
         repo.create_or_replace(f"/c/{i}")

@@ -1,4 +1,5 @@
-"""Versions: create, list, read, revert."""
+"""Versions made on request (``versioning.auto: false``): create, list, read,
+revert. ``test_auto_versions`` covers automatic versions."""
 from __future__ import annotations
 
 import re
@@ -23,6 +24,11 @@ def pub(uid):
 
 def values(res):
     return sorted(t[2] for t in res.user_data if t[1] == P)
+
+
+@pytest.fixture
+def repo(repo_factory):
+    return repo_factory(versioning_auto=False)
 
 
 def next_second():

@@ -2,6 +2,8 @@
 trusted ``Repository`` unchanged; the root ACL from configuration; the cache."""
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from lakesuperior.agent_view import AgentView, inserts_only
@@ -95,6 +97,8 @@ def test_denied_calls_raise_and_write_nothing(tree, state):
         ("Write", lambda: anon.update_delta("/a/b", [(None, None, None)], [])),
         ("Write", lambda: anon.delete("/a/b")),
         ("Write", lambda: anon.create_version("/a/b")),
+        ("Write", lambda: anon.delete_version("/a/b", "20200101000000")),
+        ("Write", lambda: anon.import_version("/a/b", datetime(2020, 1, 1, tzinfo=UTC))),
         ("Control", lambda: anon.acl("/a")),
         ("Control", lambda: anon.has_acl("/a")),
         ("Control", lambda: anon.set_acl("/a", data=b"", media_type=TTL)),
