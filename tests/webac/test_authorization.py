@@ -372,3 +372,18 @@ def test_writes_record_the_agent(client, tree, act):
     client.put("/rest/a/new2", data=b"", content_type=TTL)
     assert [o for _, p, o in tree.get("/a/new2").triples
             if p == f"<{fcrepo}createdBy>"] == ['"root"']
+
+
+def test_fedora_5_memento_writes_need_write(client, tree, act, state):
+    r = client.post("/rest/a/b/fcr:versions")
+    vid = r.headers["Location"].rsplit("/", 1)[-1]
+    put_acl(tree, "/a", grant("/a", "acl:Read", who=f"acl:agent {ALICE_ID}"))
+    act(ALICE)
+    before = state(tree)
+    assert client.delete(f"/rest/a/b/fcr:versions/{vid}").status_code == 403
+    r = client.post("/rest/a/b/fcr:versions", data=b"", content_type=TTL,
+                    headers={"Memento-Datetime": "Tue, 01 Jan 2019 00:00:00 GMT"})
+    assert r.status_code == 403
+    assert state(tree) == before
+    put_acl(tree, "/a", grant("/a", "acl:Read, acl:Write", who=f"acl:agent {ALICE_ID}"))
+    assert client.delete(f"/rest/a/b/fcr:versions/{vid}").status_code == 204
