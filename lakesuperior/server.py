@@ -10,6 +10,10 @@ environment (LMDB handles must not cross a fork).
 
 Before gunicorn starts, the configuration, the address and the store are
 checked, so a start-up error is one ``Error:`` line on stderr and exit code 2.
+
+With ``messaging.broker_url`` set, each worker runs a publisher thread; the
+data directory's lock makes one of them drain the change feed to the broker
+(``lakesuperior.messaging``).
 """
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ from gunicorn.util import parse_address
 
 from lakesuperior.config import Config
 from lakesuperior.exceptions import LakesuperiorError
+from lakesuperior.messaging.publisher import PublisherThread
 from lakesuperior.repository import Repository
 
 EXIT_ERROR = 2
@@ -60,7 +65,12 @@ class Server(BaseApplication):
 
     def load(self):
         from lakesuperior.endpoints.app import create_app
-        return create_app(self.lsup_config)
+        app = create_app(self.lsup_config)
+        if self.lsup_config.messaging_broker_url:
+            # In every worker; the data directory's lock lets one of them publish.
+            PublisherThread(app.extensions["lakesuperior"].repository,
+                            self.lsup_config).start()
+        return app
 
 
 class StartupError(click.ClickException):

@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lakesuperior.model",),
     ("lakesuperior.query",),
     ("lakesuperior.repository",),
-    ("lakesuperior.admin",),
+    ("lakesuperior.admin", "lakesuperior.messaging"),
     ("lakesuperior.bench",),
     ("lakesuperior.endpoints",),
     ("lakesuperior.cli", "lakesuperior.server", "lakesuperior"),

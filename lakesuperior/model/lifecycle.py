@@ -24,6 +24,7 @@ from lakesuperior.exceptions import (
 )
 from lakesuperior.model import containment, interaction, membership, nonrdf
 from lakesuperior.model.context import Context
+from lakesuperior.model.events import record_change
 from lakesuperior.model.inputs import BinaryInput, RdfInput
 from lakesuperior.model.interaction import (
     BASIC_CONTAINER,
@@ -127,6 +128,7 @@ def ensure_parent(ctx: Context, uid: str, *, create_missing: bool) -> str:
     for mid in reversed(missing):
         triples = server_triples(ctx, mid, BASIC_CONTAINER)
         containment.write_graph(ctx, mid, triples)
+        record_change(ctx, mid, "create")
         attach(ctx, mid, triples, model)
         model = BASIC_CONTAINER
     return model
@@ -171,6 +173,7 @@ def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str
         sm = server_triples(ctx, uid, model)
     triples = sm + user
     containment.write_graph(ctx, uid, triples, canonical=_canonical(inp))
+    record_change(ctx, uid, "create")
     attach(ctx, uid, triples, parent_model)
     return view(ctx, uid, triples, model=model,
                 extra=membership.triples_about(ctx.txn, uid))
@@ -199,6 +202,7 @@ def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
         user = _user_triples(ctx, uid, model, inp, handling)
     new = renewed_server_triples(ctx, uid, model, old) + extra_sm + user
     containment.write_graph(ctx, uid, new, children, canonical=_canonical(inp))
+    record_change(ctx, uid, "update")
     after_change(ctx, uid, model, old, new)
     return _view_after_write(ctx, uid, model, new, children)
 
@@ -262,6 +266,7 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
         sm += binary_values(old, uid)
     new = sm + user
     containment.write_graph(ctx, uid, new, children)
+    record_change(ctx, uid, "update")
     after_change(ctx, uid, model, old, new)
     return _view_after_write(ctx, uid, model, new, children)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from lakesuperior.model.context import Context
+from lakesuperior.model.events import record_change
 from lakesuperior.model.interaction import MODEL_TYPES
 from lakesuperior.model.namespaces import (
     EBUCORE_HAS_MIME_TYPE,
@@ -103,3 +104,4 @@ def touch(ctx: Context, uid: str) -> None:
     txn = ctx.txn
     txn.remove(res, FCREPO_LAST_MODIFIED, None, res)
     txn.add(((res, FCREPO_LAST_MODIFIED, ctx.now_term, res),))
+    record_change(ctx, uid, "update")

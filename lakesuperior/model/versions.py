@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from lakesuperior.exceptions import InvalidResourceError, ResourceNotExistsError
 from lakesuperior.model.context import Context
+from lakesuperior.model.events import record_change
 from lakesuperior.model.literals import lexical, literal_term
 from lakesuperior.model.namespaces import (
     FCREPO_CREATED,
@@ -86,6 +87,7 @@ def snapshot(ctx: Context, uid: str, own: list[Triple], label: str | None = None
     vid = version_id(ctx)
     txn = ctx.txn
     txn.add_graph(snap_graph(uid, vid), [t for t in own if t[1] != LDP_CONTAINS])
+    record_change(ctx, uid, "version")
     hist = graph("hist", uid)
     vuri = version_uri(uid, vid)
     txn.remove(vuri, None, None, hist)
