@@ -6,7 +6,6 @@ import json
 import threading
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
