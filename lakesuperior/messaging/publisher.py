@@ -75,8 +75,10 @@ class Status:
 class Publisher:
     """Drains ``repo``'s change feed to the broker of ``config`` (see the module)."""
 
-    def __init__(self, repo: Any, config: Any, *, batch: int = BATCH):
+    def __init__(self, repo: Any, config: Any, *, batch: int = BATCH,
+                 max_backoff: float = MAX_BACKOFF):
         self.repo = repo
+        self.max_backoff = max_backoff
         self.broker = BrokerConnection(config)
         self.lock = LeaderLock(config.data_dir)
         self.batch = batch
@@ -117,11 +119,11 @@ class Publisher:
                     self.status.broker = f"down: {e}"
                     self.broker.close()
                     stop.wait(delay)
-                    delay = min(delay * 2, MAX_BACKOFF)
+                    delay = min(delay * 2, self.max_backoff)
                 except LakesuperiorError as e:       # the store: closed, busy, full
                     log.warning("The publisher could not read the change feed: %s", e)
                     stop.wait(delay)
-                    delay = min(delay * 2, MAX_BACKOFF)
+                    delay = min(delay * 2, self.max_backoff)
         finally:
             self.broker.close()
             self.lock.release()
@@ -132,8 +134,8 @@ class PublisherThread:
     """A ``Publisher`` on a daemon thread (one in each server worker: the lock
     makes exactly one of them publish)."""
 
-    def __init__(self, repo: Any, config: Any):
-        self.publisher = Publisher(repo, config)
+    def __init__(self, repo: Any, config: Any, **options: Any):
+        self.publisher = Publisher(repo, config, **options)
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self.publisher.run, args=(self.stop_event,),
                                        name="lsup-publisher", daemon=True)
