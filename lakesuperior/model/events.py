@@ -55,7 +55,9 @@ PRUNE_BATCH = 256
 
 
 @dataclass
-class _Pending:
+class Pending:
+    """One change recorded in a write, before it is encoded into the outbox."""
+
     kind: str
     types: list[str]
     user: str
@@ -69,7 +71,7 @@ class ChangeSet:
     __slots__ = ("changes",)
 
     def __init__(self) -> None:
-        self.changes: dict[str, _Pending] = {}
+        self.changes: dict[str, Pending] = {}
 
     def __len__(self) -> int:
         return len(self.changes)
@@ -90,7 +92,7 @@ class ChangeSet:
             prev.kind = kind
             prev.types = types_at(ctx.txn, uid) or prev.types
             return
-        self.changes[uid] = _Pending(kind, types_at(ctx.txn, uid), ctx.agent,
+        self.changes[uid] = Pending(kind, types_at(ctx.txn, uid), ctx.agent,
                                      ctx.urimap.base, _ms(ctx.now))
 
 
@@ -110,7 +112,7 @@ def types_at(txn: Any, uid: str) -> list[str]:
 
 # -- the outbox ---------------------------------------------------------------------
 
-def encode(pending: _Pending, uid: str) -> bytes:
+def encode(pending: Pending, uid: str) -> bytes:
     body = {"id": "urn:uuid:" + str(uuid.uuid4()), "uid": uid, "kind": pending.kind,
             "types": pending.types, "user": pending.user, "base": pending.base}
     return _TS.pack(pending.ms) + json.dumps(body, separators=(",", ":"),

@@ -6,7 +6,6 @@ from typing_extensions import disjoint_base
 FORMAT_VERSION: int
 UPGRADABLE_FORMATS: tuple[int, ...]
 INDEX_FORMAT_VERSION: int
-UPGRADABLE_FORMATS: tuple[int, ...]
 DEFAULT_MAP_SIZE: int
 DEFAULT_INDEX_BATCH: int
 INDEX_MAP_SIZE: int

@@ -24,7 +24,8 @@ from lakesuperior.store.txn cimport check_pattern, check_term
 
 from lakesuperior.exceptions import StoreError, StoreFullError, TermError
 from lakesuperior.store.indexer import LOG_HEAD
-from lakesuperior.store.reads import OUTBOX_PUBLISHED, OUTBOX_SEQ
+from lakesuperior.store.reads import OUTBOX_PUBLISHED as _OUTBOX_PUBLISHED
+from lakesuperior.store.reads import OUTBOX_SEQ as _OUTBOX_SEQ
 
 cdef enum:
     OP_ADD_GRAPH = 1
@@ -492,12 +493,12 @@ cdef class WriteTxn(Reader):
         return self._run(OP_OUTBOX_APPEND, (entries,))
 
     cdef uint64_t _outbox_append(self, list entries) except? 0:
-        raw = self.txn.get(OUTBOX_SEQ, db=self.store.db_meta)
+        raw = self.txn.get(_OUTBOX_SEQ, db=self.store.db_meta)
         cdef uint64_t seq = id_at(raw, 0) if raw is not None else 0
         for e in entries:
             seq += 1
             self._put(be(seq), e, self.store.db_outbox, True, True)
-        self._put(OUTBOX_SEQ, be(seq), self.store.db_meta)
+        self._put(_OUTBOX_SEQ, be(seq), self.store.db_meta)
         return seq
 
     def outbox_drop(self, uint64_t upto, Py_ssize_t limit=-1):
@@ -525,5 +526,5 @@ cdef class WriteTxn(Reader):
         self._run(OP_OUTBOX_MARK, (seq,))
 
     cdef int _outbox_mark(self, uint64_t seq) except -1:
-        self._put(OUTBOX_PUBLISHED, be(seq), self.store.db_meta)
+        self._put(_OUTBOX_PUBLISHED, be(seq), self.store.db_meta)
         return 0
