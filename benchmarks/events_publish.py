@@ -80,6 +80,7 @@ def run(count: int, broker_url: str, batch: int) -> dict[str, Any]:
         sent = 0
         while sent < count:
             sent += pub.drain_once()
+        pub.mark()
         drain_s = time.perf_counter() - t0
         pub.broker.close()
         deadline = time.monotonic() + 120

@@ -3,10 +3,13 @@
 One per repository: the process that holds the lock file ``publisher.lock`` in
 the data directory publishes (``fcntl.flock``, so a process that dies, a
 gunicorn worker included, releases it and another takes over within a second).
-Each round reads the events after the feed's ``published`` mark, sends them,
-waits for the broker's receipts, and moves the mark over the acknowledged
-prefix only: at-least-once delivery (a crash between the receipt and the mark
-sends those events again; consumers de-duplicate by event ``id``). Writes
+Each round reads the events after the last one acknowledged, sends them,
+waits for the broker's receipts, and moves over the acknowledged prefix only.
+The feed's stored ``published`` mark follows at most every half second while
+events keep coming (a write of its own, so that publishing adds few commits to
+a busy store) and at once when the feed is drained: at-least-once delivery (a
+crash before the mark moved sends those events again; consumers de-duplicate
+by event ``id``). Writes
 never wait for the broker: with the broker down the feed grows, connection
 attempts back off (0.5 s doubling to 30 s), and the backlog drains by itself
 when the broker is back.
@@ -17,6 +20,7 @@ import fcntl
 import logging
 import os
 import threading
+import time
 from dataclasses import dataclass
 from itertools import islice
 from typing import IO, Any
@@ -29,6 +33,7 @@ log = logging.getLogger(__name__)
 LOCK_NAME = "publisher.lock"
 BATCH = 500
 IDLE_POLL = 0.2          # seconds between looks at an empty feed
+MARK_INTERVAL = 0.5      # seconds between moves of the stored mark while busy
 LOCK_POLL = 1.0          # seconds between attempts to become the publisher
 MIN_BACKOFF = 0.5
 MAX_BACKOFF = 30.0
@@ -83,20 +88,35 @@ class Publisher:
         self.lock = LeaderLock(config.data_dir)
         self.batch = batch
         self.status = Status()
+        self.position: int | None = None     # last seq acknowledged (None: read the mark)
+        self._marked = 0
+        self._marked_at = 0.0
 
     def drain_once(self) -> int:
-        """Publish one batch after the ``published`` mark; return how many events
-        the broker acknowledged (0: the feed is drained). ``BrokerError`` when the
-        broker is unusable."""
-        published = self.repo.feed_state()["published"]
-        pending = list(islice(self.repo.changes(published, batch=self.batch), self.batch))
+        """Publish one batch after the last acknowledged event; return how many
+        events the broker acknowledged (0: the feed is drained, and the stored
+        mark is up to date). ``BrokerError`` when the broker is unusable."""
+        if self.position is None:
+            self.position = self._marked = self.repo.feed_state()["published"]
+        pending = list(islice(self.repo.changes(self.position, batch=self.batch),
+                              self.batch))
         if not pending:
+            self.mark()
             return 0
         acked = self.broker.send(pending)
-        self.repo.mark_published(pending[acked - 1].seq)
+        self.position = pending[acked - 1].seq
         self.status.broker = "up"
         self.status.sent += acked
+        if time.monotonic() - self._marked_at >= MARK_INTERVAL:
+            self.mark()
         return acked
+
+    def mark(self) -> None:
+        """Store the ``published`` mark at the last acknowledged event."""
+        if self.position is not None and self.position > self._marked:
+            self.repo.mark_published(self.position)
+            self._marked = self.position
+        self._marked_at = time.monotonic()
 
     def run(self, stop: threading.Event) -> None:
         """Publish until ``stop`` is set: become the leader, then drain, backing off
@@ -104,9 +124,11 @@ class Publisher:
         delay = MIN_BACKOFF
         try:
             while not stop.is_set():
-                if not self.lock.acquire():
-                    stop.wait(LOCK_POLL)
-                    continue
+                if not self.lock.held:
+                    if not self.lock.acquire():
+                        stop.wait(LOCK_POLL)
+                        continue
+                    self.position = None         # the last leader's mark
                 self.status.leader = True
                 try:
                     if self.drain_once() == 0:
@@ -126,6 +148,10 @@ class Publisher:
                     delay = min(delay * 2, self.max_backoff)
         finally:
             self.broker.close()
+            try:
+                self.mark()
+            except LakesuperiorError as e:
+                log.warning("The publisher could not store its mark: %s", e)
             self.lock.release()
             self.status.leader = False
 

@@ -147,6 +147,8 @@ def prune(txn: Any, *, retention_s: float, publishing: bool,
     if _TS.unpack_from(head[0][1])[0] >= cutoff:
         return 0
     bound = txn.outbox_state()["published"] if publishing else None
+    if bound is not None and head[0][0] > bound:
+        return 0                     # the oldest entry still waits for the broker
     upto = 0
     for seq, raw in txn.outbox(head[0][0] - 1, limit):
         if _TS.unpack_from(raw)[0] >= cutoff or (bound is not None and seq > bound):

@@ -15,7 +15,9 @@ DEFAULTS = Path(__file__).resolve().parents[2] / "etc.defaults" / "application.y
 VAR = re.compile(r"\bLSUP_[A-Z0-9_]*[A-Z0-9]\b")
 KEY = re.compile(r"^(\s*)([A-Za-z_]\w*):(.*)$")
 # A valid value other than the default, for keys whose values are constrained.
-OTHER = {"digest_algorithm": "md5", "referential_integrity": "strict"}
+OTHER = {"digest_algorithm": "md5", "referential_integrity": "strict",
+         "messaging_broker_url": "stomp://127.0.0.1:61613",
+         "messaging_destination": "/queue/other"}
 
 
 def documented_keys() -> list[tuple[tuple[str, ...], list[str]]]:
