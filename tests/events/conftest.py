@@ -2,6 +2,7 @@
 a STOMP subscriber that collects messages, and a unique destination per test."""
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import time
@@ -14,6 +15,14 @@ import stomp
 from .broker import Broker, available
 
 WAIT = 60.0    # seconds a test waits for messages it expects (not a timing assertion)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _collect_garbage():
+    """Collect the module's dead connections and threads here, not in a later test's
+    thread (tests that interrupt threads see their weakref callbacks otherwise)."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture(scope="session")

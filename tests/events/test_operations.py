@@ -196,15 +196,30 @@ def test_server_sigkilled_mid_ingest_every_acknowledged_change_has_its_event(
     assert created <= {"/k"} | {f"/k/r{i}" for i in range(len(acknowledged) + 8)}
 
 
-def test_server_runs_one_publisher_among_its_workers(tmp_path, running_broker, topic,
-                                                     subscribe):
+def test_server_runs_one_publisher_among_its_workers_and_survives_their_death(
+        tmp_path, running_broker, topic, subscribe):
+    """Three workers, one publisher (each event once); all workers SIGKILLed: the
+    lock they held is released and a new worker publishes."""
     env = {"LSUP_MESSAGING_BROKER_URL": running_broker.stomp_url,
            "LSUP_MESSAGING_DESTINATION": topic, "LSUP_SERVER_WORKERS": "3"}
     sub = subscribe(topic)
-    with lsup_server(tmp_path, env) as (_proc, port, _log):
+    with lsup_server(tmp_path, env) as (proc, port, _log):
         for i in range(20):
             assert _put(port, f"/rest/w{i}") == 201
         msgs = sub.wait_for(lambda m: len(m) >= 40)
         assert sub.wait_for(lambda m: len(m) > 40, timeout=1) == msgs
+        workers = _children(proc.pid)
+        assert len(workers) == 3
+        for pid in workers:
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + WAIT
+        while time.monotonic() < deadline:
+            try:
+                if _put(port, "/rest/after") == 201:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        msgs = sub.wait_for(lambda m: len(m) >= 42)
     ids = [h["org.fcrepo.jms.eventID"] for h, _ in msgs]
-    assert len(ids) == 40 == len(set(ids))                     # each once: one publisher
+    assert len(ids) == 42 == len(set(ids))                     # each once: one publisher
+    assert msgs[-2][0]["org.fcrepo.jms.identifier"] in ("/after", "/")
