@@ -40,7 +40,7 @@ from typing import Any
 from lakesuperior import query as queries
 from lakesuperior.config import Config
 from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidResourceError, SparqlError
-from lakesuperior.model import archival, checks, interaction, lifecycle, tombstones
+from lakesuperior.model import archival, checks, events, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.containment import subtree, write_graph
@@ -93,6 +93,8 @@ class Repository:
             agent=agent,
             digest_algorithm=cfg.digest_algorithm,
             versioning_auto=cfg.versioning_auto,
+            event_retention_s=cfg.messaging_retention_days * 86400.0,
+            publishing=bool(cfg.messaging_broker_url),
         )
         self.urimap = UriMap(cfg.base_uri)
         os.makedirs(cfg.store_dir, exist_ok=True)
@@ -104,6 +106,7 @@ class Repository:
         self._txn: Any = None            # the write transaction of transaction(), if open
         self._txn_owner: int | None = None
         self._txn_error: BaseException | None = None
+        self._txn_events = events.ChangeSet()   # the changes of transaction()'s block
         self._bootstrap()
 
     @classmethod
@@ -159,7 +162,8 @@ class Repository:
     def _write(self, base_uri: str | None = None) -> Iterator[Context]:
         """The write transaction of one call (or the open ``transaction()``'s)."""
         if self._in_own_txn():
-            ctx = Context(self._txn, self.settings, self.binaries, self._urimap(base_uri))
+            ctx = Context(self._txn, self.settings, self.binaries, self._urimap(base_uri),
+                          events=self._txn_events)
             try:
                 yield ctx
             except BaseException as e:
@@ -169,7 +173,14 @@ class Repository:
             return
         with self._lock:
             with self.store.write() as txn:
-                yield Context(txn, self.settings, self.binaries, self._urimap(base_uri))
+                ctx = Context(txn, self.settings, self.binaries, self._urimap(base_uri))
+                yield ctx
+                self._write_events(txn, ctx.events)
+
+    def _write_events(self, txn: Any, changes: events.ChangeSet) -> None:
+        """The write's events into the outbox, in its transaction, just before commit."""
+        events.write_outbox(txn, changes, retention_s=self.settings.event_retention_s,
+                            publishing=self.settings.publishing)
 
     @contextmanager
     def snapshot(self, base_uri: str | None = None) -> Iterator[Context]:
@@ -212,11 +223,14 @@ class Repository:
                 self._txn = txn
                 self._txn_owner = threading.get_ident()
                 self._txn_error = None
+                self._txn_events.clear()
                 try:
                     yield self
                     if self._txn_error is not None:
                         raise self._txn_error
+                    self._write_events(txn, self._txn_events)
                 finally:
+                    self._txn_events.clear()
                     self._txn = None
                     self._txn_owner = None
                     self._txn_error = None
@@ -544,6 +558,42 @@ class Repository:
         not inside ``transaction()``, whose write transaction is open."""
         if not self._in_own_txn() and self.store.pending():
             self.store.index()
+
+    # -- the change feed ------------------------------------------------------------------
+
+    def changes(self, since: int | datetime = 0, *, batch: int = 1000
+                ) -> Iterator[events.Change]:
+        """The change feed: one ``events.Change`` per changed resource per committed
+        write, in commit order, from the events retained (``messaging.retention_days``)
+        after seq ``since`` (an int) or at or after a time (a ``datetime``). Each
+        batch is read from its own snapshot; iteration ends at the feed's end."""
+        if isinstance(since, datetime):
+            with self.store.read() as txn:
+                after = events.first_after(txn, since)
+        elif isinstance(since, int) and not isinstance(since, bool) and since >= 0:
+            after = since
+        else:
+            raise InvalidResourceError(None, f"since is a seq (int >= 0) or a datetime, "
+                                             f"not {since!r:.50}")
+        while True:
+            with self.store.read() as txn:
+                found = events.changes_after(txn, after, batch)
+            if not found:
+                return
+            yield from found
+            after = found[-1].seq
+
+    def feed_state(self) -> dict[str, int]:
+        """The change feed's figures: ``first`` / ``last`` seq retained, ``entries``,
+        ``seq`` (last handed out), ``published`` (last acknowledged by the broker)."""
+        with self.store.read() as txn:
+            return txn.outbox_state()
+
+    def mark_published(self, seq: int) -> None:
+        """Record that the broker acknowledged every event up to ``seq``."""
+        with self._write() as ctx:
+            if seq > ctx.txn.outbox_state()["published"]:
+                ctx.txn.outbox_mark(seq)
 
     # -- admin ----------------------------------------------------------------------------
 

@@ -31,10 +31,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lakesuperior.model",),
     ("lakesuperior.query",),
     ("lakesuperior.repository",),
-    ("lakesuperior.admin",),
+    ("lakesuperior.admin", "lakesuperior.messaging"),
     ("lakesuperior.bench",),
     ("lakesuperior.endpoints",),
-    ("lakesuperior.cli", "lakesuperior.server", "lakesuperior"),
+    ("lakesuperior.cli", "lakesuperior.cli_support", "lakesuperior.cli_users",
+     "lakesuperior.cli_events", "lakesuperior.server", "lakesuperior"),
 )
 
 # (importer, imported) pairs allowed inside a function, and why.
