@@ -73,7 +73,7 @@ def test_stats_show_the_backlog(invoke, tmp_path):
 
 
 def test_admin_stats_page_shows_the_backlog(tmp_path):
-    app = create_app(Config(data_dir=str(tmp_path / "data"), sync=False,
+    app = create_app(Config(data_dir=str(tmp_path / "data"), sync=False, auth_enabled=False,
                             messaging_broker_url="stomp://127.0.0.1:9"))
     try:
         repo = app.extensions["lakesuperior"].repository
