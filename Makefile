@@ -16,8 +16,19 @@ PORT ?= 8000
 run: install
 	$(BIN)/lsup-server --bind 127.0.0.1:$(PORT) --data-dir $(DATA_DIR)
 
-test: install
+# The events tests start a real ActiveMQ (Debian's package; the suite runs it on
+# loopback ports with its own configuration, no system service) and compile a
+# JMS client: installed here when missing (apt-get, as root).
+ACTIVEMQ := /usr/share/activemq/bin/activemq.jar
+
+test: install $(ACTIVEMQ)
 	$(BIN)/pytest -q
+
+$(ACTIVEMQ):
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		activemq default-jdk-headless || { apt-get update && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+		activemq default-jdk-headless; }
 
 # The gate CI runs before the tests: ruff, mypy, cython-lint, and stubtest for
 # every compiled module (its .pyi must match what the extension exports).

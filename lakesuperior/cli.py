@@ -26,232 +26,33 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import fcntl
-import functools
 import io
 import json
 import os
 import sys
-from collections.abc import Callable
-from typing import Any
 
 import click
-import lmdb
 
 from lakesuperior.admin import backup, checks, cleanup, datadir, http, migrate, stats
 from lakesuperior.admin.progress import Progress
-from lakesuperior.config import Config
+from lakesuperior.cli_events import events_group
+from lakesuperior.cli_support import (
+    EXIT_ERROR,
+    EXIT_PROBLEMS,
+    ClickProgress,
+    CommandError,
+    _command,
+    _common_options,
+    _load_config,
+    _open,
+    _refuse_if_open,
+    _silence_stdout,
+    _size,
+    os_error_message,
+)
+from lakesuperior.cli_users import user_group
 from lakesuperior.exceptions import LakesuperiorError
-from lakesuperior.repository import Repository
-from lakesuperior.users import UserDB, check_name, check_password
 
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_ERROR = 2
-EXIT_INTERRUPTED = 130
-EXIT_BROKEN_PIPE = 141
-
-
-class CommandError(click.ClickException):
-    """A command that cannot run: message on stderr, exit code 2."""
-
-    exit_code = EXIT_ERROR
-
-
-# --- options shared by every command ---------------------------------------------------
-
-def _common_options(fn: Callable) -> Callable:
-    fn = click.option("--data-dir", "data_dir", metavar="DIR", default=None,
-                      help="Data directory of the repository (default: from the "
-                           "configuration; env LSUP_DATA_DIR).")(fn)
-    fn = click.option("--config", "config_path", metavar="FILE", default=None,
-                      envvar="LSUP_CONFIG", show_envvar=True,
-                      help="YAML configuration file.")(fn)
-    return fn
-
-
-def _load_config(ctx: click.Context, config_path: str | None, data_dir: str | None) -> Config:
-    """The configuration: the command's options, else the group's, else the environment."""
-    root = ctx.find_root().params
-    path = config_path or root.get("config_path")
-    ddir = data_dir or root.get("data_dir")
-    try:
-        return Config.load(path, data_dir=ddir) if ddir else Config.load(path)
-    except LakesuperiorError as e:
-        raise CommandError(str(e)) from e
-
-
-def _command(fn: Callable) -> Callable:
-    """Turn library errors into exit code 2 and Ctrl-C into exit code 130."""
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except KeyboardInterrupt:
-            click.echo("\nInterrupted: stopped before finishing; nothing was damaged.",
-                       err=True)
-            raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
-        except LakesuperiorError as e:
-            raise CommandError(str(e)) from e
-        except BrokenPipeError:
-            _silence_stdout()
-            raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
-        except OSError as e:
-            raise CommandError(os_error_message(e)) from e
-    return wrapper
-
-
-def os_error_message(e: OSError) -> str:
-    """``No space left on device: /path`` (both paths of a copy), without ``[Errno n]``."""
-    what = e.strerror or str(e)
-    if e.filename is not None and e.filename2 is not None:
-        return f"{what}: {e.filename} -> {e.filename2}"
-    if e.filename is not None:
-        return f"{what}: {e.filename}"
-    return what
-
-
-def _silence_stdout() -> None:
-    """Point standard output at /dev/null, so that nothing more is written to a
-    closed pipe (nor flushed into one at exit)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
-
-
-class ClickProgress(Progress):
-    """Progress bars on stderr (a running count when the total is unknown)."""
-
-    def __init__(self) -> None:
-        self.bar: Any = None
-        self.label = ""
-        self.count = 0
-        self.tty = sys.stderr.isatty()
-
-    def start(self, label: str, total: int | None = None) -> None:
-        self.finish()
-        self.label, self.count = label, 0
-        if total:
-            self.bar = click.progressbar(length=total, label=label, file=sys.stderr,
-                                         show_pos=True, update_min_steps=max(1, total // 500))
-            self.bar.__enter__()
-        else:
-            click.echo(f"{label}...", err=True)
-
-    def advance(self, n: int = 1) -> None:
-        self.count += n
-        if self.bar is not None:
-            self.bar.update(n)
-        elif self.tty:
-            click.echo(f"\r{self.label}: {self.count}", nl=False, err=True)
-
-    def finish(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
-        elif self.count and self.tty:
-            click.echo(err=True)
-        self.count = 0
-
-
-def _size(n: float | None) -> str:
-    if n is None:
-        return "-"
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if abs(n) < 1000 or unit == "TB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000
-    return str(n)
-
-
-def _open(cfg: Config) -> Repository:
-    return datadir.open_repository(cfg)
-
-
-# --- is the repository open in another process? ----------------------------------------
-
-def _environments(cfg: Config) -> list[str]:
-    """The LMDB environments of the store that exist (data and lock file)."""
-    paths = (cfg.store_dir, os.path.join(cfg.store_dir, "index"))
-    return [p for p in paths if all(os.path.isfile(os.path.join(p, name))
-                                    for name in ("data.mdb", "lock.mdb"))]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _reader_pids(path: str) -> set[int]:
-    """Live pids in the reader table of the environment at ``path``."""
-    try:
-        env = lmdb.open(path, readonly=True, create=False, lock=True, max_dbs=16)
-    except lmdb.Error:
-        return set()
-    try:
-        table = env.readers()
-    finally:
-        env.close()
-    pids = set()
-    for line in table.splitlines()[1:]:
-        first = line.split()[:1]
-        if first and first[0].isdigit():
-            pids.add(int(first[0]))
-    return {pid for pid in pids if pid != os.getpid() and _alive(pid)}
-
-
-def _locked_elsewhere(path: str) -> bool:
-    """Whether another process holds LMDB's lock on ``path``/lock.mdb: every
-    process with the environment open does. Call it while this process does not
-    have the environment open (closing the probe drops this process's locks)."""
-    try:
-        fd = os.open(os.path.join(path, "lock.mdb"), os.O_RDWR)
-    except OSError:
-        return False
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, 0)
-    except OSError:
-        return True
-    else:
-        fcntl.lockf(fd, fcntl.LOCK_UN, 1, 0)
-        return False
-    finally:
-        os.close(fd)
-
-
-def open_elsewhere(cfg: Config) -> list[int] | None:
-    """``None`` if no other process has the repository's store open, else the
-    pids known to have it (LMDB's reader table; may be empty when only the lock
-    tells). Creates nothing."""
-    envs = _environments(cfg)
-    locked = any(_locked_elsewhere(p) for p in envs)
-    pids = sorted(set().union(*(_reader_pids(p) for p in envs)))
-    return pids if locked or pids else None
-
-
-def _refuse_if_open(cfg: Config, force: bool, doing: str) -> None:
-    """A destructive command stops while another process (a server) has the
-    repository open, unless ``--force``."""
-    if force:
-        return
-    pids = open_elsewhere(cfg)
-    if pids is None:
-        return
-    who = f" (pid {', '.join(map(str, pids))})" if pids else ""
-    raise CommandError(f"The repository in {os.path.abspath(cfg.data_dir)} is open in "
-                       f"another process{who}, probably a running lsup-server: stop it "
-                       f"first, or give --force to {doing} anyway. Nothing was changed.")
-
-
-# --- the group ------------------------------------------------------------------------------
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @_common_options
@@ -332,7 +133,10 @@ def stats_command(ctx: click.Context, config_path: str | None, data_dir: str | N
              ("Store size on disk", _size(store["store_bytes"])),
              ("LMDB map size", _size(store["map_size"])),
              ("Store format", str(store["format"])),
-             ("Union index: pending writes", f"{st['index_pending']:,}")]
+             ("Union index: pending writes", f"{st['index_pending']:,}"),
+             ("Events retained (last seq)", f"{st['events']['events']:,} "
+              f"({st['events']['last_seq']:,})"),
+             ("Events waiting for the broker", f"{st['events']['backlog']:,}")]
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         click.echo(f"{key:<{width}}  {value}")
@@ -593,93 +397,8 @@ def migrate_command(ctx: click.Context, config_path: str | None, data_dir: str |
         ctx.exit(EXIT_PROBLEMS)
 
 
-# --- users ----------------------------------------------------------------------------------
-
-@cli.group("user")
-def user_group() -> None:
-    """Manage the users of HTTP authentication (DATA_DIR/users.json)."""
-
-
-def _users(ctx: click.Context, config_path: str | None, data_dir: str | None) -> UserDB:
-    cfg = _load_config(ctx, config_path, data_dir)
-    if not datadir.store_exists(cfg):
-        raise CommandError(f"No repository in {os.path.abspath(cfg.data_dir)}: name the "
-                           "right one with --data-dir or --config, or create it first")
-    return UserDB(cfg.data_dir)
-
-
-def _new_password(from_stdin: bool) -> str:
-    """One line of standard input, or the password typed twice without echo."""
-    if from_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = click.prompt("Password", hide_input=True, default="", show_default=False)
-        if click.prompt("Repeat the password", hide_input=True, default="",
-                        show_default=False) != password:
-            raise CommandError("The two passwords differ; nothing was changed")
-    return check_password(password)
-
-
-_STDIN = click.option("--password-stdin", "from_stdin", is_flag=True,
-                      help="Read the password from the first line of standard input.")
-
-
-@user_group.command("add")
-@_common_options
-@click.argument("name")
-@click.option("--admin", is_flag=True, help="An administrator (bypasses access control).")
-@_STDIN
-@click.pass_context
-@_command
-def user_add_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
-                     name: str, admin: bool, from_stdin: bool) -> None:
-    """Create the user NAME, asking for its password."""
-    users = _users(ctx, config_path, data_dir)
-    check_name(name)
-    if users.get(name) is not None:
-        raise CommandError(f"The user {name!r} exists already")
-    users.add(name, _new_password(from_stdin), admin=admin)
-    click.echo(f"Created the {'administrator' if admin else 'user'} {name}.")
-
-
-@user_group.command("passwd")
-@_common_options
-@click.argument("name")
-@_STDIN
-@click.pass_context
-@_command
-def user_passwd_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
-                        name: str, from_stdin: bool) -> None:
-    """Give the user NAME a new password."""
-    users = _users(ctx, config_path, data_dir)
-    if users.get(name) is None:
-        raise CommandError(f"No user {name!r}")
-    users.set_password(name, _new_password(from_stdin))
-    click.echo(f"Changed the password of {name}.")
-
-
-@user_group.command("remove")
-@_common_options
-@click.argument("name")
-@click.pass_context
-@_command
-def user_remove_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
-                        name: str) -> None:
-    """Remove the user NAME (what it made keeps its name in fcrepo:createdBy)."""
-    _users(ctx, config_path, data_dir).remove(name)
-    click.echo(f"Removed the user {name}.")
-
-
-@user_group.command("list")
-@_common_options
-@click.pass_context
-@_command
-def user_list_command(ctx: click.Context, config_path: str | None, data_dir: str | None
-                      ) -> None:
-    """List the users, one per line; administrators are marked "admin"."""
-    for user in sorted(_users(ctx, config_path, data_dir).users().values(),
-                       key=lambda u: u.name):
-        click.echo(f"{user.name}\tadmin" if user.admin else user.name)
+cli.add_command(user_group)
+cli.add_command(events_group)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -59,6 +59,11 @@ class Config:
     auth_webid_base: str = "info:fedora/local-user#"
     auth_proxy_header: str = ""
     auth_trusted_proxies: tuple[str, ...] = ()
+    messaging_broker_url: str = ""
+    messaging_destination: str = "/topic/fedora"
+    messaging_user: str = ""
+    messaging_password: str = field(default="", repr=False)
+    messaging_retention_days: float = 7.0
     auth_root_acl: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
 
@@ -133,6 +138,14 @@ class Config:
             except ValueError:
                 raise ConfigError(f"auth.trusted_proxies: {entry!r} is not an IP address "
                                   "or network (CIDR)") from None
+        if self.messaging_retention_days < 0:
+            raise ConfigError("messaging_retention_days must be zero or positive")
+        if self.messaging_broker_url:
+            broker_address(self.messaging_broker_url)
+        if not self.messaging_destination.startswith(("/topic/", "/queue/")) or (
+                len(self.messaging_destination.split("/", 2)[2]) == 0):
+            raise ConfigError(f"messaging_destination must be /topic/NAME or /queue/NAME, "
+                              f"not {self.messaging_destination!r}")
 
     # -- derived paths --------------------------------------------------------
 
@@ -143,6 +156,17 @@ class Config:
     @property
     def binary_dir(self) -> str:
         return os.path.join(self.data_dir, "ldpnr")
+
+
+def broker_address(url: str) -> tuple[str, int]:
+    """(host, port) of a ``stomp://HOST:PORT`` broker URL; ``ConfigError`` otherwise."""
+    scheme, sep, rest = url.partition("://")
+    host, colon, port = rest.rstrip("/").rpartition(":")
+    if scheme != "stomp" or not sep or not colon or not host or not port.isdigit() or (
+            not 0 < int(port) < 65536):
+        raise ConfigError(f"messaging_broker_url must be stomp://HOST:PORT (empty: "
+                          f"messaging off), not {url!r}")
+    return host.strip("[]"), int(port)
 
 
 def env_names(defaults: Mapping[str, Any] | None = None) -> dict[str, str]:

@@ -235,3 +235,8 @@ class HttpClientError(LakesuperiorError):
 
 class BenchmarkError(LakesuperiorError):
     """The benchmark cannot go on (a request failed, an option is unusable)."""
+
+
+class BrokerError(LakesuperiorError):
+    """The message broker cannot be reached, refused the login, or did not
+    acknowledge events (writes never wait for it: the publisher retries)."""

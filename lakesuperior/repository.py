@@ -27,8 +27,6 @@ input Graph, ``resource.imr``) and by SPARQL Update.
 """
 from __future__ import annotations
 
-import copy
-import dataclasses
 import os
 import threading
 import uuid
@@ -38,15 +36,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from lakesuperior import query as queries
-from lakesuperior import rdfio
-from lakesuperior.agent_view import AgentView, agent_of
-from lakesuperior.agents import Agent
+from lakesuperior.access_control import AccessControl
 from lakesuperior.config import Config
 from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidResourceError, SparqlError
-from lakesuperior.model import acl, archival, checks, interaction, lifecycle, tombstones
+from lakesuperior.model import acl, archival, checks, events, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
-from lakesuperior.model.access import Access, AclState
+from lakesuperior.model.access import AclState
 from lakesuperior.model.containment import subtree, write_graph
 from lakesuperior.model.context import Context, Settings
 from lakesuperior.model.inputs import is_binary, read_input
@@ -74,7 +70,7 @@ from lakesuperior.store.quadstore import QuadStore
 __all__ = ["Repository"]
 
 
-class Repository:
+class Repository(AccessControl):
     """An LDP repository on a data directory (LMDB quad store + binary files).
 
     ``Repository(path)`` uses the default configuration with ``data_dir=path``;
@@ -98,6 +94,8 @@ class Repository:
             agent=agent,
             digest_algorithm=cfg.digest_algorithm,
             versioning_auto=cfg.versioning_auto,
+            event_retention_s=cfg.messaging_retention_days * 86400.0,
+            publishing=bool(cfg.messaging_broker_url),
         )
         self.urimap = UriMap(cfg.base_uri)
         os.makedirs(cfg.store_dir, exist_ok=True)
@@ -107,7 +105,8 @@ class Repository:
         self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
         self._tx = _Transactions()
         self._bootstrap()
-        self.acl_state = AclState(self._root_acl())
+        with self.snapshot() as ctx:
+            self.acl_state = AclState(acl.load_root(ctx, cfg.auth_root_acl))
 
     @classmethod
     def from_config(cls, config: Config, **kw: Any) -> Repository:
@@ -160,7 +159,8 @@ class Repository:
         """The write transaction of one call (or the open ``transaction()``'s)."""
         tx = self._tx
         if self._in_own_txn():
-            ctx = self._ctx(tx.txn, base_uri)
+            ctx = Context(tx.txn, self.settings, self.binaries, self._urimap(base_uri),
+                          events=tx.events)
             try:
                 yield ctx
             except BaseException as e:
@@ -170,7 +170,14 @@ class Repository:
             return
         with tx.lock:
             with self.store.write() as txn:
-                yield self._ctx(txn, base_uri)
+                ctx = Context(txn, self.settings, self.binaries, self._urimap(base_uri))
+                yield ctx
+                self._write_events(txn, ctx.events)
+
+    def _write_events(self, txn: Any, changes: events.ChangeSet) -> None:
+        """The write's events into the outbox, in its transaction, just before commit."""
+        events.write_outbox(txn, changes, retention_s=self.settings.event_retention_s,
+                            publishing=self.settings.publishing)
 
     @contextmanager
     def snapshot(self, base_uri: str | None = None) -> Iterator[Context]:
@@ -226,11 +233,14 @@ class Repository:
                 tx.txn = txn
                 tx.owner = threading.get_ident()
                 tx.error = None
+                tx.events.clear()
                 try:
                     yield self
                     if tx.error is not None:
                         raise tx.error
+                    self._write_events(txn, tx.events)
                 finally:
+                    tx.events.clear()
                     tx.txn = None
                     tx.owner = None
                     tx.error = None
@@ -570,77 +580,41 @@ class Repository:
         if not self._in_own_txn() and self.store.pending():
             self.store.index()
 
-    # -- access control ------------------------------------------------------------------
+    # -- the change feed ------------------------------------------------------------------
 
-    def _root_acl(self) -> list[tuple[str, str, str]]:
-        """The root ACL used while none is stored (``model.acl.load_root``)."""
-        with self.snapshot() as ctx:
-            return acl.load_root(ctx, self.config.auth_root_acl)
+    def changes(self, since: int | datetime = 0, *, batch: int = 1000
+                ) -> Iterator[events.Change]:
+        """The change feed: one ``events.Change`` per changed resource per committed
+        write, in commit order, from the events retained (``messaging.retention_days``)
+        after seq ``since`` (an int) or at or after a time (a ``datetime``). Each
+        batch is read from its own snapshot; iteration ends at the feed's end."""
+        if isinstance(since, datetime):
+            with self.store.read() as txn:
+                after = events.first_after(txn, since)
+        elif isinstance(since, int) and not isinstance(since, bool) and since >= 0:
+            after = since
+        else:
+            raise InvalidResourceError(None, f"since is a seq (int >= 0) or a datetime, "
+                                             f"not {since!r:.50}")
+        while True:
+            with self.store.read() as txn:
+                found = events.changes_after(txn, after, batch)
+            if not found:
+                return
+            yield from found
+            after = found[-1].seq
 
-    def acl(self, uid: str, *, base_uri: str | None = None) -> list[tuple[str, str, str]]:
-        """The triples of the ACL of ``uid`` (``<resource>/fcr:acl``), public URIs; the
-        root always has one (stored, else the configured default);
-        ``ResourceNotExistsError`` for another resource without one."""
-        uid = normalize_uid(uid)
-        with self.snapshot(base_uri) as ctx:
-            current = acl.current(ctx, uid, self.acl_state.default_root)
-            return ctx.urimap.triples_to_public(current)
+    def feed_state(self) -> dict[str, int]:
+        """The change feed's figures: ``first`` / ``last`` seq retained, ``entries``,
+        ``seq`` (last handed out), ``published`` (last acknowledged by the broker)."""
+        with self.store.read() as txn:
+            return txn.outbox_state()
 
-    def has_acl(self, uid: str) -> bool:
-        """Whether an ACL is stored for ``uid``."""
-        uid = normalize_uid(uid)
-        with self.snapshot() as ctx:
-            return acl.has_acl(ctx.txn, uid)
-
-    def set_acl(self, uid: str, *, data: bytes | None = None, media_type: str | None = None,
-                triples: Iterable[tuple[str, str, str]] | None = None,
-                base_uri: str | None = None) -> bool:
-        """Create or replace the ACL of ``uid`` from ``data`` of an RDF ``media_type``
-        (relative to ``<resource>/fcr:acl``: ``<#readers>``) or public ``triples``; True
-        if it is new. ``AclError`` for what ``model.authorizations`` refuses."""
-        uid = normalize_uid(uid)
-        if data is not None:
-            base = self._urimap(base_uri).public_iri(uid).rstrip("/") + "/fcr:acl"
-            triples = rdfio.parse(data, media_type or rdfio.TURTLE, base)
-        with self._write(base_uri) as ctx:
-            return acl.write(ctx, uid, triples or [])
-
-    def update_acl(self, uid: str, sparql_update: str | bytes, *,
-                   base_uri: str | None = None) -> bool:
-        """Apply a SPARQL Update to the ACL of ``uid`` (``<>`` is the ACL; the root's:
-        the effective one); True if the ACL is new."""
-        uid = normalize_uid(uid)
-        with self._write(base_uri) as ctx:
-            current = acl.current(ctx, uid, self.acl_state.default_root)
-            return acl.update(ctx, uid, sparql_update, current)
-
-    def delete_acl(self, uid: str) -> None:
-        """Delete the ACL of ``uid`` (for the root: back to the configured default)."""
-        uid = normalize_uid(uid)
+    def mark_published(self, seq: int) -> None:
+        """Record that the broker acknowledged every event up to ``seq``."""
         with self._write() as ctx:
-            acl.remove(ctx, uid)
-
-    def access(self, ctx: Context, agent: Agent) -> Access:
-        """What ``agent`` may do in the snapshot ``ctx`` (see ``model.access``)."""
-        return Access(ctx, self.acl_state, agent)
-
-    def as_user(self, name: str) -> Repository:
-        """This repository (same store and transactions) recording ``name`` as the agent
-        of its writes (``fcrepo:createdBy`` / ``lastModifiedBy``); ``self`` if that is
-        the configured agent."""
-        if name == self.settings.agent:
-            return self
-        other = copy.copy(self)
-        other.settings = dataclasses.replace(self.settings, agent=name)
-        return other
-
-    def as_agent(self, agent: Agent | str | None, groups: Iterable[str] = (), *,
-                 name: str | None = None) -> AgentView:
-        """The same API for one agent, enforcing Web Access Control on every call
-        (``AccessDeniedError``): an ``Agent``, or a WebID (with the ``groups`` it is
-        in and the ``name`` its writes record, default the WebID), or None (the
-        anonymous agent). See ``agent_view``."""
-        return AgentView(self, agent_of(agent, groups, name))
+            if seq > ctx.txn.outbox_state()["published"]:
+                ctx.txn.outbox_mark(seq)
 
     # -- admin ----------------------------------------------------------------------------
 
@@ -675,7 +649,7 @@ class _Transactions:
     write lock, the write transaction of ``transaction()`` and its owner thread and
     first error, and the open read snapshot of each thread."""
 
-    __slots__ = ("lock", "txn", "owner", "error", "reads")
+    __slots__ = ("lock", "txn", "owner", "error", "reads", "events")
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
@@ -683,6 +657,7 @@ class _Transactions:
         self.owner: int | None = None
         self.error: BaseException | None = None
         self.reads: dict[int, Any] = {}
+        self.events = events.ChangeSet()   # the changes of transaction()'s block
 
 
 def _uris(value: Iterable[str], name: str) -> tuple[str, ...]:

@@ -14,6 +14,11 @@ Then, in the master before any worker exists, authentication is prepared: with
 ``auth.enabled`` and no user yet, the administrator ``admin`` is created with a
 random password written to ``DATA_DIR/initial-admin-password`` (mode 0600), and
 one log line says where; with ``auth.enabled: false`` a warning is logged.
+
+
+With ``messaging.broker_url`` set, each worker runs a publisher thread; the
+data directory's lock makes one of them drain the change feed to the broker
+(``lakesuperior.messaging``).
 """
 from __future__ import annotations
 
@@ -33,6 +38,7 @@ from gunicorn.util import parse_address
 
 from lakesuperior.config import Config
 from lakesuperior.exceptions import LakesuperiorError
+from lakesuperior.messaging.publisher import PublisherThread
 from lakesuperior.repository import Repository
 from lakesuperior.users import FIRST_ADMIN, UserDB
 
@@ -72,7 +78,12 @@ class Server(BaseApplication):
 
     def load(self):
         from lakesuperior.endpoints.app import create_app
-        return create_app(self.lsup_config)
+        app = create_app(self.lsup_config)
+        if self.lsup_config.messaging_broker_url:
+            # In every worker; the data directory's lock lets one of them publish.
+            PublisherThread(app.extensions["lakesuperior"].repository,
+                            self.lsup_config).start()
+        return app
 
 
 class StartupError(click.ClickException):

@@ -30,11 +30,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lakesuperior.store.rdflib_store",),  # the rdflib adapter: store + rdfio
     ("lakesuperior.model",),
     ("lakesuperior.query",),
-    ("lakesuperior.repository", "lakesuperior.agent_view"),
-    ("lakesuperior.admin",),
+    ("lakesuperior.repository", "lakesuperior.agent_view", "lakesuperior.access_control"),
+    ("lakesuperior.admin", "lakesuperior.messaging"),
     ("lakesuperior.bench",),
     ("lakesuperior.endpoints",),
-    ("lakesuperior.cli", "lakesuperior.server", "lakesuperior"),
+    ("lakesuperior.cli", "lakesuperior.cli_support", "lakesuperior.cli_users",
+     "lakesuperior.cli_events", "lakesuperior.server", "lakesuperior"),
 )
 
 # (importer, imported) pairs allowed inside a function, and why.

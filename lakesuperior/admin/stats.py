@@ -1,8 +1,10 @@
-"""Repository figures: resources by interaction model, and the live binaries."""
+"""Repository figures: resources by interaction model, the live binaries, and the
+change feed (events retained, and the backlog waiting for the broker)."""
 from __future__ import annotations
 
 from typing import Any
 
+from lakesuperior.messaging.status import feed_figures
 from lakesuperior.model import interaction
 from lakesuperior.model.namespaces import LDP, LDP_NON_RDF_SOURCE, RDF_TYPE
 from lakesuperior.model.uids import graph_kind, uid_of_graph
@@ -34,6 +36,7 @@ def repository_stats(repo: Repository) -> dict[str, Any]:
         name = interaction.model_name(interaction.model_of(types))
         by_model[name] = by_model.get(name, 0) + 1
     out["by_model"] = by_model
+    out["events"] = feed_figures(repo)
     return out
 
 

@@ -25,6 +25,7 @@ from lakesuperior.bench.workload import GRAPH_SIZE
 from lakesuperior.config import Config
 from lakesuperior.exceptions import BenchmarkError, TombstoneError
 from lakesuperior.headers import format_link
+from lakesuperior.messaging.publisher import PublisherThread
 from lakesuperior.model.namespaces import DCTERMS_NS, LDP_BASIC_CONTAINER, LDP_CONTAINS, LDP_NS
 from lakesuperior.repository import Repository
 
@@ -90,6 +91,9 @@ class PythonTarget:
         self.repo = Repository(config=cfg)
         self.sync = cfg.sync
         self.versioning_auto: bool | None = cfg.versioning_auto
+        # Messaging on (LSUP_MESSAGING_BROKER_URL): publish as the server does.
+        self.publisher = (PublisherThread(self.repo, cfg).start()
+                          if cfg.messaging_broker_url else None)
 
     def prepare(self, parent: str, delete: bool) -> list[str]:
         repo = self.repo
@@ -147,6 +151,8 @@ class PythonTarget:
         return self.repo.store.pending()
 
     def close(self) -> None:
+        if self.publisher is not None:
+            self.publisher.stop()
         self.repo.close()
         if self.tmp is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,7 +1,9 @@
 """What one model operation works with: the transaction and the settings.
 
 The repository builds one ``Context`` per API call and passes it explicitly to
-every model function; nothing in the model keeps state between calls.
+every model function; nothing in the model keeps state between calls. Its
+``events`` (a ``model.events.ChangeSet``, shared by every call of one write
+transaction) collects what the write changed, for the outbox.
 (``literal_term`` and ``datetime_literal`` live in ``model.literals``.)
 """
 from __future__ import annotations
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from lakesuperior.model.events import ChangeSet
 from lakesuperior.model.literals import datetime_literal, literal_term
 from lakesuperior.model.uids import UriMap
 
@@ -24,6 +27,8 @@ class Settings:
     agent: str = "admin"
     digest_algorithm: str = "sha512"
     versioning_auto: bool = True      # every change makes a version (model.versions)
+    event_retention_s: float = 7 * 86400.0   # how long the change feed keeps events
+    publishing: bool = False                  # a broker takes the feed (messaging on)
 
 
 class Context:
@@ -34,11 +39,11 @@ class Context:
     """
 
     __slots__ = ("txn", "settings", "urimap", "binaries", "now", "now_term",
-                 "agent", "agent_term")
+                 "agent", "agent_term", "events")
 
     def __init__(self, txn: Any, settings: Settings, binaries: Any = None,
                  urimap: UriMap | None = None, now: datetime | None = None,
-                 agent: str | None = None):
+                 agent: str | None = None, events: ChangeSet | None = None):
         self.txn = txn
         self.settings = settings
         self.urimap = urimap or UriMap(settings.base_uri)
@@ -47,10 +52,11 @@ class Context:
         self.now_term = datetime_literal(self.now)
         self.agent = agent or settings.agent   # the user name recorded by this call
         self.agent_term = literal_term(self.agent)
+        self.events = ChangeSet() if events is None else events
 
     def with_base(self, base_uri: str | None) -> Context:
         """The same operation seen under another public base URI."""
         if base_uri is None or base_uri.rstrip("/") == self.urimap.base:
             return self
         return Context(self.txn, self.settings, self.binaries, UriMap(base_uri), self.now,
-                       self.agent)
+                       self.agent, self.events)

@@ -25,6 +25,7 @@ from lakesuperior.exceptions import (
 )
 from lakesuperior.model import archival, containment, interaction, membership, nonrdf, versions
 from lakesuperior.model.context import Context
+from lakesuperior.model.events import record_change
 from lakesuperior.model.inputs import BinaryInput, RdfInput
 from lakesuperior.model.interaction import (
     BASIC_CONTAINER,
@@ -140,6 +141,7 @@ def ensure_parent(ctx: Context, uid: str, *, create_missing: bool) -> str:
         triples = server_triples(ctx, mid, BASIC_CONTAINER)
         versions.on_change(ctx, mid, archival.group_of(txn, mid))
         containment.write_graph(ctx, mid, triples)
+        record_change(ctx, mid, "create")
         attach(ctx, mid, triples, model)
         model = BASIC_CONTAINER
     return model
@@ -194,6 +196,7 @@ def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str
     triples = sm + user
     versions.on_change(ctx, uid, group)
     containment.write_graph(ctx, uid, triples, canonical=_canonical(inp))
+    record_change(ctx, uid, "create")
     attach(ctx, uid, triples, parent_model)
     res = view(ctx, uid, triples, model=model, extra=membership.triples_about(ctx.txn, uid))
     res.dropped = dropped
@@ -226,6 +229,7 @@ def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
     new = renewed_server_triples(ctx, uid, model, old) + extra_sm + user
     versions.on_change(ctx, uid, archival.group_of(txn, uid), old)
     containment.write_graph(ctx, uid, new, children, canonical=_canonical(inp))
+    record_change(ctx, uid, "update")
     after_change(ctx, uid, model, old, new)
     res = _view_after_write(ctx, uid, model, new, children)
     res.dropped = dropped
@@ -318,6 +322,7 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
     new = sm + user
     versions.on_change(ctx, uid, archival.group_of(txn, uid), old)
     containment.write_graph(ctx, uid, new, children)
+    record_change(ctx, uid, "update")
     after_change(ctx, uid, model, old, new)
     res = _view_after_write(ctx, uid, model, new, children)
     res.dropped = checker.dropped

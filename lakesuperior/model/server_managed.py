@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from lakesuperior.model import versions
 from lakesuperior.model.context import Context
+from lakesuperior.model.events import record_change
 from lakesuperior.model.interaction import MODEL_TYPES
 from lakesuperior.model.namespaces import (
     EBUCORE_HAS_MIME_TYPE,
@@ -106,3 +107,4 @@ def touch(ctx: Context, uid: str) -> None:
     txn = ctx.txn
     txn.remove(res, FCREPO_LAST_MODIFIED, None, res)
     txn.add(((res, FCREPO_LAST_MODIFIED, ctx.now_term, res),))
+    record_change(ctx, uid, "update")

@@ -23,6 +23,7 @@ from lakesuperior.exceptions import (
 )
 from lakesuperior.model import containment, membership, versions
 from lakesuperior.model.context import Context
+from lakesuperior.model.events import record_change
 from lakesuperior.model.interaction import MEMBERSHIP_CONTAINERS
 from lakesuperior.model.lookup import model_at, model_in, require_model
 from lakesuperior.model.namespaces import (
@@ -61,6 +62,7 @@ def bury(ctx: Context, uid: str) -> None:
         res = res_uri(u)
         triples = own if u == uid else txn.triples(res)
         txn.add_graph(graph("bury", u), triples)
+        record_change(ctx, u, "delete")
         txn.remove_graph(res)
         if model_in(triples, u) in MEMBERSHIP_CONTAINERS:
             membership.drop(ctx, u)
@@ -100,6 +102,7 @@ def resurrect(ctx: Context, uid: str) -> None:
         triples = txn.triples(graph("bury", u))
         mine = [t for t in triples if t[1] != LDP_CONTAINS]
         containment.write_graph(ctx, u, mine, containment.children_in(triples))
+        record_change(ctx, u, "resurrect")
         txn.remove_graph(graph("bury", u))
         txn.remove_graph(graph("tomb", u))
         if u == uid:
@@ -139,6 +142,7 @@ def _purge_tree(ctx: Context, uid: str, kind: str) -> None:
         g = graph(kind, u)
         if kind == "res" and model_at(txn, u) in MEMBERSHIP_CONTAINERS:
             membership.drop(ctx, u)
+        record_change(ctx, u, "purge")
         txn.remove_graph(g)
         txn.remove_graph(graph("tomb", u))
         versions.purge(ctx, u)

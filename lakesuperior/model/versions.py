@@ -38,6 +38,7 @@ from lakesuperior.exceptions import (
 )
 from lakesuperior.model import archival
 from lakesuperior.model.context import Context
+from lakesuperior.model.events import record_change
 from lakesuperior.model.literals import datetime_literal, lexical, literal_term
 from lakesuperior.model.namespaces import FCREPO_HAS_VERSION, FCSYSTEM, LDP_CONTAINS, RDFS_LABEL
 from lakesuperior.model.uids import graph, res_uri, snap_graph, version_uri
@@ -210,6 +211,7 @@ def create(ctx: Context, uid: str, label: str | None = None) -> str:
     copied until the resource changes); return its id."""
     vid = version_id(ctx)
     _live_at(ctx, uid, vid, settle(ctx, uid, keep=vid), label)
+    record_change(ctx, uid, "version")
     return vid
 
 
@@ -226,6 +228,7 @@ def import_version(ctx: Context, uid: str, vid: str, triples: list[Triple]) -> N
     group = archival.group_of(ctx.txn, uid)
     if group is not None:
         add_group_id(ctx, group, vid)
+    record_change(ctx, uid, "version")
 
 
 def resolve(ctx: Context, uid: str, vid: str) -> str:

@@ -10,6 +10,7 @@ cdef class StoreEnv:
     cdef readonly int hash_bits
     cdef object env, ienv
     cdef object db_meta, db_terms, db_collide, db_rec, db_gx, db_log, db_ns, db_nsr
+    cdef object db_outbox
     cdef object idb_state, idb_pos, idb_osp, idb_sg
     cdef int pid
     cdef dict iri_ids     # canonical IRI -> id, for committed IRIs only
@@ -19,6 +20,7 @@ cdef class StoreEnv:
     cdef uint64_t hash_mask
 
     cdef _open_dbs(self)
+    cdef object _open_outbox(self, env, dict opts)
     cdef _check_format(self, hash_bits)
     cdef int check_open(self) except -1
     cdef object begin(self, env, bint write)

@@ -4,6 +4,7 @@ from typing import Any
 from typing_extensions import disjoint_base
 
 FORMAT_VERSION: int
+UPGRADABLE_FORMATS: tuple[int, ...]
 INDEX_FORMAT_VERSION: int
 DEFAULT_MAP_SIZE: int
 DEFAULT_INDEX_BATCH: int

@@ -10,6 +10,8 @@ Two LMDB environments live in the store directory (see ``docs/storage.md``):
     ``gx``       (g, s, p) -> o (dupsort, dupfixed): IRI-only quads added one by one
     ``log``      seq -> change entry, the input of the union-graph indexer
     ``ns``/``nsr`` prefix <-> namespace
+    ``outbox``   seq -> change event (the change feed, ``model/events.py``),
+                 written in the same transaction as the change it describes
 
 ``index`` (derived from ``main``; rebuilt if lost)
     ``state``    format, last applied log seq
@@ -31,7 +33,10 @@ from lakesuperior.store.terms cimport HASH_MASK
 from lakesuperior.exceptions import (DiskFullError, StoreBackendError, StoreBusyError,
                                      StoreError, StoreFormatError)
 
-FORMAT_VERSION = 1
+# 2: the ``outbox`` table (a format-1 store is upgraded in place when opened
+# for writing: the table is created empty).
+FORMAT_VERSION = 2
+UPGRADABLE_FORMATS = (1,)
 INDEX_FORMAT_VERSION = 1
 # Address space, not disk: the data file grows with its pages. Reserved large up
 # front so that the map (almost) never has to grow: LMDB can remap only when no
@@ -111,6 +116,7 @@ cdef class StoreEnv:
             self.db_log = env.open_db(b"log", **opts)
             self.db_ns = env.open_db(b"ns", **opts)
             self.db_nsr = env.open_db(b"nsr", **opts)
+            self.db_outbox = self._open_outbox(env, opts)
         with ienv.begin(write=True) if not self.readonly else _Nothing() as txn:
             opts = dict(txn=txn, create=not self.readonly)
             if txn is None:
@@ -119,6 +125,17 @@ cdef class StoreEnv:
             self.idb_pos = ienv.open_db(b"pos", **dup, **opts)
             self.idb_osp = ienv.open_db(b"osp", **dup, **opts)
             self.idb_sg = ienv.open_db(b"sg", **dup, **opts)
+
+    cdef object _open_outbox(self, env, dict opts):
+        """The outbox table; a read-only open of a format-1 store (which has none)
+        is refused with a message saying how to upgrade it."""
+        try:
+            return env.open_db(b"outbox", **opts)
+        except lmdb.NotFoundError:
+            raise StoreFormatError(
+                f"The store at {self.path} has format 1 and is opened read-only: open "
+                f"it once for writing (lsup-server or Repository) to upgrade it to "
+                f"format {FORMAT_VERSION}") from None
 
     cdef _check_format(self, hash_bits):
         with self.env.begin(write=not self.readonly) as txn:
@@ -141,7 +158,9 @@ cdef class StoreEnv:
                     version = int(fmt)
                 except ValueError:
                     version = -1
-                if version != FORMAT_VERSION:
+                if version in UPGRADABLE_FORMATS and not self.readonly:
+                    txn.put(b"format", str(FORMAT_VERSION).encode(), db=self.db_meta)
+                elif version != FORMAT_VERSION:
                     raise StoreFormatError(
                         f"The store at {self.path} has format {fmt.decode(errors='replace')}"
                         f", but this Lakesuperior reads format {FORMAT_VERSION}. "

@@ -8,6 +8,9 @@ from typing import Any, Literal
 
 from lakesuperior.store.txn import Txn
 
+OUTBOX_SEQ: bytes
+OUTBOX_PUBLISHED: bytes
+
 Term = str
 Triple = tuple[str, str, str]
 Quad = tuple[str, str, str, str]
@@ -39,6 +42,10 @@ class Reader(Txn):
         """The namespace bound to ``prefix``, or None."""
     def prefix(self, namespace: str) -> str | None:
         """The prefix bound to ``namespace``, or None."""
+    def outbox(self, after: int = 0, limit: int = -1) -> list[tuple[int, bytes]]:
+        """Outbox entries ``(seq, bytes)`` with seq > ``after``, in seq order."""
+    def outbox_state(self) -> dict[str, int]:
+        """``first``, ``last``, ``entries``, ``seq`` and ``published`` of the outbox."""
     def stats(self) -> dict[str, int]:
         """Entry counts of the main tables."""
 

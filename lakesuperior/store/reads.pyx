@@ -25,6 +25,10 @@ from lakesuperior.store.txn cimport Txn, check_pattern, check_term
 
 from lakesuperior.exceptions import StoreBackendError, StoreError, TermError
 
+# meta keys of the outbox: the last seq handed out, the last seq published
+OUTBOX_SEQ = b"outbox_seq"
+OUTBOX_PUBLISHED = b"outbox_published"
+
 Term = str
 Triple = tuple[str, str, str]
 Quad = tuple[str, str, str, str]
@@ -435,6 +439,43 @@ cdef class Reader(Txn):
                     "iris": st(self.store.db_terms)["entries"],
                     "records": st(self.store.db_rec)["entries"],
                     "log_entries": st(self.store.db_log)["entries"]}
+        except lmdb.Error as e:
+            raise backend_error(e) from e
+
+    # -- the outbox (change feed) ------------------------------------------------
+
+    def outbox(self, uint64_t after=0, Py_ssize_t limit=-1):
+        """Outbox entries ``(seq, bytes)`` with seq > ``after``, in seq order (at
+        most ``limit``; -1: all)."""
+        self._check()
+        cdef list out = []
+        try:
+            cur = self.txn.cursor(db=self.store.db_outbox)
+            if not cur.set_range(be(after + 1)):
+                return out
+            for key, value in cur.iternext():
+                if limit >= 0 and len(out) >= limit:
+                    break
+                out.append((id_at(key, 0), value))
+        except lmdb.Error as e:
+            raise backend_error(e) from e
+        return out
+
+    def outbox_state(self):
+        """The outbox's figures: ``first`` and ``last`` seq held (0: empty),
+        ``entries``, ``seq`` (the last handed out) and ``published`` (the last
+        acknowledged by the broker)."""
+        self._check()
+        try:
+            cur = self.txn.cursor(db=self.store.db_outbox)
+            first = id_at(cur.key(), 0) if cur.first() else 0
+            last = id_at(cur.key(), 0) if cur.last() else 0
+            seq = self.txn.get(OUTBOX_SEQ, db=self.store.db_meta)
+            pub = self.txn.get(OUTBOX_PUBLISHED, db=self.store.db_meta)
+            return {"first": first, "last": last,
+                    "entries": self.txn.stat(self.store.db_outbox)["entries"],
+                    "seq": id_at(seq, 0) if seq is not None else 0,
+                    "published": id_at(pub, 0) if pub is not None else 0}
         except lmdb.Error as e:
             raise backend_error(e) from e
 

@@ -38,3 +38,9 @@ class WriteTxn(Reader):
         """Bind a namespace prefix (bare namespace IRI)."""
     def unbind(self, prefix: str) -> None:
         """Remove a prefix binding."""
+    def outbox_append(self, entries: Iterable[bytes]) -> int:
+        """Append change entries to the outbox; returns the seq of the last (0: none)."""
+    def outbox_drop(self, upto: int, limit: int = -1) -> int:
+        """Drop the outbox entries with seq <= ``upto`` (at most ``limit``); how many."""
+    def outbox_mark(self, seq: int) -> None:
+        """Record that the entries up to ``seq`` were published."""

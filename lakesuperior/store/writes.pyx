@@ -24,6 +24,8 @@ from lakesuperior.store.txn cimport check_pattern, check_term
 
 from lakesuperior.exceptions import StoreError, StoreFullError, TermError
 from lakesuperior.store.indexer import LOG_HEAD
+from lakesuperior.store.reads import OUTBOX_PUBLISHED as _OUTBOX_PUBLISHED
+from lakesuperior.store.reads import OUTBOX_SEQ as _OUTBOX_SEQ
 
 cdef enum:
     OP_ADD_GRAPH = 1
@@ -32,6 +34,9 @@ cdef enum:
     OP_REMOVE_GRAPH = 4
     OP_BIND = 5
     OP_UNBIND = 6
+    OP_OUTBOX_APPEND = 7
+    OP_OUTBOX_DROP = 8
+    OP_OUTBOX_MARK = 9
 
 _ROLES = ("subject", "predicate", "object")
 
@@ -145,7 +150,13 @@ cdef class WriteTxn(Reader):
             return self._remove_graph(args[0])
         if op == OP_BIND:
             return self._bind(args[0], args[1], args[2])
-        return self._unbind(args[0])
+        if op == OP_UNBIND:
+            return self._unbind(args[0])
+        if op == OP_OUTBOX_APPEND:
+            return self._outbox_append(args[0])
+        if op == OP_OUTBOX_DROP:
+            return self._outbox_drop(args[0], args[1])
+        return self._outbox_mark(args[0])
 
     cdef bint _put(self, bytes key, bytes value, db, bint dupdata=True,
                    bint append=False) except -1:
@@ -465,4 +476,55 @@ cdef class WriteTxn(Reader):
         if old_ns is not None:
             self.txn.delete(key, db=self.store.db_ns)
             self.txn.delete(old_ns, db=self.store.db_nsr)
+        return 0
+
+    # -- the outbox (change feed) ---------------------------------------------------
+
+    def outbox_append(self, entries):
+        """Append change entries (bytes) to the outbox; returns the seq of the last
+        (0 if none). Seqs are never reused, also after entries are dropped."""
+        self._check()
+        entries = list(entries)
+        for e in entries:
+            if not isinstance(e, bytes):
+                raise TypeError("outbox entries are bytes")
+        if not entries:
+            return 0
+        return self._run(OP_OUTBOX_APPEND, (entries,))
+
+    cdef uint64_t _outbox_append(self, list entries) except? 0:
+        raw = self.txn.get(_OUTBOX_SEQ, db=self.store.db_meta)
+        cdef uint64_t seq = id_at(raw, 0) if raw is not None else 0
+        for e in entries:
+            seq += 1
+            self._put(be(seq), e, self.store.db_outbox, True, True)
+        self._put(_OUTBOX_SEQ, be(seq), self.store.db_meta)
+        return seq
+
+    def outbox_drop(self, uint64_t upto, Py_ssize_t limit=-1):
+        """Drop the outbox entries with seq <= ``upto`` (at most ``limit`` of them,
+        oldest first; -1: all); returns how many."""
+        self._check()
+        return self._run(OP_OUTBOX_DROP, (upto, limit))
+
+    cdef Py_ssize_t _outbox_drop(self, uint64_t upto, Py_ssize_t limit) except -1:
+        cur = self.txn.cursor(db=self.store.db_outbox)
+        cdef Py_ssize_t n = 0
+        if not cur.first():
+            return 0
+        while limit < 0 or n < limit:
+            key = cur.key()
+            if not key or id_at(key, 0) > upto:
+                break
+            cur.delete()
+            n += 1
+        return n
+
+    def outbox_mark(self, uint64_t seq):
+        """Record that the entries up to ``seq`` were published (acknowledged)."""
+        self._check()
+        self._run(OP_OUTBOX_MARK, (seq,))
+
+    cdef int _outbox_mark(self, uint64_t seq) except -1:
+        self._put(_OUTBOX_PUBLISHED, be(seq), self.store.db_meta)
         return 0

@@ -17,7 +17,9 @@ KEY = re.compile(r"^(\s*)([A-Za-z_]\w*):(.*)$")
 # A valid value other than the default, for keys whose values are constrained.
 OTHER = {"digest_algorithm": "md5", "referential_integrity": "strict",
          "auth_webid_base": "https://example.org/users/", "auth_proxy_header": "X-Remote-User",
-         "auth_trusted_proxies": ("10.0.0.1, 192.168.0.0/16", ("10.0.0.1", "192.168.0.0/16"))}
+         "auth_trusted_proxies": ("10.0.0.1, 192.168.0.0/16", ("10.0.0.1", "192.168.0.0/16")),
+         "messaging_broker_url": "stomp://127.0.0.1:61613",
+         "messaging_destination": "/queue/other"}
 
 
 def documented_keys() -> list[tuple[tuple[str, ...], list[str]]]:

@@ -1,0 +1,254 @@
+"""Change events: what a write changed, as Fedora 6 announces it (Fedora API 1.0 §6).
+
+Model functions call ``record_change(ctx, uid, kind)`` where they change a
+resource; the write's ``ChangeSet`` keeps one change per resource (a resource
+created and then touched in the same write is one ``create``). Just before the
+write transaction commits, ``write_outbox`` appends one entry per change to the
+store's outbox table, in that same LMDB transaction: no change without its
+event, no event without its change; a failed or rolled-back write leaves none.
+
+An outbox entry is 8 bytes of big-endian epoch milliseconds (retention reads
+only those) then compact JSON: ``id`` (``urn:uuid:...``, minted once, so stable
+across redeliveries), ``uid``, ``kind``, ``types``, ``user``, ``base``.
+``Change`` is a decoded entry; ``activity()`` and ``headers()`` give Fedora 6's
+JMS/STOMP message: an Activity Streams 2.0 JSON-LD body and the
+``org.fcrepo.jms.*`` headers.
+"""
+from __future__ import annotations
+
+import json
+import struct
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from lakesuperior.model.namespaces import RDF_TYPE
+from lakesuperior.model.uids import graph, res_uri
+from lakesuperior.version import __version__
+
+#: What a write can do to a resource.
+KINDS = ("create", "update", "delete", "purge", "resurrect", "version")
+#: The Activity Streams type of each kind (Fedora 6's ``EventType``): a resurrected
+#: resource is created again; a new version is an update of the resource.
+AS_TYPES = {"create": "Create", "update": "Update", "delete": "Delete", "purge": "Purge",
+            "resurrect": "Create", "version": "Update"}
+#: Fedora 6's event names.
+AS_NAMES = {"Create": "create resource", "Update": "update resource",
+            "Delete": "delete resource", "Purge": "remove resource tombstone"}
+AS_NS = "https://www.w3.org/ns/activitystreams"
+PROV_ENTITY = "http://www.w3.org/ns/prov#Entity"
+#: Fedora 6's base for user names that are not URIs.
+LOCAL_USER = "info:fedora/local-user#"
+#: The application in each event's ``actor``.
+APPLICATION = f"Lakesuperior/{__version__}"
+#: The JSON-LD context of every body: Activity Streams, plus Fedora's prefixes.
+CONTEXT: list[Any] = [AS_NS, {"prov": "http://www.w3.org/ns/prov#",
+                              "dcterms": "http://purl.org/dc/terms/",
+                              "type": "@type", "id": "@id",
+                              "isPartOf": {"@id": "dcterms:isPartOf", "@type": "@id"}}]
+HEADER_PREFIX = "org.fcrepo.jms."
+_WEAK = ("update", "version")     # kinds that do not override an earlier change
+_TS = struct.Struct(">Q")
+# Old entries dropped per write (a bounded share of work for each commit).
+PRUNE_BATCH = 256
+
+
+@dataclass
+class Pending:
+    """One change recorded in a write, before it is encoded into the outbox."""
+
+    kind: str
+    types: list[str]
+    user: str
+    base: str
+    ms: int
+
+
+class ChangeSet:
+    """The changes of one write transaction, one per resource, in first-change order."""
+
+    __slots__ = ("changes",)
+
+    def __init__(self) -> None:
+        self.changes: dict[str, Pending] = {}
+
+    def __len__(self) -> int:
+        return len(self.changes)
+
+    def clear(self) -> None:
+        self.changes.clear()
+
+    def add(self, ctx: Any, uid: str, kind: str) -> None:
+        """Record that ``kind`` happened to ``uid`` in the write of ``ctx``."""
+        if kind not in AS_TYPES:
+            raise ValueError(f"Unknown change kind {kind!r}")
+        prev = self.changes.get(uid)
+        if prev is not None:
+            if kind in _WEAK:
+                if prev.kind == "version" and kind == "update":
+                    prev.kind = kind
+                return
+            prev.kind = kind
+            prev.types = types_at(ctx.txn, uid) or prev.types
+            return
+        self.changes[uid] = Pending(kind, types_at(ctx.txn, uid), ctx.agent,
+                                     ctx.urimap.base, _ms(ctx.now))
+
+
+def record_change(ctx: Any, uid: str, kind: str) -> None:
+    """Record that ``kind`` (one of ``KINDS``) happened to ``uid`` in this write."""
+    ctx.events.add(ctx, uid, kind)
+
+
+def types_at(txn: Any, uid: str) -> list[str]:
+    """rdf:types (bare IRIs) of ``uid``, live or buried (empty if there is none)."""
+    res = res_uri(uid)
+    found = [q[2] for q in txn.match(res, RDF_TYPE, None, res)]
+    if not found:
+        found = [q[2] for q in txn.match(res, RDF_TYPE, None, graph("bury", uid))]
+    return [t[1:-1] for t in found if t.startswith("<")]
+
+
+# -- the outbox ---------------------------------------------------------------------
+
+def encode(pending: Pending, uid: str) -> bytes:
+    body = {"id": "urn:uuid:" + str(uuid.uuid4()), "uid": uid, "kind": pending.kind,
+            "types": pending.types, "user": pending.user, "base": pending.base}
+    return _TS.pack(pending.ms) + json.dumps(body, separators=(",", ":"),
+                                             ensure_ascii=False).encode("utf-8")
+
+
+def write_outbox(txn: Any, changes: ChangeSet, *, retention_s: float, publishing: bool,
+                 now: datetime | None = None) -> int:
+    """Append the changes to the outbox of write transaction ``txn`` (call just before
+    commit) and drop a bounded batch of expired entries; returns the last seq.
+    ``publishing``: a broker takes the feed (entries stay until it acknowledged them)."""
+    last = 0
+    if changes.changes:
+        last = txn.outbox_append([encode(p, uid) for uid, p in changes.changes.items()])
+        changes.clear()
+        if not publishing:
+            # No broker: nothing is pending. Turning messaging on later publishes
+            # from then on (``events replay`` sends what came before).
+            txn.outbox_mark(last)
+    prune(txn, retention_s=retention_s, publishing=publishing, now=now)
+    return last
+
+
+def prune(txn: Any, *, retention_s: float, publishing: bool,
+          now: datetime | None = None, limit: int = PRUNE_BATCH) -> int:
+    """Drop up to ``limit`` entries older than the retention (and, when ``publishing``,
+    acknowledged by the broker), oldest first; returns how many."""
+    head = txn.outbox(0, 1)
+    if not head:
+        return 0
+    cutoff = _ms(now or datetime.now(UTC)) - int(retention_s * 1000)
+    if _TS.unpack_from(head[0][1])[0] >= cutoff:
+        return 0
+    bound = txn.outbox_state()["published"] if publishing else None
+    if bound is not None and head[0][0] > bound:
+        return 0                     # the oldest entry still waits for the broker
+    upto = 0
+    for seq, raw in txn.outbox(head[0][0] - 1, limit):
+        if _TS.unpack_from(raw)[0] >= cutoff or (bound is not None and seq > bound):
+            break
+        upto = seq
+    return txn.outbox_drop(upto, limit) if upto else 0
+
+
+def _ms(when: datetime) -> int:
+    return int(when.timestamp() * 1000)
+
+
+# -- reading the feed ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Change:
+    """One event of the change feed (a decoded outbox entry)."""
+
+    seq: int
+    id: str
+    uid: str
+    kind: str
+    types: tuple[str, ...]
+    user: str
+    base: str
+    timestamp: datetime
+
+    @classmethod
+    def decode(cls, seq: int, raw: bytes) -> Change:
+        ms = _TS.unpack_from(raw)[0]
+        d = json.loads(raw[_TS.size:].decode("utf-8"))
+        return cls(seq, d["id"], d["uid"], d["kind"], tuple(d["types"]), d["user"],
+                   d["base"], datetime.fromtimestamp(ms / 1000, UTC))
+
+    @property
+    def uri(self) -> str:
+        """The resource's public URI."""
+        return self.base + self.uid
+
+    @property
+    def activity_type(self) -> str:
+        return AS_TYPES[self.kind]
+
+    @property
+    def millis(self) -> int:
+        return _ms(self.timestamp)
+
+    def user_uri(self) -> str:
+        """The acting user as a URI (Fedora 6: a URI as is, else ``info:fedora/local-user#``)."""
+        return self.user if ":" in self.user else LOCAL_USER + self.user
+
+    def object_types(self) -> list[str]:
+        types = list(dict.fromkeys(self.types))
+        if PROV_ENTITY not in types:
+            types.append(PROV_ENTITY)
+        return types
+
+    def activity(self) -> dict[str, Any]:
+        """The Activity Streams 2.0 JSON-LD body, as Fedora 6 writes it."""
+        t = self.activity_type
+        return {
+            "@context": CONTEXT,
+            "id": self.id,
+            "type": [t],
+            "name": AS_NAMES[t],
+            "published": self.timestamp.isoformat(timespec="milliseconds")
+                                       .replace("+00:00", "Z"),
+            "actor": [{"type": ["Person"], "id": self.user_uri()},
+                      {"type": ["Application"], "name": APPLICATION}],
+            "object": {"type": self.object_types(), "id": self.uri, "isPartOf": self.base},
+        }
+
+    def body(self) -> str:
+        return json.dumps(self.activity(), separators=(",", ":"), ensure_ascii=False)
+
+    def headers(self) -> dict[str, str]:
+        """The message headers Fedora 6 sets for JMS consumers (``org.fcrepo.jms.*``)."""
+        p = HEADER_PREFIX
+        return {p + "identifier": self.uid, p + "eventType": AS_NS + "#" + self.activity_type,
+                p + "resourceType": ",".join(self.object_types()), p + "user": self.user,
+                p + "userAgent": APPLICATION, p + "baseURL": self.base,
+                p + "timestamp": str(self.millis), p + "eventID": self.id}
+
+
+def changes_after(txn: Any, seq: int, limit: int = -1) -> list[Change]:
+    """The feed's retained events after ``seq`` (in commit order)."""
+    return [Change.decode(s, raw) for s, raw in txn.outbox(seq, limit)]
+
+
+def first_after(txn: Any, when: datetime) -> int:
+    """The seq just before the first retained event at or after ``when`` (for
+    ``changes(since=datetime)``)."""
+    target = _ms(when)
+    after = 0
+    while True:
+        batch = txn.outbox(after, 1000)
+        if not batch:
+            return after
+        for seq, raw in batch:
+            if _TS.unpack_from(raw)[0] >= target:
+                return seq - 1
+        after = batch[-1][0]
+
