@@ -584,7 +584,7 @@ def _pieces(body: bytes, size: int = 8192):
 ])
 def test_chunked_bodies_past_the_limit_over_gunicorn(server, method, path, body, ctype):  # noqa: F811
     before = server.request("GET", "/rest/", headers={"Accept": "application/n-triples"})
-    status, headers, text = server.request(method, path, _pieces(body),
+    status, headers, text = server.request(method, path, lambda: _pieces(body),
                                            {"Content-Type": ctype}, encode_chunked=True)
     assert status == 413, text
     assert f"limit of {SERVER_MAX_BODY} bytes".encode() in text

@@ -21,14 +21,28 @@ class Server:
         self.log = log
 
     def request(self, method: str, path: str, body=None, headers=None, *, encode_chunked=False):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        try:
-            conn.request(method, path, body=body, headers=headers or {},
-                         encode_chunked=encode_chunked)
-            r = conn.getresponse()
-            return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
-        finally:
-            conn.close()
+        """One request on a new connection: ``(status, headers, body)``.
+
+        A server that refuses a body answers and closes before the client has sent
+        it all; the client then reads the answer already sent. Where the close came
+        first and took that answer with it (a TCP reset), the request is sent again
+        (three times at most): that race is the transport's, not the server's."""
+        for attempt in range(3):
+            conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            try:
+                try:
+                    conn.request(method, path, body=body() if callable(body) else body,
+                                 headers=headers or {}, encode_chunked=encode_chunked)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                r = conn.getresponse()
+                return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+            except (ConnectionResetError, http.client.RemoteDisconnected):
+                if attempt == 2:
+                    raise
+            finally:
+                conn.close()
+        raise AssertionError("unreachable")
 
 
 @pytest.fixture(scope="session")
