@@ -22,19 +22,17 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from rdflib.plugins.sparql.update import evalUpdate
-
 from lakesuperior.exceptions import (
     ConfigError,
     LakesuperiorError,
     ResourceNotExistsError,
-    SparqlError,
 )
 from lakesuperior.model import authorizations as auth
 from lakesuperior.model.context import Context
 from lakesuperior.model.literals import literal_term
 from lakesuperior.model.lookup import require_model
 from lakesuperior.model.namespaces import FCSYSTEM
+from lakesuperior.model.sparql_update import evaluate as evaluate_update
 from lakesuperior.model.sparql_update import parse as parse_update
 from lakesuperior.model.uids import ROOT_UID, graph, is_descendant, res_uri, uid_of
 from lakesuperior.rdfio import TURTLE, Triple, graph_to_triples, parse, triples_to_graph
@@ -161,10 +159,5 @@ def update(ctx: Context, uid: str, text: str | bytes, current: list[Triple]) -> 
     base = ctx.urimap.public_iri(uid).rstrip("/") + "/fcr:acl"
     request = parse_update(text, base)
     g = triples_to_graph(ctx.urimap.triples_to_public(current))
-    try:
-        evalUpdate(g, request)
-    except SparqlError:
-        raise
-    except Exception as e:
-        raise SparqlError(f"The SPARQL update failed: {e}") from None
+    evaluate_update(g, request)
     return write(ctx, uid, graph_to_triples(g))

@@ -36,6 +36,17 @@ from lakesuperior.rdfio import graph_to_triples, triples_to_graph
 _ALLOWED = ("InsertData", "DeleteData", "DeleteWhere", "Modify")
 
 
+def evaluate(graph: Any, request: Any) -> None:
+    """Run a parsed SPARQL Update on an rdflib ``graph``; any failure of the
+    evaluation is a ``SparqlError``."""
+    try:
+        evalUpdate(graph, request)
+    except SparqlError:
+        raise
+    except Exception as e:
+        raise SparqlError(f"The SPARQL update failed: {e}") from None
+
+
 def parse(text: str | bytes, base: str) -> Any:
     """Parse and translate a SPARQL Update; ``SparqlError`` with rdflib's message."""
     if isinstance(text, bytes):
@@ -136,12 +147,7 @@ def update(ctx: Context, uid: str, text: str | bytes, handling: str = "strict") 
     old = txn.triples(res_uri(uid))
     before = ctx.urimap.triples_to_public([t for t in old if t[1] != LDP_CONTAINS])
     graph = triples_to_graph(before)
-    try:
-        evalUpdate(graph, request)
-    except SparqlError:
-        raise
-    except Exception as e:
-        raise SparqlError(f"The SPARQL update failed: {e}") from None
+    evaluate(graph, request)
     after = graph_to_triples(graph)
     before_set = set(before)
     after_set = set(after)
