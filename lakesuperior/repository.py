@@ -39,16 +39,16 @@ from lakesuperior import query as queries
 from lakesuperior.access_control import AccessControl
 from lakesuperior.config import Config
 from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidResourceError, SparqlError
-from lakesuperior.model import acl, archival, checks, events, interaction, lifecycle, nonrdf
-from lakesuperior.model import tombstones
-from lakesuperior.model.external import external_ref
+from lakesuperior.model import acl, archival, checks, events, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.access import AclState
 from lakesuperior.model.containment import subtree, write_graph
 from lakesuperior.model.context import Context, Settings
+from lakesuperior.model.external import external_ref
 from lakesuperior.model.inputs import is_binary, read_input
 from lakesuperior.model.lookup import is_tombstone, require_model, tombstone_error
+from lakesuperior.model.nonrdf import ExternalSources, external_input
 from lakesuperior.model.resource import RdfSource, ResourceInfo, load, load_info, view
 from lakesuperior.model.server_managed import (
     BINARY_PREDICATES,
@@ -105,7 +105,7 @@ class Repository(AccessControl):
         self.store = QuadStore(cfg.store_dir, map_size=cfg.map_size, sync=cfg.sync,
                                index_batch=cfg.index_batch)
         self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
-        self.external = nonrdf.ExternalSources.from_config(cfg)
+        self.external = ExternalSources.from_config(cfg)
         self._tx = _Transactions()
         self._bootstrap()
         with self.snapshot() as ctx:
@@ -293,7 +293,7 @@ class Repository(AccessControl):
                stream: Any, interaction_model: Any, digests: Any, filename: Any,
                triples: Any, iri: str | None = None, external: Any = None):
         if external is not None:
-            return nonrdf.external_input(self.external, external, media_type=media_type,
+            return external_input(self.external, external, media_type=media_type,
                                          binaries=self.binaries, digests=digests,
                                          filename=filename, uid=uid)
         return read_input(iri or base.public_iri(uid), graph=graph, data=data,

@@ -50,9 +50,9 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "RDF is read from Turtle, N-Triples, JSON-LD (with embedded contexts only), RDF/XML "
      "and N3; malformed RDF is refused with 400 Bad Request. An RDF source cannot be "
      "replaced with a non-RDF body (415 Unsupported Media Type). Content-Type "
-     "message/external-body is not supported (415): see External content. A binary's description may set its "
-     "ebucore:hasMimeType (a media type) and ebucore:filename, one literal each; "
-     "anything else is refused with 400 Bad Request."),
+     "message/external-body is not supported (415): see External content. A binary's "
+     "description may set its ebucore:hasMimeType (a media type) and ebucore:filename, "
+     "one literal each; anything else is refused with 400 Bad Request."),
     ("patch", "PATCH",
      "PATCH takes application/sparql-update: INSERT DATA, DELETE DATA, DELETE WHERE and "
      "DELETE/INSERT ... WHERE on the resource's own triples. Named graphs, SERVICE and graph "

@@ -121,7 +121,7 @@ def _create(call: Call) -> Response:
         except PathError as e:
             raise BadRequest(f"Unusable Slug {slug_header!r}: {e}") from None
     if external is not None:
-        return _created(call, _write_external(call, external, model, segment))
+        return _created(call, _write_external(call, external, model, post=True, segment=segment))
     if model == interaction.NON_RDF_SOURCE or (model is None and not is_rdf(media_type) and (
             media_type is not None or bodies.has_body())):
         if group:
@@ -235,9 +235,9 @@ def external_link() -> Link | None:
     return link
 
 
-def _write_external(call: Call, link: Link, model: str | None,
-                    segment: str | None | bool = False) -> Any:
-    """POST (``segment``: the slug, None: none) or PUT (``segment`` False) of a
+def _write_external(call: Call, link: Link, model: str | None, *, post: bool = False,
+                    segment: str | None = None) -> Any:
+    """PUT, or POST (``segment``: the slug, None: none), of a
     binary whose content is at ``link``'s URL. The Link's ``type`` is its media
     type; a ``Content-Type`` of the request is ignored (Fedora API 3.9)."""
     if model not in (None, interaction.NON_RDF_SOURCE):
@@ -247,7 +247,7 @@ def _write_external(call: Call, link: Link, model: str | None,
         external=link.uri, external_handling=link.params["handling"],
         media_type=link.params.get("type") or None, interaction_model=interaction.NON_RDF_SOURCE,
         digests=bodies.upload_digests(), filename=bodies.filename(), base_uri=call.base)
-    if segment is False:
+    if not post:
         with checked_write(call, "PUT", read=False, missing_ok=True):
             return call.repo.create_or_replace(call.uid, **kwargs)
     with checked_write(call, "POST", read=False):

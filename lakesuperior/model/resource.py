@@ -23,9 +23,9 @@ from typing import Any, BinaryIO, TypedDict
 import rdflib
 
 from lakesuperior import rdfio
+from lakesuperior.exceptions import BinaryNotFoundError
 from lakesuperior.model import interaction, membership
 from lakesuperior.model.containment import children_in
-from lakesuperior.exceptions import BinaryNotFoundError
 from lakesuperior.model.context import Context
 from lakesuperior.model.external import EXTERNAL_HANDLING, EXTERNAL_URL
 from lakesuperior.model.literals import lexical
