@@ -40,6 +40,7 @@ class Source:
     length: int | None = None
     content_range: str | None = None
     seekable: bool = False
+    conn: Any = None                  #: the ``http.client`` connection, closed with it
 
     def read(self, size: int = -1) -> bytes:
         try:
@@ -51,6 +52,8 @@ class Source:
 
     def close(self) -> None:
         self.stream.close()
+        if self.conn is not None:
+            self.conn.close()
 
     def __enter__(self) -> Source:
         return self
@@ -86,10 +89,11 @@ def open_source(allow: AllowList, url: str, *, timeout: float, method: str = "GE
     if url.startswith("file:"):
         return _open_file(url)
     for _ in range(MAX_REDIRECTS + 1):
-        resp = _request(url, method, timeout, range_header)
+        conn, resp = _request(url, method, timeout, range_header)
         location = resp.getheader("Location")
         if resp.status in _REDIRECTS and location:
             resp.close()
+            conn.close()
             target = urljoin(url, location.strip())
             try:
                 url = allow.check(target)
@@ -99,16 +103,17 @@ def open_source(allow: AllowList, url: str, *, timeout: float, method: str = "GE
             continue
         if resp.status >= 400 and not (resp.status == 416 and range_header):
             resp.close()
+            conn.close()
             raise ExternalContentError(f"{url[:200]} answered {resp.status} {resp.reason}")
         length = resp.getheader("Content-Length")
         return Source(url, resp.status, resp, resp.getheader("Content-Type"),
                       int(length) if length and length.strip().isdigit() else None,
-                      resp.getheader("Content-Range"))
+                      resp.getheader("Content-Range"), conn=conn)
     raise ExternalContentError(f"{url[:200]}: more than {MAX_REDIRECTS} redirects")
 
 
-def _request(url: str, method: str, timeout: float,
-             range_header: str | None) -> http.client.HTTPResponse:
+def _request(url: str, method: str, timeout: float, range_header: str | None
+             ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
     parts = urlsplit(url)
     cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     conn = cls(parts.hostname or "", parts.port, timeout=timeout)
@@ -118,7 +123,7 @@ def _request(url: str, method: str, timeout: float,
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:
         conn.request(method, target, headers=headers)
-        return conn.getresponse()
+        return conn, conn.getresponse()
     except (OSError, http.client.HTTPException, ValueError) as e:
         conn.close()
         raise ExternalContentError(f"Cannot reach {url[:200]}: {_reason(e)}") from None
