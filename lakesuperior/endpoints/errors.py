@@ -221,7 +221,7 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
 
 #: Server-side errors that are not bugs: their message is the response body.
 _EXPECTED = (HTTPException, exc.QueryTimeoutError, exc.InsufficientStorageError,
-             exc.StoreBusyError)
+             exc.StoreBusyError, BadGateway)
 
 
 def _is_bug(error: BaseException, status: int) -> bool:

@@ -138,18 +138,12 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
         source = _proxy_source(call, res)       # a local file: read like stored content
         size = source.length or 0
     opener: Any = (lambda: source.stream) if source is not None else (lambda: res.content)
-    want = request.headers.get("Want-Digest")
-    if want:
-        digest = _want_digest(opener, want, close=source is None)
-        if digest:
-            headers["Digest"] = digest
-            if source is not None:
-                source.stream.seek(0)
-    ranges = None
-    range_header = request.headers.get("Range")
-    if range_header and not head and if_range_holds(
-            request.headers.get("If-Range"), headers["ETag"], headers.get("Last-Modified")):
-        ranges = sane_ranges(hdr.parse_range(range_header, size))
+    try:
+        ranges = _digest_and_ranges(opener, headers, size, head, source)
+    except BaseException:
+        if source is not None:
+            source.close()
+        raise
     if head:
         if source is not None:
             source.close()
@@ -176,6 +170,23 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     headers["Content-Length"] = str(length)
     return Response(_multipart(stream, parts, closing), status=206, headers=headers,
                     direct_passthrough=True)
+
+
+def _digest_and_ranges(opener: Callable[[], Any], headers: dict[str, str], size: int,
+                       head: bool, source: Source | None) -> list[tuple[int, int]] | None:
+    """Set ``Digest`` for a ``Want-Digest``; the ranges of a ``Range`` to answer."""
+    want = request.headers.get("Want-Digest")
+    if want:
+        digest = _want_digest(opener, want, close=source is None)
+        if digest:
+            headers["Digest"] = digest
+            if source is not None:
+                source.stream.seek(0)
+    range_header = request.headers.get("Range")
+    if range_header and not head and if_range_holds(
+            request.headers.get("If-Range"), headers["ETag"], headers.get("Last-Modified")):
+        return sane_ranges(hdr.parse_range(range_header, size))
+    return None
 
 
 #: The ``Want-Digest`` algorithms a binary's ``Digest`` can carry (RFC 3230, RFC 5843).

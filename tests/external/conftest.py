@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from flask.testing import FlaskClient
 
 CONTENT = bytes(range(256)) * 40          # 10240 bytes
 TEXT = b"hello external world\n"
@@ -143,6 +144,14 @@ def ext_repo(repo_factory, origin, files):
                         external_content_timeout=5.0, max_body_size=50_000)
 
 
+class Client(FlaskClient):
+    """A test client that reads every response whole (and closes it), like a real one."""
+
+    def open(self, *args, **kwargs):
+        kwargs.setdefault("buffered", True)
+        return super().open(*args, **kwargs)
+
+
 @pytest.fixture
 def app(tmp_path, origin, files):
     from lakesuperior.config import Config
@@ -152,6 +161,7 @@ def app(tmp_path, origin, files):
                     external_content_timeout=5.0)
     app = create_app(config)
     app.testing = True
+    app.test_client_class = Client
     yield app
     app.extensions["lakesuperior"].close()
 
@@ -163,7 +173,7 @@ def client(app):
 
 @pytest.fixture
 def http_repo(app):
-    return app.extensions["lakesuperior"]
+    return app.extensions["lakesuperior"].repository
 
 
 def link(url: str, handling: str | None = "proxy", type_: str | None = None) -> str:
