@@ -307,9 +307,9 @@ def _migrate_one(src: _Source, repo: Repository, uid: str, url: str,
         why = "deleted (410 Gone)" if head.status == 410 else "not found (404)"
         report.skipped.append((url, why))
         return
-    if not head.ok:
-        raise _Failure(f"HEAD answered {head.status} {head.reason}")
     model = _model_from_links(head)
+    if not head.ok and not (300 <= head.status < 400 and model == LDP_NON_RDF_SOURCE):
+        raise _Failure(f"HEAD answered {head.status} {head.reason}")   # a redirect binary: ok
     if model is None:
         raise _Failure("the response has no LDP interaction model (Link rel=\"type\"): "
                        "is this an LDP server?")
