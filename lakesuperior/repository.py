@@ -351,7 +351,8 @@ class Repository(AccessControl):
         segment = check_slug(slug) if slug is not None else str(uuid.uuid4())
         candidate = child_uid(parent, segment)
         umap = self._urimap(base_uri)
-        ext = external_ref(external, external_handling, graph, data, stream, triples)
+        ext = external_ref(external, external_handling, graph, data, stream, triples,
+                           model=interaction_model)
         self._check_binary_target(candidate, parent, interaction_model, graph,
                                   data if data is not None else stream or ext, media_type,
                                   archival_group)
@@ -389,7 +390,8 @@ class Repository(AccessControl):
         """
         uid = normalize_uid(uid)
         umap = self._urimap(base_uri)
-        ext = external_ref(external, external_handling, graph, data, stream, triples)
+        ext = external_ref(external, external_handling, graph, data, stream, triples,
+                           model=interaction_model)
         self._check_binary_target(uid, None, interaction_model, graph,
                                   data if data is not None else stream or ext, media_type,
                                   archival_group)

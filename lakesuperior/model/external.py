@@ -33,6 +33,11 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 from lakesuperior.exceptions import ConfigError, ExternalContentError
+from lakesuperior.model.interaction import (
+    NON_RDF_SOURCE,
+    model_name,
+    normalize_interaction_model,
+)
 from lakesuperior.model.namespaces import FCSYSTEM
 
 #: ``Link`` relation of external content, and the handlings this server supports
@@ -68,14 +73,19 @@ def check_handling(handling: str | None) -> str:
     return handling
 
 
-def external_ref(url: str | None, handling: str, *inputs: Any) -> ExternalRef | None:
+def external_ref(url: str | None, handling: str, *inputs: Any,
+                 model: Any = None) -> ExternalRef | None:
     """The external content a write names (None without ``url``); it takes no
-    other input (``inputs``: the write's graph, data, stream...)."""
+    other input (``inputs``: the write's graph, data, stream...) and makes a
+    binary (``model``: the interaction model asked for)."""
     if url is None:
         return None
     if any(i is not None for i in inputs):
         raise ExternalContentError("External content takes no graph, triples, data or stream: "
                                    "its content is at its URL")
+    if normalize_interaction_model(model) not in (None, NON_RDF_SOURCE):
+        raise ExternalContentError(f"External content makes a binary (ldp:NonRDFSource), not "
+                                   f"a {model_name(normalize_interaction_model(model))}")
     if not isinstance(url, str):
         raise ExternalContentError(f"An external content URL is a string, not "
                                    f"{type(url).__name__}")

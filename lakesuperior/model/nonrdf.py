@@ -23,6 +23,7 @@ transaction. A transaction that aborts leaves at most an orphan file, which
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -58,6 +59,7 @@ from lakesuperior.model.namespaces import (
 )
 from lakesuperior.model.uids import res_uri
 from lakesuperior.rdfio import Triple
+from lakesuperior.store.binaries import CHUNK_SIZE, normalize_algorithm, normalize_digest
 
 _XSD_LONG_IRI = bare_iri(XSD_LONG)
 _URN_NAMES = MappingProxyType({"sha512": "sha-512", "sha256": "sha-256", "sha1": "sha1",
@@ -122,6 +124,8 @@ def external_input(sources: ExternalSources, ref: ExternalRef, *, media_type: st
         if not hdr.is_media_type(mtype):
             mtype = DEFAULT_MIMETYPE
         if handling != "copy":
+            if digests:
+                _verify(sources, src.url, digests, uid)
             return BinaryInput(None, mtype, filename, external=ExternalRef(src.url, handling),
                                size=src.length)
         if src.length is not None and src.length > sources.max_size:
@@ -134,6 +138,29 @@ def external_input(sources: ExternalSources, ref: ExternalRef, *, media_type: st
             e.uid = uid
             raise
     return BinaryInput(info, mtype, filename)
+
+
+def _verify(sources: ExternalSources, url: str, digests: Mapping[str, str],
+            uid: str | None) -> None:
+    """Check a redirect or proxy source against the digests a client gave (one
+    read of it; nothing is kept): ``ChecksumValidationError`` on a mismatch."""
+    checks = [(normalize_algorithm(a), normalize_digest(a, v), a) for a, v in digests.items()]
+    hashers = {algo: hashlib.new(algo, usedforsecurity=False) for algo, _, _ in checks}
+    size = 0
+    with open_source(sources.allow, url, timeout=sources.timeout) as src:
+        body = Counted(src)
+        while chunk := body.read(CHUNK_SIZE):
+            size += len(chunk)
+            if size > sources.max_size:
+                raise PayloadTooLargeError(f"{url[:200]} is larger than the "
+                                           f"{sources.max_size} bytes a digest is checked on")
+            for h in hashers.values():
+                h.update(chunk)
+    for algo, want, name in checks:
+        got = hashers[algo].hexdigest()
+        if got != want:
+            raise ChecksumValidationError(uid, f"{name} digest mismatch: expected {want}, "
+                                               f"got {got}")
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,9 @@ class OriginHandler(http.server.BaseHTTPRequestHandler):
             self._send(302, b"", {"Location": origin.redirects[path[4:]]}, body)
         elif path.startswith("/status/"):
             self._send(int(path[8:]), b"failing", {}, body)
+        elif path == "/slow":
+            origin.release.wait(10)           # answers when the test is done with it
+            self._send(200, b"late", {}, body)
         elif path == "/midway":
             self.send_response(200)
             self.send_header("Content-Length", "1000")
@@ -88,6 +91,7 @@ class Origin:
     files: dict[str, tuple[bytes, str]] = field(default_factory=dict)
     redirects: dict[str, str] = field(default_factory=dict)
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)
+    release: threading.Event = field(default_factory=threading.Event)
 
 
 @pytest.fixture
@@ -102,6 +106,7 @@ def origin() -> Iterator[Origin]:
                               daemon=True)
     thread.start()
     yield o
+    o.release.set()
     server.shutdown()
     server.server_close()
     thread.join()
@@ -133,7 +138,7 @@ def files(tmp_path) -> Files:
 
 def allow_list(origin: Origin, files: Files) -> tuple[str, ...]:
     return (origin.url + "/files", origin.url + "/go/", origin.url + "/midway",
-            files.allowed.as_uri())
+            origin.url + "/slow", files.allowed.as_uri())
 
 
 @pytest.fixture

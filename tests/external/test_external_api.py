@@ -67,6 +67,31 @@ def test_fedora_3_9_copy_failing_midway_stores_nothing(ext_repo, origin, state):
     assert _tmp_files(ext_repo) == []                      # the partial file is gone
 
 
+@pytest.mark.parametrize("handling", ["copy", "proxy"])
+def test_slow_source_times_out(repo_factory, origin, files, state, handling):
+    from .conftest import allow_list
+    repo = repo_factory(external_content_allowed=allow_list(origin, files),
+                        external_content_timeout=0.2)
+    before = state(repo)
+    with pytest.raises(ExternalContentError, match="timed out"):
+        repo.create_or_replace("/x", external=origin.url + "/slow", external_handling=handling)
+    assert state(repo) == before
+
+
+@pytest.mark.parametrize("handling", ["redirect", "proxy"])
+def test_digest_of_redirect_and_proxy_verified(ext_repo, origin, state, handling):
+    url = origin.url + "/files/hello.txt"
+    before = state(ext_repo)
+    with pytest.raises(ChecksumValidationError, match="sha256 digest mismatch"):
+        ext_repo.create_or_replace("/x", external=url, external_handling=handling,
+                                   digests={"sha256": "0" * 64})
+    assert state(ext_repo) == before
+    _, res = ext_repo.create_or_replace("/x", external=url, external_handling=handling,
+                                        digests={"md5": hashlib.md5(TEXT).hexdigest()})
+    assert res.external_url == url
+    assert list(ext_repo.binaries) == []                   # still nothing stored
+
+
 def test_copy_too_large(ext_repo, origin, state):
     origin.files["big.bin"] = (b"x" * 60_000, "application/octet-stream")
     before = state(ext_repo)
@@ -192,6 +217,7 @@ def test_unreachable_source(repo_factory, state, handling):
     ({"external_handling": None}, "not no handling"),
     ({"data": b"body"}, "takes no graph, triples, data or stream"),
     ({"media_type": "not a type"}, "not a media type"),
+    ({"interaction_model": "ldp:BasicContainer"}, "makes a binary"),
 ])
 def test_bad_arguments(ext_repo, origin, state, kwargs, message):
     before = state(ext_repo)
