@@ -208,14 +208,18 @@ def test_fedora_3_9_body_with_link_refused(client, http_repo, origin, state):
     assert state(http_repo) == before
 
 
-def test_fedora_3_9_put_external_on_rdf_source_refused(client, http_repo, origin, state):
+@pytest.mark.parametrize("handling", ["copy", "proxy"])
+def test_fedora_3_9_put_external_on_rdf_source_refused(client, http_repo, origin, state,
+                                                       handling):
     client.put("/rest/rdf", data=b"", content_type="text/turtle")
     before = state(http_repo)
     r = client.put("/rest/rdf", headers={"Link": link(origin.url + "/files/hello.txt",
-                                                       "proxy")})
-    assert 400 <= r.status_code < 500
+                                                       handling)})
+    assert r.status_code == 409
+    assert b"cannot be replaced with a binary" in r.data
     assert _constrained(r)
     assert state(http_repo) == before
+    assert origin.requests == []                  # refused before anything was fetched
 
 
 def test_empty_allow_list_refuses_over_http(tmp_path, origin):
