@@ -173,6 +173,8 @@ BAD = [
     ("midway", lambda o, f: {"Link": link(o.url + "/midway", "copy")}, 400, b"ended after"),
     ("digest mismatch", lambda o, f: {"Link": link(o.url + "/files/hello.txt", "copy"),
                                       "Digest": "sha-256=" + "0" * 64}, 409, b"mismatch"),
+    ("proxy digest mismatch", lambda o, f: {"Link": link(o.url + "/files/hello.txt", "proxy"),
+                                            "Digest": "md5=" + "0" * 32}, 409, b"mismatch"),
     ("too large", lambda o, f: {"Link": link(o.url + "/files/big", "copy")}, 413, b"big"),
     ("RDF model", lambda o, f: {"Link": [link(o.url + "/files/hello.txt", "copy"),
                                          '<http://www.w3.org/ns/ldp#BasicContainer>; '
