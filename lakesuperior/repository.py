@@ -294,8 +294,8 @@ class Repository(AccessControl):
                triples: Any, iri: str | None = None, external: Any = None):
         if external is not None:
             return external_input(self.external, external, media_type=media_type,
-                                         binaries=self.binaries, digests=digests,
-                                         filename=filename, uid=uid)
+                                  binaries=self.binaries, digests=digests,
+                                  filename=filename, uid=uid)
         return read_input(iri or base.public_iri(uid), graph=graph, data=data,
                           media_type=media_type, stream=stream,
                           interaction_model=interaction_model, binaries=self.binaries,
@@ -354,7 +354,7 @@ class Repository(AccessControl):
         ext = external_ref(external, external_handling, graph, data, stream, triples,
                            model=interaction_model)
         self._check_binary_target(candidate, parent, interaction_model, graph,
-                                  data if data is not None else stream or ext, media_type,
+                                  ext or (data if data is not None else stream), media_type,
                                   archival_group)
         if resolved_against is not None and not isinstance(resolved_against, str):
             raise InvalidResourceError(candidate, f"resolved_against must be an IRI string, "
@@ -393,7 +393,7 @@ class Repository(AccessControl):
         ext = external_ref(external, external_handling, graph, data, stream, triples,
                            model=interaction_model)
         self._check_binary_target(uid, None, interaction_model, graph,
-                                  data if data is not None else stream or ext, media_type,
+                                  ext or (data if data is not None else stream), media_type,
                                   archival_group)
         inp = self._input(uid, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
