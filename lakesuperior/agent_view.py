@@ -100,6 +100,11 @@ class AgentView:
     def config(self) -> Any:
         return self._repo.config
 
+    @property
+    def external(self) -> Any:
+        """Where external content may come from (``Repository.external``)."""
+        return self._repo.external
+
     # -- checks ---------------------------------------------------------------------------
 
     def _access(self, ctx: Context) -> Access:

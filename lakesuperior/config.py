@@ -65,6 +65,9 @@ class Config:
     messaging_password: str = field(default="", repr=False)
     messaging_retention_days: float = 7.0
     auth_root_acl: str = ""
+    external_content_allowed: tuple[str, ...] = ()
+    external_content_allowed_file: str = ""
+    external_content_timeout: float = 30.0
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     # -- building -----------------------------------------------------------
@@ -126,6 +129,8 @@ class Config:
                 raise ConfigError(f"{name} must be positive")
         if self.query_timeout <= 0:
             raise ConfigError("query_timeout must be positive")
+        if self.external_content_timeout <= 0:
+            raise ConfigError("external_content.timeout must be positive")
         if not _URI_SCHEME.match(self.auth_webid_base):
             raise ConfigError("auth.webid_base must be an absolute URI (a user's WebID is "
                               f"it plus the user name), not {self.auth_webid_base!r}")

@@ -186,6 +186,12 @@ class PayloadTooLargeError(LakesuperiorError):
     """The content is larger than the allowed maximum."""
 
 
+class ExternalContentError(LakesuperiorError):
+    """External content (Fedora API 1.0 section 3.9) that cannot be taken: a
+    malformed or unsupported request, a URL outside the allow-list, or a source
+    that fails (unreachable, an error status, too slow, too large)."""
+
+
 class RangeNotSatisfiableError(LakesuperiorError):
     """No range of a ``Range`` header fits the representation; ``size`` is its length."""
 

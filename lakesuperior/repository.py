@@ -45,8 +45,10 @@ from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.access import AclState
 from lakesuperior.model.containment import subtree, write_graph
 from lakesuperior.model.context import Context, Settings
+from lakesuperior.model.external import external_ref
 from lakesuperior.model.inputs import is_binary, read_input
 from lakesuperior.model.lookup import is_tombstone, require_model, tombstone_error
+from lakesuperior.model.nonrdf import ExternalSources, external_input
 from lakesuperior.model.resource import RdfSource, ResourceInfo, load, load_info, view
 from lakesuperior.model.server_managed import (
     BINARY_PREDICATES,
@@ -103,6 +105,7 @@ class Repository(AccessControl):
         self.store = QuadStore(cfg.store_dir, map_size=cfg.map_size, sync=cfg.sync,
                                index_batch=cfg.index_batch)
         self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
+        self.external = ExternalSources.from_config(cfg)
         self._tx = _Transactions()
         self._bootstrap()
         with self.snapshot() as ctx:
@@ -288,7 +291,11 @@ class Repository(AccessControl):
 
     def _input(self, uid: str, base: UriMap, *, graph: Any, data: Any, media_type: Any,
                stream: Any, interaction_model: Any, digests: Any, filename: Any,
-               triples: Any, iri: str | None = None):
+               triples: Any, iri: str | None = None, external: Any = None):
+        if external is not None:
+            return external_input(self.external, external, media_type=media_type,
+                                  binaries=self.binaries, digests=digests,
+                                  filename=filename, uid=uid)
         return read_input(iri or base.public_iri(uid), graph=graph, data=data,
                           media_type=media_type, stream=stream,
                           interaction_model=interaction_model, binaries=self.binaries,
@@ -312,7 +319,8 @@ class Repository(AccessControl):
                base_uri: str | None = None,
                triples: Iterable[tuple[str, str, str]] | None = None,
                resolved_against: str | None = None,
-               archival_group: bool = False) -> RdfSource:
+               archival_group: bool = False, external: str | None = None,
+               external_handling: str = "copy") -> RdfSource:
         """POST: create a new resource under ``parent_uid`` with a server-minted
         uid (the ``slug`` if it is free, else a uuid4 segment); return it.
 
@@ -335,13 +343,18 @@ class Repository(AccessControl):
         resource: other IRIs, the slug's URI included, are kept as they are.
         ``archival_group``: make the new container an Archival Group (versioned
         with its descendants as one unit; not inside another group).
+        ``external``: a binary whose content is at this URL (Fedora's external
+        content; ``external_handling`` ``copy``, ``redirect`` or ``proxy``,
+        ``media_type`` its type; docs/python-api.md); ``ExternalContentError``.
         """
         parent = normalize_uid(parent_uid)
         segment = check_slug(slug) if slug is not None else str(uuid.uuid4())
         candidate = child_uid(parent, segment)
         umap = self._urimap(base_uri)
+        ext = external_ref(external, external_handling, graph, data, stream, triples,
+                           model=interaction_model)
         self._check_binary_target(candidate, parent, interaction_model, graph,
-                                  data if data is not None else stream, media_type,
+                                  ext or (data if data is not None else stream), media_type,
                                   archival_group)
         if resolved_against is not None and not isinstance(resolved_against, str):
             raise InvalidResourceError(candidate, f"resolved_against must be an IRI string, "
@@ -351,7 +364,8 @@ class Repository(AccessControl):
             f"{umap.public_iri(candidate)}-{uuid.uuid4().hex}" if slug is not None else None)
         inp = self._input(candidate, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
-                          digests=digests, filename=filename, triples=triples, iri=iri)
+                          digests=digests, filename=filename, triples=triples, iri=iri,
+                          external=ext)
         with self._write(base_uri) as ctx:
             return lifecycle.create_child(ctx, parent, candidate, inp, handling,
                                           archival_group=archival_group)
@@ -363,23 +377,27 @@ class Repository(AccessControl):
                           filename: str | None = None,
                           base_uri: str | None = None,
                           triples: Iterable[tuple[str, str, str]] | None = None,
-                          archival_group: bool = False) -> tuple[str, RdfSource]:
+                          archival_group: bool = False, external: str | None = None,
+                          external_handling: str = "copy") -> tuple[str, RdfSource]:
         """PUT: create the resource at ``uid`` or replace its state; return
         ``('create' | 'replace', resource)``. Missing intermediate path segments
         become basic containers. Inputs as for ``create`` (``triples`` resolved
         against the public URI of ``uid``). The interaction model
         of an existing resource cannot change; a binary cannot be replaced with
         RDF (update its description instead) nor an RDF source with a binary.
-        ``archival_group`` as for ``create`` (an existing resource must already be one).
+        ``archival_group`` and ``external`` as for ``create`` (an existing resource
+        must already be a group, or a binary).
         """
         uid = normalize_uid(uid)
         umap = self._urimap(base_uri)
+        ext = external_ref(external, external_handling, graph, data, stream, triples,
+                           model=interaction_model)
         self._check_binary_target(uid, None, interaction_model, graph,
-                                  data if data is not None else stream, media_type,
+                                  ext or (data if data is not None else stream), media_type,
                                   archival_group)
         inp = self._input(uid, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
-                          digests=digests, filename=filename, triples=triples)
+                          digests=digests, filename=filename, triples=triples, external=ext)
         with self._write(base_uri) as ctx:
             return lifecycle.create_or_replace(ctx, uid, inp, handling,
                                                archival_group=archival_group)

@@ -24,6 +24,7 @@ from lakesuperior.admin.progress import QUIET, Progress
 from lakesuperior.config import Config
 from lakesuperior.exceptions import (
     AdminError,
+    ExternalContentError,
     HttpClientError,
     InvalidDigestError,
     LakesuperiorError,
@@ -306,9 +307,9 @@ def _migrate_one(src: _Source, repo: Repository, uid: str, url: str,
         why = "deleted (410 Gone)" if head.status == 410 else "not found (404)"
         report.skipped.append((url, why))
         return
-    if not head.ok:
-        raise _Failure(f"HEAD answered {head.status} {head.reason}")
     model = _model_from_links(head)
+    if not head.ok and not (300 <= head.status < 400 and model == LDP_NON_RDF_SOURCE):
+        raise _Failure(f"HEAD answered {head.status} {head.reason}")   # a redirect binary: ok
     if model is None:
         raise _Failure("the response has no LDP interaction model (Link rel=\"type\"): "
                        "is this an LDP server?")
@@ -366,6 +367,10 @@ def _copy_versions(src: _Source, repo: Repository, uid: str, head: HttpResponse,
             resp, stream = src.client.open("GET", memento,
                                            headers={"Want-Digest": _WANT_DIGEST})
             try:
+                if _external_of(resp, memento) is not None:
+                    report.skipped.append((memento, "a version of external content (its "
+                                                    "current state is kept external)"))
+                    continue
                 if resp.status != 200:
                     raise _Failure(f"GET of the memento {memento} answered {resp.status} "
                                    f"{resp.reason}")
@@ -438,10 +443,13 @@ def _copy_content(src: _Source, repo: Repository, uid: str, url: str,
                   filename: str | None, report: MigrationReport) -> None:
     resp, stream = src.client.open("GET", url, headers={"Want-Digest": _WANT_DIGEST})
     try:
+        external = _external_of(resp, url)
+        if external is not None:
+            _keep_external(repo, uid, url, external, user, filename, resp)
+            report.binaries += 1
+            return
         if resp.status != 200:
-            raise _Failure(f"GET of the content answered {resp.status} {resp.reason}"
-                           + (" (external content is not migrated)"
-                              if 300 <= resp.status < 400 else ""))
+            raise _Failure(f"GET of the content answered {resp.status} {resp.reason}")
         for algo, value in _header_digests(resp.headers.get("Digest")).items():
             if digests.setdefault(algo, value) != value:
                 raise _Failure(f"the source's {algo} digests disagree: {digests[algo]} in "
@@ -460,6 +468,37 @@ def _copy_content(src: _Source, repo: Repository, uid: str, url: str,
         report.binary_bytes += cast(Binary, res).size
     finally:
         stream.close()
+
+
+def _external_of(resp: HttpResponse, url: str) -> tuple[str, str] | None:
+    """``(URL, handling)`` of a source binary whose content is external (Fedora API
+    3.9): a 3xx to its ``Location`` is a redirect, a 200 whose ``Content-Location``
+    is another absolute URL a proxy; None for content the source holds."""
+    if resp.status in (301, 302, 303, 307, 308) and resp.headers.get("Location"):
+        return urljoin(url, resp.headers["Location"].strip()), "redirect"
+    where = (resp.headers.get("Content-Location") or "").strip()
+    if resp.status == 200 and where and urljoin(url, where) != url and ":" in where:
+        return urljoin(url, where), "proxy"
+    return None
+
+
+def _keep_external(repo: Repository, uid: str, url: str, external: tuple[str, str],
+                   user: list[tuple[str, str, str]], filename: str | None,
+                   resp: HttpResponse) -> None:
+    """Make ``uid`` the same external binary as the source's (same URL and handling),
+    if the URL is on this repository's allow-list; else a ``_Failure`` saying so."""
+    where, handling = external
+    mimetype = (resp.headers.get("Content-Type") or "").strip() if handling == "proxy" else ""
+    try:
+        with repo.transaction():
+            repo.create_or_replace(uid, external=where, external_handling=handling,
+                                   media_type=mimetype or None, filename=filename,
+                                   interaction_model=LDP_NON_RDF_SOURCE, handling="lenient")
+            if user:
+                repo.update_delta(uid, None, user, handling="lenient")
+    except ExternalContentError as e:
+        raise _Failure(f"its content is external ({handling} to {where[:200]}) and cannot be "
+                       f"kept external here: {e}") from None
 
 
 def iter_rows(report: MigrationReport) -> Iterator[tuple[str, str, str]]:

@@ -49,10 +49,10 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("media-types", "Media types",
      "RDF is read from Turtle, N-Triples, JSON-LD (with embedded contexts only), RDF/XML "
      "and N3; malformed RDF is refused with 400 Bad Request. An RDF source cannot be "
-     "replaced with a non-RDF body (415 Unsupported Media Type). External content "
-     "(message/external-body) is not supported (415). A binary's description may set its "
-     "ebucore:hasMimeType (a media type) and ebucore:filename, one literal each; "
-     "anything else is refused with 400 Bad Request."),
+     "replaced with a non-RDF body (415 Unsupported Media Type). Content-Type "
+     "message/external-body is not supported (415): see External content. A binary's "
+     "description may set its ebucore:hasMimeType (a media type) and ebucore:filename, "
+     "one literal each; anything else is refused with 400 Bad Request."),
     ("patch", "PATCH",
      "PATCH takes application/sparql-update: INSERT DATA, DELETE DATA, DELETE WHERE and "
      "DELETE/INSERT ... WHERE on the resource's own triples. Named graphs, SERVICE and graph "
@@ -60,6 +60,17 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "variables in INSERT DATA and DELETE DATA, blank nodes in what is deleted (a blank "
      "node cannot name a stored one). A binary's content cannot be patched: PATCH its "
      "description at <binary>/fcr:metadata."),
+    ("external-content", "External content",
+     "A binary's content may be at a URL (Fedora API 1.0 section 3.9): one Link: <URL>; "
+     "rel=\"http://fedora.info/definitions/fcrepo#ExternalContent\"; handling=\"copy\", "
+     "\"redirect\" or \"proxy\" (optionally type=\"media/type\") on a PUT or POST with no "
+     "body. Only http:, https: and file: URLs under a prefix of the server's allow-list "
+     "(external_content.allowed) are accepted, after normalization (no . or .. segments, "
+     "file: paths resolved, symbolic links followed); redirects are followed only to "
+     "allowed URLs, at most 5. Anything else (no or another handling, a malformed Link, "
+     "several of them, a body with it, a source that cannot be read) is refused with "
+     "400 Bad Request and nothing is stored; a proxied source that fails on a read "
+     "answers 502 Bad Gateway."),
     ("size", "Request size",
      "Request bodies larger than the configured max_body_size are refused with 413."),
     ("tombstones", "Deleted resources",

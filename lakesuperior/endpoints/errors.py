@@ -75,6 +75,10 @@ class PreconditionFailed(HttpError):
     """A conditional header (``If-Match``, ``If-Unmodified-Since``...) did not hold."""
 
 
+class BadGateway(HttpError):
+    """The source of a proxied external binary failed (RFC 9110 section 15.6.3)."""
+
+
 class PreconditionRequired(HttpError):
     """A write the server requires to be conditional came without ``If-Match``
     (RFC 6585 section 3, ``http.require_if_match``)."""
@@ -96,6 +100,7 @@ STATUS: dict[type[BaseException], int] = {
     Gone: 410,
     PreconditionFailed: 412,
     PreconditionRequired: 428,
+    BadGateway: 502,
     # resources
     exc.ResourceNotExistsError: 404,
     exc.TombstoneError: 410,
@@ -110,6 +115,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.RefIntViolationError: 409,
     exc.ChecksumValidationError: 409,
     exc.InvalidDescriptionError: 400,
+    exc.ExternalContentError: 400,
     exc.ResourceError: 400,
     # input
     exc.UnsupportedDigestError: 400,
@@ -150,6 +156,8 @@ CONSTRAINT_ANCHORS: dict[type[BaseException], str] = {
     exc.RdfParseError: "media-types",
     exc.SparqlError: "patch",
     exc.PayloadTooLargeError: "size",
+    exc.ExternalContentError: "external-content",
+    BadGateway: "external-content",
     exc.TombstoneError: "tombstones",
     exc.InvalidVersionError: "versions",
     exc.VersionExistsError: "versions",
@@ -213,7 +221,7 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
 
 #: Server-side errors that are not bugs: their message is the response body.
 _EXPECTED = (HTTPException, exc.QueryTimeoutError, exc.InsufficientStorageError,
-             exc.StoreBusyError)
+             exc.StoreBusyError, BadGateway)
 
 
 def _is_bug(error: BaseException, status: int) -> bool:

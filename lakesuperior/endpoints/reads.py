@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any, BinaryIO
 
@@ -26,7 +26,7 @@ from lakesuperior.endpoints.call import (
     require_tombstone,
     tombstone_links,
 )
-from lakesuperior.endpoints.errors import MethodNotAllowed, NotAcceptable
+from lakesuperior.endpoints.errors import BadGateway, MethodNotAllowed, NotAcceptable
 from lakesuperior.endpoints.paths import Target
 from lakesuperior.endpoints.preconditions import if_range_holds
 from lakesuperior.endpoints.representation import (
@@ -35,6 +35,7 @@ from lakesuperior.endpoints.representation import (
     TIMEMAP_OUT,
     allowed_methods,
     content_type_of,
+    external_headers,
     get_options,
     modified_of,
     needs_triples,
@@ -45,7 +46,9 @@ from lakesuperior.endpoints.representation import (
     timegate_headers,
     timemap_headers,
 )
-from lakesuperior.exceptions import UnsupportedDigestError
+from lakesuperior.exceptions import ExternalContentError, UnsupportedDigestError
+from lakesuperior.model.external import HANDLINGS
+from lakesuperior.model.fetch import Source, open_source
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_TYPE
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
 from lakesuperior.version import __version__
@@ -117,25 +120,36 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     headers["Vary"] = headers["Vary"].replace("Accept, Prefer", "Range, Want-Digest")
     if call.not_modified("GET", headers["ETag"], modified_of(res)):
         return _not_modified(headers)
+    handling = res.external_handling
+    if handling is not None:
+        headers.update(external_headers(res))
+    if handling == "redirect":
+        # Fedora API 3.9: the content is at the URL; no Digest (the server has no content).
+        return Response(status=307, headers=headers)
     size = res.size
     headers["Content-Type"] = res.mimetype or "application/octet-stream"
     headers["Accept-Ranges"] = "bytes"
     if res.filename:
         headers["Content-Disposition"] = hdr.content_disposition(res.filename)
-    want = request.headers.get("Want-Digest")
-    if want:
-        digest = _want_digest(res, want)
-        if digest:
-            headers["Digest"] = digest
-    ranges = None
-    range_header = request.headers.get("Range")
-    if range_header and not head and if_range_holds(
-            request.headers.get("If-Range"), headers["ETag"], headers.get("Last-Modified")):
-        ranges = sane_ranges(hdr.parse_range(range_header, size))
+    source = None
+    if handling == "proxy":
+        if not res.external_url.startswith("file:"):
+            return _relay(call, res, headers, head)
+        source = _proxy_source(call, res)       # a local file: read like stored content
+        size = source.length or 0
+    opener: Any = (lambda: source.stream) if source is not None else (lambda: res.content)
+    try:
+        ranges = _digest_and_ranges(opener, headers, size, head, source)
+    except BaseException:
+        if source is not None:
+            source.close()
+        raise
     if head:
+        if source is not None:
+            source.close()
         headers["Content-Length"] = str(size)
         return Response(iter(()), headers=headers)
-    stream = res.content
+    stream = opener()
     if not ranges:
         headers["Content-Length"] = str(size)
         return Response(wrap_file(request.environ, stream, CHUNK), headers=headers,
@@ -156,6 +170,23 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     headers["Content-Length"] = str(length)
     return Response(_multipart(stream, parts, closing), status=206, headers=headers,
                     direct_passthrough=True)
+
+
+def _digest_and_ranges(opener: Callable[[], Any], headers: dict[str, str], size: int,
+                       head: bool, source: Source | None) -> list[tuple[int, int]] | None:
+    """Set ``Digest`` for a ``Want-Digest``; the ranges of a ``Range`` to answer."""
+    want = request.headers.get("Want-Digest")
+    if want:
+        digest = _want_digest(opener, want, close=source is None)
+        if digest:
+            headers["Digest"] = digest
+            if source is not None:
+                source.stream.seek(0)
+    range_header = request.headers.get("Range")
+    if range_header and not head and if_range_holds(
+            request.headers.get("If-Range"), headers["ETag"], headers.get("Last-Modified")):
+        return sane_ranges(hdr.parse_range(range_header, size))
+    return None
 
 
 #: The ``Want-Digest`` algorithms a binary's ``Digest`` can carry (RFC 3230, RFC 5843).
@@ -217,9 +248,10 @@ def _multipart(stream: BinaryIO, parts: list[tuple[int, int, bytes]],
         stream.close()
 
 
-def _want_digest(res: Any, header: str) -> str | None:
+def _want_digest(opener: Callable[[], Any], header: str, close: bool = True) -> str | None:
     """``Digest`` for the supported algorithms of a ``Want-Digest`` (RFC 3230 4.3.1),
-    computed from the stored content (Fedora API 3.2.3)."""
+    computed from the content ``opener()`` opens (Fedora API 3.2.3): the stored
+    content, or a proxied source (closed after unless ``close`` is false)."""
     wanted = hdr.parse_want_digest(header)
     algos = list(dict.fromkeys(normalize_algorithm(a) for a in wanted if is_supported(a)))
     if not algos:
@@ -229,11 +261,65 @@ def _want_digest(res: Any, header: str) -> str | None:
                 f"supported: {', '.join(WANT_DIGEST_ALGORITHMS)}")
         return None
     hashers = {a: hashlib.new(a, usedforsecurity=False) for a in algos}
-    with res.content as f:
+    f = opener()
+    try:
         while chunk := f.read(1 << 20):
             for h in hashers.values():
                 h.update(chunk)
+    except ExternalContentError as e:
+        raise BadGateway(str(e)) from None
+    finally:
+        if close:
+            f.close()
     return hdr.format_digest({a: h.hexdigest() for a, h in hashers.items()})
+
+
+def _proxy_source(call: Call, res: Any, range_header: str | None = None,
+                  method: str = "GET") -> Source:
+    """The proxied source of ``res`` (502 Bad Gateway if it fails: the content is
+    not ours to answer for)."""
+    ext = call.repo.external
+    try:
+        return open_source(ext.allow, res.external_url, timeout=ext.timeout,
+                           method=method, range_header=range_header)
+    except ExternalContentError as e:
+        raise BadGateway(f"The proxied content of {call.url()} cannot be read: {e}") from None
+
+
+def _relay(call: Call, res: Any, headers: dict[str, str], head: bool) -> Response:
+    """A proxied ``http:`` source: its answer relayed (``Range`` passed on, a 206 or
+    416 kept), streamed; ``Want-Digest`` hashes a first whole read of it."""
+    want = request.headers.get("Want-Digest")
+    if want:
+        digest = _want_digest(lambda: _proxy_source(call, res), want)
+        if digest:
+            headers["Digest"] = digest
+    range_header = request.headers.get("Range") if not head else None
+    if range_header and not if_range_holds(request.headers.get("If-Range"), headers["ETag"],
+                                           headers.get("Last-Modified")):
+        range_header = None
+    src = _proxy_source(call, res, range_header, "HEAD" if head else "GET")
+    for name, value in (("Content-Length", src.length), ("Content-Range", src.content_range)):
+        if value is not None:
+            headers[name] = str(value)
+    if src.status == 206 and src.content_type:
+        headers["Content-Type"] = src.content_type     # multipart/byteranges keeps its own
+    if head:
+        src.close()
+        return Response(iter(()), status=src.status, headers=headers)
+    return Response(_relayed(src), status=src.status, headers=headers,
+                    direct_passthrough=True)
+
+
+def _relayed(src: Source) -> Iterator[bytes]:
+    """A source's body in chunks; a source failing midway cuts the response."""
+    try:
+        while chunk := src.read(CHUNK):
+            yield chunk
+    except ExternalContentError:
+        return
+    finally:
+        src.close()
 
 
 def _timemap(call: Call, head: bool) -> Response:
@@ -304,6 +390,8 @@ def options(call: Call) -> Response:
     headers = resource_headers(call.urls, res, target)
     for name in ("ETag", "Last-Modified", "Vary", "Memento-Datetime"):
         headers.pop(name, None)
+    if target.kind == "resource" and ("POST" in headers["Allow"] or res.is_binary):
+        headers["Accept-External-Content-Handling"] = ",".join(HANDLINGS)   # Fedora API 3.9.1
     return _empty(headers)
 
 

@@ -145,7 +145,7 @@ def etag_of(res: Any, target: Target, options: Mapping[str, bool] | None = None)
     order: equal states give equal tags).
     """
     if res.is_binary and target.kind in ("resource", "memento") and not target.description:
-        return '"' + _sha1(f"{res.digest}|{res.mimetype}") + '"'
+        return '"' + _sha1(f"{res.digest or res.external_url}|{res.mimetype}") + '"'
     flags = "" if not options else ",".join(
         f"{k}={v:d}" for k, v in options.items() if DEFAULT_OPTIONS.get(k) != v)
     versions = res.version_info
@@ -286,6 +286,16 @@ def resource_headers(urls: Urls, res: Any, target: Target,
         headers["Vary"] = "Accept, Prefer"
     else:
         headers["Vary"] = "Accept, Prefer, Accept-Datetime"
+    return headers
+
+
+def external_headers(res: Any) -> dict[str, str]:
+    """Where a redirect or proxy binary's content lives (Fedora API 3.9):
+    ``Content-Location``, and for a redirect ``Location``."""
+    url = res.external_url
+    headers = {"Content-Location": url}
+    if res.external_handling == "redirect":
+        headers["Location"] = url
     return headers
 
 

@@ -33,8 +33,14 @@ from lakesuperior.endpoints.representation import (
     resource_links,
     write_headers,
 )
-from lakesuperior.exceptions import IncompatibleLdpTypeError, UnsupportedMediaTypeError
+from lakesuperior.exceptions import (
+    ExternalContentError,
+    IncompatibleLdpTypeError,
+    UnsupportedMediaTypeError,
+)
+from lakesuperior.headers import Link
 from lakesuperior.model import archival, interaction
+from lakesuperior.model.external import EXTERNAL_CONTENT_REL, check_handling
 from lakesuperior.model.uids import child_uid
 
 Triple = tuple[str, str, str]
@@ -102,6 +108,7 @@ _URI_SAFE = "<>:/?#[]@!$&'()*+,;=%~"
 @tombstone_links
 def _create(call: Call) -> Response:
     bodies.check_size()
+    external = external_link()
     model = bodies.requested_model()
     group = versioning.archival_group_requested()
     media_type = bodies.media_type()
@@ -113,6 +120,8 @@ def _create(call: Call) -> Response:
             segment = slug_segment(slug)
         except PathError as e:
             raise BadRequest(f"Unusable Slug {slug_header!r}: {e}") from None
+    if external is not None:
+        return _created(call, _write_external(call, external, model, post=True, segment=segment))
     if model == interaction.NON_RDF_SOURCE or (model is None and not is_rdf(media_type) and (
             media_type is not None or bodies.has_body())):
         if group:
@@ -179,7 +188,11 @@ def put(call: Call) -> Response:
         raise MethodNotAllowed(f"PUT is not allowed on {call.here()}",
                                allowed_methods(None, target))
     bodies.check_size()
+    external = external_link()
     model = bodies.requested_model()
+    if external is not None:
+        action, res = _write_external(call, external, model)
+        return _created(call, res) if action == "create" else no_content(_written(call, res))
     group = versioning.archival_group_requested()
     media_type = bodies.media_type()
     rdf_body = is_rdf(media_type)
@@ -198,6 +211,47 @@ def put(call: Call) -> Response:
         if spool is not None:
             spool.close()
     return _created(call, res) if action == "create" else no_content(_written(call, res))
+
+
+def external_link() -> Link | None:
+    """The request's ``Link: <URL>; rel="...fcrepo#ExternalContent"`` (Fedora API
+    3.9), or None. ``ExternalContentError`` (400) for a malformed one, several,
+    one without a supported ``handling``, or one sent with a body."""
+    values = request.headers.getlist("Link")
+    links = [link for link in hdr.parse_link(values) if link.has_rel(EXTERNAL_CONTENT_REL)]
+    if not links:
+        if any(EXTERNAL_CONTENT_REL.lower() in v.lower() for v in values):
+            raise ExternalContentError(
+                "Malformed external content Link: send Link: <URL>; rel=\""
+                f"{EXTERNAL_CONTENT_REL}\"; handling=\"copy|redirect|proxy\"")
+        return None
+    if len(links) > 1:
+        raise ExternalContentError(f"{len(links)} external content Links: a binary has one")
+    link = links[0]
+    check_handling(link.params.get("handling"))
+    if bodies.has_body():
+        raise ExternalContentError("A request with an external content Link has no body: "
+                                   "the content is at the Link's URL")
+    return link
+
+
+def _write_external(call: Call, link: Link, model: str | None, *, post: bool = False,
+                    segment: str | None = None) -> Any:
+    """PUT, or POST (``segment``: the slug, None: none), of a
+    binary whose content is at ``link``'s URL. The Link's ``type`` is its media
+    type; a ``Content-Type`` of the request is ignored (Fedora API 3.9)."""
+    if model not in (None, interaction.NON_RDF_SOURCE):
+        raise ExternalContentError(f"External content makes a binary (ldp:NonRDFSource), "
+                                   f"not a {interaction.model_name(model)}")
+    kwargs: dict[str, Any] = dict(
+        external=link.uri, external_handling=link.params["handling"],
+        media_type=link.params.get("type") or None, interaction_model=interaction.NON_RDF_SOURCE,
+        digests=bodies.upload_digests(), filename=bodies.filename(), base_uri=call.base)
+    if not post:
+        with checked_write(call, "PUT", read=False, missing_ok=True):
+            return call.repo.create_or_replace(call.uid, **kwargs)
+    with checked_write(call, "POST", read=False):
+        return call.repo.create(call.uid, slug=segment, **kwargs)
 
 
 def _put_resource(call: Call, model: str | None, media_type: str | None, spool: IO[bytes] | None,

@@ -64,12 +64,16 @@ class RdfInput:
 
 @dataclass
 class BinaryInput:
-    """Content for a NonRDFSource, already stored under its digest."""
+    """Content for a NonRDFSource, already stored under its digest; or, with
+    ``external`` (a ``model.external.ExternalRef`` to redirect or proxy to), not
+    stored at all (``info`` None, ``size`` the source's if it told)."""
 
     info: Any                      # store.binaries.BinaryInfo
     mimetype: str = DEFAULT_MIMETYPE
     filename: str | None = None
     model: str = NON_RDF_SOURCE
+    external: Any = None
+    size: int | None = None
 
     is_binary = True
 

@@ -23,13 +23,30 @@ transaction. A transaction that aborts leaves at most an orphan file, which
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Any
 
 from lakesuperior import headers as hdr
-from lakesuperior.exceptions import InvalidDescriptionError
+from lakesuperior.config import Config
+from lakesuperior.exceptions import (
+    ChecksumValidationError,
+    ExternalContentError,
+    InvalidDescriptionError,
+    PayloadTooLargeError,
+)
 from lakesuperior.model.context import Context
-from lakesuperior.model.inputs import BinaryInput
+from lakesuperior.model.external import (
+    EXTERNAL_HANDLING,
+    EXTERNAL_URL,
+    AllowList,
+    ExternalRef,
+    check_handling,
+)
+from lakesuperior.model.fetch import Counted, open_source
+from lakesuperior.model.inputs import DEFAULT_MIMETYPE, BinaryInput
 from lakesuperior.model.literals import lexical, literal_term
 from lakesuperior.model.namespaces import (
     EBUCORE_FILENAME,
@@ -42,6 +59,7 @@ from lakesuperior.model.namespaces import (
 )
 from lakesuperior.model.uids import res_uri
 from lakesuperior.rdfio import Triple
+from lakesuperior.store.binaries import CHUNK_SIZE, normalize_algorithm, normalize_digest
 
 _XSD_LONG_IRI = bare_iri(XSD_LONG)
 _URN_NAMES = MappingProxyType({"sha512": "sha-512", "sha256": "sha-256", "sha1": "sha1",
@@ -66,15 +84,100 @@ def parse_digest_urn(term: str) -> tuple[str | None, str]:
 
 
 def content_triples(uid: str, inp: BinaryInput) -> list[Triple]:
-    """Server-managed triples describing the content: digests, size, mimetype."""
+    """Server-managed triples describing the content: digests, size, mimetype;
+    for a redirect or proxy binary, its URL and handling (and no digest)."""
     res = res_uri(uid)
     info = inp.info
-    digests = dict(info.digests or {})
-    digests[info.algorithm] = info.digest
-    out = [(res, PREMIS_HAS_MESSAGE_DIGEST, digest_urn(a, v)) for a, v in sorted(digests.items())]
-    out.append((res, PREMIS_HAS_SIZE, literal_term(str(info.size), _XSD_LONG_IRI)))
+    out: list[Triple] = []
+    size = inp.size
+    if info is not None:
+        digests = dict(info.digests or {})
+        digests[info.algorithm] = info.digest
+        out += [(res, PREMIS_HAS_MESSAGE_DIGEST, digest_urn(a, v))
+                for a, v in sorted(digests.items())]
+        size = info.size
+    if size is not None:
+        out.append((res, PREMIS_HAS_SIZE, literal_term(str(size), _XSD_LONG_IRI)))
     out.append((res, EBUCORE_HAS_MIME_TYPE, literal_term(inp.mimetype)))
+    if inp.external is not None:
+        out.append((res, EXTERNAL_URL, literal_term(inp.external.url)))
+        out.append((res, EXTERNAL_HANDLING, literal_term(inp.external.handling)))
     return out
+
+
+def external_input(sources: ExternalSources, ref: ExternalRef, *, media_type: str | None,
+                   binaries: Any, digests: Mapping[str, str] | None = None,
+                   filename: str | None = None, uid: str | None = None) -> BinaryInput:
+    """The ``BinaryInput`` of external content: for ``copy`` the content fetched
+    once into the binary store (hashed on the way, ``digests`` verified, at most
+    ``sources.max_size`` bytes: a failure stores nothing); for ``redirect`` and
+    ``proxy`` the source checked to answer (HEAD) and nothing stored. The media
+    type is ``media_type`` (the Link's ``type``), else the source's, else
+    ``application/octet-stream``."""
+    if media_type is not None and not hdr.is_media_type(media_type):
+        raise ExternalContentError(f"The external content type {media_type[:100]!r} is not a "
+                                   "media type (type/subtype)")
+    handling = check_handling(ref.handling)
+    method = "GET" if handling == "copy" else "HEAD"
+    with open_source(sources.allow, ref.url, timeout=sources.timeout, method=method) as src:
+        mtype = (media_type or src.content_type or DEFAULT_MIMETYPE).strip()
+        if not hdr.is_media_type(mtype):
+            mtype = DEFAULT_MIMETYPE
+        if handling != "copy":
+            if digests:
+                _verify(sources, src.url, digests, uid)
+            return BinaryInput(None, mtype, filename, external=ExternalRef(src.url, handling),
+                               size=src.length)
+        if src.length is not None and src.length > sources.max_size:
+            raise PayloadTooLargeError(f"{src.url[:200]} is {src.length} bytes, more than "
+                                       f"the {sources.max_size} bytes allowed")
+        try:
+            info = binaries.put(Counted(src), expected=digests or None,
+                                max_size=sources.max_size)
+        except ChecksumValidationError as e:
+            e.uid = uid
+            raise
+    return BinaryInput(info, mtype, filename)
+
+
+def _verify(sources: ExternalSources, url: str, digests: Mapping[str, str],
+            uid: str | None) -> None:
+    """Check a redirect or proxy source against the digests a client gave (one
+    read of it; nothing is kept): ``ChecksumValidationError`` on a mismatch."""
+    checks = [(normalize_algorithm(a), normalize_digest(a, v), a) for a, v in digests.items()]
+    hashers = {algo: hashlib.new(algo, usedforsecurity=False) for algo, _, _ in checks}
+    size = 0
+    with open_source(sources.allow, url, timeout=sources.timeout) as src:
+        body = Counted(src)
+        while chunk := body.read(CHUNK_SIZE):
+            size += len(chunk)
+            if size > sources.max_size:
+                raise PayloadTooLargeError(f"{url[:200]} is larger than the "
+                                           f"{sources.max_size} bytes a digest is checked on")
+            for h in hashers.values():
+                h.update(chunk)
+    for algo, want, name in checks:
+        got = hashers[algo].hexdigest()
+        if got != want:
+            raise ChecksumValidationError(uid, f"{name} digest mismatch: expected {want}, "
+                                               f"got {got}")
+
+
+@dataclass(frozen=True)
+class ExternalSources:
+    """What external content may be taken from: the allow-list, the time limit
+    and the largest copy (``max_body_size``)."""
+
+    allow: AllowList
+    timeout: float = 30.0
+    max_size: int = 1 << 30
+
+    @classmethod
+    def from_config(cls, cfg: Config) -> ExternalSources:
+        """``external_content.*`` and ``max_body_size`` of a configuration."""
+        return cls(AllowList.from_config(cfg.external_content_allowed,
+                                         cfg.external_content_allowed_file),
+                   cfg.external_content_timeout, cfg.max_body_size)
 
 
 def user_triples(ctx: Context, uid: str, inp: BinaryInput,

@@ -23,9 +23,11 @@ from typing import Any, BinaryIO, TypedDict
 import rdflib
 
 from lakesuperior import rdfio
+from lakesuperior.exceptions import BinaryNotFoundError
 from lakesuperior.model import interaction, membership
 from lakesuperior.model.containment import children_in
 from lakesuperior.model.context import Context
+from lakesuperior.model.external import EXTERNAL_HANDLING, EXTERNAL_URL
 from lakesuperior.model.literals import lexical
 from lakesuperior.model.lookup import model_in, require_model
 from lakesuperior.model.namespaces import (
@@ -202,10 +204,25 @@ class Binary(RdfSource):
 
     @property
     def content(self) -> BinaryIO:
-        """A new readable stream of the content; close it when done."""
+        """A new readable stream of the content; close it when done. For a
+        redirect or proxy binary, whose content is not stored,
+        ``BinaryNotFoundError``: its content is at ``external_url``."""
+        if self.external_url is not None:
+            raise BinaryNotFoundError(f"The content of {self.uid} is not stored: it is at "
+                                      f"{self.external_url} ({self.external_handling})")
         if self._binaries is None:
             raise RuntimeError("This view has no binary store")
         return self._binaries.open(self.digest)
+
+    @property
+    def external_url(self) -> str | None:
+        """Where a redirect or proxy binary's content is (None for stored content)."""
+        return self._text(EXTERNAL_URL)
+
+    @property
+    def external_handling(self) -> str | None:
+        """``redirect`` or ``proxy`` for external content, else None."""
+        return self._text(EXTERNAL_HANDLING)
 
     @property
     def size(self) -> int:
@@ -352,6 +369,8 @@ class ResourceInfo:
     digest = property(lambda self: self._binary_attr("digest"))
     digests = property(lambda self: self._binary_attr("digests", {}))
     digest_algorithm = property(lambda self: self._binary_attr("digest_algorithm"))
+    external_url = property(lambda self: self._binary_attr("external_url"))
+    external_handling = property(lambda self: self._binary_attr("external_handling"))
 
     @property
     def content(self) -> BinaryIO | None:
@@ -364,7 +383,7 @@ class ResourceInfo:
 _INFO_PREDICATES = (FCREPO_CREATED, FCREPO_CREATED_BY, FCREPO_LAST_MODIFIED,
                     FCREPO_LAST_MODIFIED_BY, FCREPO_HAS_PARENT)
 _BINARY_INFO_PREDICATES = (PREMIS_HAS_MESSAGE_DIGEST, PREMIS_HAS_SIZE, EBUCORE_HAS_MIME_TYPE,
-                           EBUCORE_FILENAME)
+                           EBUCORE_FILENAME, EXTERNAL_URL, EXTERNAL_HANDLING)
 
 
 def load_info(ctx: Context, uid: str) -> ResourceInfo:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from lakesuperior.model import versions
 from lakesuperior.model.context import Context
 from lakesuperior.model.events import record_change
+from lakesuperior.model.external import EXTERNAL_HANDLING, EXTERNAL_URL
 from lakesuperior.model.interaction import MODEL_TYPES
 from lakesuperior.model.namespaces import (
     EBUCORE_HAS_MIME_TYPE,
@@ -33,9 +34,10 @@ from lakesuperior.model.namespaces import (
 from lakesuperior.model.uids import ROOT_UID, parent_uid, res_uri
 from lakesuperior.rdfio import Triple
 
-#: Server-managed predicates that describe a binary's content.
+#: Server-managed predicates that describe a binary's content (for external
+#: content its URL and handling, ``model.external``).
 BINARY_PREDICATES = frozenset((PREMIS_HAS_MESSAGE_DIGEST, PREMIS_HAS_SIZE,
-                               EBUCORE_HAS_MIME_TYPE))
+                               EBUCORE_HAS_MIME_TYPE, EXTERNAL_URL, EXTERNAL_HANDLING))
 
 #: Predicates only the server may write (besides every fcrepo: and fcsystem: predicate).
 SERVER_MANAGED_PREDICATES = frozenset((LDP_CONTAINS, *BINARY_PREDICATES))
@@ -86,7 +88,8 @@ def renewed_server_triples(ctx: Context, uid: str, model: str,
 
 
 def binary_values(triples: Iterable[Triple], uid: str) -> list[Triple]:
-    """The server-managed binary triples (digest, size, mimetype) of a description."""
+    """The server-managed binary triples (digest, size, mimetype, external URL and
+    handling) of a description."""
     res = res_uri(uid)
     return [t for t in triples if t[1] in BINARY_PREDICATES and t[0] == res]
 
