@@ -124,6 +124,12 @@ STATUS: dict[type[BaseException], int] = {
     exc.TermError: 400,
     exc.PayloadTooLargeError: 413,
     exc.RangeNotSatisfiableError: 416,
+    # HTTP transactions: a request naming a transaction in Atomic-ID gets 409 when
+    # it is unknown or closed, as in Fedora 6 (the fcr:tx endpoints answer 404 and
+    # 410 themselves)
+    exc.TransactionTooLargeError: 413,
+    exc.TransactionOwnerError: 403,
+    exc.TransactionError: 409,
     # no room: the store's map or the disk is full (RFC 4918 section 11.5)
     exc.InsufficientStorageError: 507,
     # bugs or broken installations
@@ -150,6 +156,7 @@ CONSTRAINT_ANCHORS: dict[type[BaseException], str] = {
     exc.RdfParseError: "media-types",
     exc.SparqlError: "patch",
     exc.PayloadTooLargeError: "size",
+    exc.TransactionError: "transactions",
     exc.TombstoneError: "tombstones",
     exc.InvalidVersionError: "versions",
     exc.VersionExistsError: "versions",

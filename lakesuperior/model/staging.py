@@ -1,0 +1,280 @@
+"""Durable staging of HTTP transactions (``fcr:tx``): what each one holds until
+it is committed or rolled back.
+
+A transaction is a directory under ``Config.staging_dir`` (``DATA_DIR/transactions``)::
+
+    <id>/meta.json        owner, expiry, state, the state of each resource it first touched
+    <id>/NNNNNN.json      one staged request (an ``Operation``), in order
+    <id>/NNNNNN.body      its body, if it had one
+    <id>/incoming-*       a body being received (removed if the request fails)
+
+Every file is written to a temporary name and renamed, so a reader sees a whole
+file or none. Callers serialize the changes of one transaction by holding the
+repository's write transaction (the LMDB write lock is shared by every process
+on the data directory); nothing here holds a lock between requests.
+
+A transaction's staged requests are never in the quad store: a server killed
+with transactions open restarts with none of their changes. The first process
+to open the staging directory while no other one has it open (an exclusive
+``flock`` on ``.alive``, then kept shared) removes every transaction left
+behind.
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import shutil
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from typing import IO, Any
+
+from lakesuperior.exceptions import (
+    TransactionClosedError,
+    TransactionLimitError,
+    TransactionNotFoundError,
+    TransactionOwnerError,
+    TransactionTooLargeError,
+)
+
+OPEN, COMMITTED, ROLLED_BACK, EXPIRED = "open", "committed", "rolled back", "expired"
+#: Seconds a closed transaction is remembered (so that it answers 410, not 404).
+CLOSED_MEMORY_S = 86400.0
+_ID = re.compile(r"[0-9a-f]{32}")
+_META = "meta.json"
+
+
+@dataclass
+class TxInfo:
+    """One transaction's record: ``touched`` maps each uid it read or wrote first to
+    that resource's ETag then (None: absent)."""
+
+    id: str
+    owner: str
+    expires: float
+    state: str = OPEN
+    closed_at: float = 0.0
+    operations: int = 0
+    size: int = 0
+    touched: dict[str, str | None] = field(default_factory=dict)
+
+
+@dataclass
+class Operation:
+    """One staged request: enough to run it again (``body``: a staged body file's path)."""
+
+    method: str
+    path: str                      #: raw path and query, as the client sent them
+    root: str                      #: the public root the request used (scheme://host)
+    headers: list[tuple[str, str]]
+    uids: list[str]                #: the uids it changed (target; a POST's new child too)
+    agent: str                     #: the user name it records
+    body: str | None = None
+
+
+def valid_id(tx_id: str) -> bool:
+    return bool(_ID.fullmatch(tx_id))
+
+
+def related(a: str, b: str) -> bool:
+    """Whether uid ``a`` is ``b``, one of its ancestors or one of its descendants."""
+    if a == b or a == "/" or b == "/":
+        return True
+    return a.startswith(b + "/") or b.startswith(a + "/")
+
+
+class Staging:
+    """The staging directory: open, look up, extend, stage into, close transactions."""
+
+    def __init__(self, root: str, *, lifetime: float, max_open: int, max_operations: int,
+                 max_bytes: int, clock: Callable[[], float] = time.time):
+        self.root = root
+        self.lifetime = lifetime
+        self.max_open = max_open
+        self.max_operations = max_operations
+        self.max_bytes = max_bytes
+        self.clock = clock
+        os.makedirs(root, exist_ok=True)
+        self._alive = _claim(root)
+
+    def close(self) -> None:
+        os.close(self._alive)
+
+    # -- records -----------------------------------------------------------------------
+
+    def _dir(self, tx_id: str) -> str:
+        return os.path.join(self.root, tx_id)
+
+    def _read(self, tx_id: str) -> TxInfo:
+        if not valid_id(tx_id):
+            raise TransactionNotFoundError(f"No transaction has the id {tx_id!r}")
+        try:
+            with open(os.path.join(self._dir(tx_id), _META), encoding="utf-8") as fh:
+                data = json.load(fh)
+        except FileNotFoundError:
+            raise TransactionNotFoundError(f"No transaction has the id {tx_id}") from None
+        return TxInfo(**data)
+
+    def _write(self, info: TxInfo) -> None:
+        _atomic_write(os.path.join(self._dir(info.id), _META),
+                      json.dumps(asdict(info)).encode())
+
+    def lookup(self, tx_id: str) -> TxInfo:
+        """The record of ``tx_id``, whatever its state (an open one past its expiry is
+        closed as expired first)."""
+        info = self._read(tx_id)
+        if info.state == OPEN and info.expires <= self.clock():
+            self._finish(info, EXPIRED)
+        return info
+
+    def get(self, tx_id: str, owner: str | None = None) -> TxInfo:
+        """An open transaction; ``TransactionNotFoundError``, ``TransactionClosedError``,
+        ``TransactionOwnerError`` if ``owner`` is given and not its owner."""
+        info = self.lookup(tx_id)
+        if info.state != OPEN:
+            raise TransactionClosedError(tx_id, info.state)
+        if owner is not None and owner != info.owner:
+            raise TransactionOwnerError(f"Transaction {tx_id} belongs to another user")
+        return info
+
+    def open(self, owner: str) -> TxInfo:
+        """A new transaction of ``owner``; ``TransactionLimitError`` past ``max_open``."""
+        self.sweep()
+        if self.count_open() >= self.max_open:
+            raise TransactionLimitError(
+                f"{self.max_open} transactions are open, the most this server allows "
+                "(transactions.max_open): commit or roll one back, or wait for one to expire")
+        info = TxInfo(uuid.uuid4().hex, owner, self.clock() + self.lifetime)
+        os.makedirs(self._dir(info.id))
+        self._write(info)
+        return info
+
+    def extend(self, info: TxInfo) -> TxInfo:
+        info.expires = self.clock() + self.lifetime
+        self._write(info)
+        return info
+
+    def touch(self, info: TxInfo, states: dict[str, str | None]) -> None:
+        """Remember the state of the uids the transaction touches for the first time."""
+        new = {uid: etag for uid, etag in states.items() if uid not in info.touched}
+        if new:
+            info.touched.update(new)
+            self._write(info)
+
+    def count_open(self) -> int:
+        return sum(1 for info in self._all() if info.state == OPEN)
+
+    def _all(self) -> Iterator[TxInfo]:
+        for name in os.listdir(self.root):
+            if valid_id(name):
+                try:
+                    yield self.lookup(name)
+                except (TransactionNotFoundError, ValueError, TypeError):
+                    continue
+
+    def sweep(self) -> None:
+        """Close expired transactions, forget closed ones after ``CLOSED_MEMORY_S``."""
+        now = self.clock()
+        for info in list(self._all()):
+            if info.state != OPEN and info.closed_at + CLOSED_MEMORY_S <= now:
+                shutil.rmtree(self._dir(info.id), ignore_errors=True)
+
+    # -- operations --------------------------------------------------------------------
+
+    @contextmanager
+    def receive(self, info: TxInfo, stream: IO[bytes] | None, chunk: int = 1 << 16
+                ) -> Iterator[tuple[str | None, int]]:
+        """Copy a request body into the transaction (path, size); the file is removed
+        unless ``stage`` took it. ``TransactionTooLargeError`` past ``max_bytes``."""
+        if stream is None:
+            yield None, 0
+            return
+        path = os.path.join(self._dir(info.id), f"incoming-{uuid.uuid4().hex}")
+        size = 0
+        try:
+            with open(path, "wb") as out:
+                while data := stream.read(chunk):
+                    size += len(data)
+                    if info.size + size > self.max_bytes:
+                        raise TransactionTooLargeError(
+                            f"The request bodies of transaction {info.id} would exceed "
+                            f"{self.max_bytes} bytes (transactions.max_bytes)")
+                    out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            yield path, size
+        finally:
+            if os.path.exists(path):
+                os.unlink(path)
+
+    def check_room(self, info: TxInfo) -> None:
+        if info.operations >= self.max_operations:
+            raise TransactionLimitError(
+                f"Transaction {info.id} holds {info.operations} requests, the most this "
+                "server allows (transactions.max_operations): commit it")
+
+    def stage(self, info: TxInfo, op: Operation, size: int) -> None:
+        """Append ``op`` (its body file, if any, is moved into the transaction)."""
+        self.check_room(info)
+        n = info.operations + 1
+        base = os.path.join(self._dir(info.id), f"{n:06d}")
+        if op.body is not None:
+            os.replace(op.body, base + ".body")
+            op.body = base + ".body"
+        _atomic_write(base + ".json", json.dumps(asdict(op)).encode())
+        info.operations = n
+        info.size += size
+        self._write(info)
+
+    def operations(self, info: TxInfo) -> list[Operation]:
+        out = []
+        for n in range(1, info.operations + 1):
+            with open(os.path.join(self._dir(info.id), f"{n:06d}.json"),
+                      encoding="utf-8") as fh:
+                data: dict[str, Any] = json.load(fh)
+            data["headers"] = [tuple(h) for h in data["headers"]]
+            out.append(Operation(**data))
+        return out
+
+    def finish(self, info: TxInfo, state: str) -> None:
+        """Close the transaction (committed or rolled back): its staged requests go."""
+        self._finish(info, state)
+
+    def _finish(self, info: TxInfo, state: str) -> None:
+        info.state = state
+        info.closed_at = self.clock()
+        info.touched = {}
+        self._write(info)
+        path = self._dir(info.id)
+        for name in os.listdir(path):
+            if name != _META:
+                os.unlink(os.path.join(path, name))
+
+
+def _atomic_write(path: str, data: bytes) -> None:
+    tmp = f"{path}.{uuid.uuid4().hex}.tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _claim(root: str) -> int:
+    """Hold ``.alive`` shared; if no other process holds it, first remove every
+    transaction left by a server that is gone."""
+    fd = os.open(os.path.join(root, ".alive"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        pass
+    else:
+        for name in os.listdir(root):
+            if name != ".alive":
+                shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return fd
