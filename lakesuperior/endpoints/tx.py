@@ -22,6 +22,7 @@ when it was staged) and as the user that sent it (access was checked then).
 from __future__ import annotations
 
 import os
+from datetime import UTC, datetime
 from email.utils import formatdate
 from urllib.parse import urlsplit
 
@@ -191,7 +192,8 @@ def within() -> Response:
                     if any(uids_related(u, uid) for u in op.uids):
                         _run(op, _agent_of(op))
                 own = Operation(method, request_path(), public_root(), _staged_headers(),
-                                [uid], authn.recorded_name(agent), body)
+                                [uid], authn.recorded_name(agent),
+                                datetime.now(UTC).isoformat(), body)
                 response = _run(own, agent, _own_headers())
                 if method in WRITES and response.status_code < 400:
                     _name_new_child(own, response, first)
@@ -249,7 +251,8 @@ def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = No
         environ.update({"RAW_URI": raw, "REQUEST_URI": raw, authn.AGENT_KEY: agent})
         if body is not None:
             environ["CONTENT_LENGTH"] = str(os.fstat(body.fileno()).st_size)
-        with app.request_context(environ):
+        repo: Repository = app.extensions["lakesuperior"].repository
+        with repo.clock(datetime.fromisoformat(op.at)), app.request_context(environ):
             try:
                 response = app.make_response(app.dispatch_request())
             except Exception as e:  # the error response, as the app answers it

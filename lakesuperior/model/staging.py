@@ -73,6 +73,7 @@ class Operation:
     headers: list[tuple[str, str]]
     uids: list[str]                #: the uids it changed (target; a POST's new child too)
     agent: str                     #: the user name it records
+    at: str                        #: ISO 8601 time it was staged (the time it records)
     body: str | None = None
 
 

@@ -44,7 +44,7 @@ def clock():
 
 @pytest.fixture
 def app(tmp_path, clock):
-    app = make_app(tmp_path / "data", transactions_max_open=3, transactions_max_operations=50,
+    app = make_app(tmp_path / "data", transactions_max_open=3, transactions_max_operations=200,
                    transactions_max_bytes=10_000)
     app.extensions["lakesuperior"].staging.clock = clock
     yield app
