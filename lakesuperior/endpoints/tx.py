@@ -188,17 +188,18 @@ def within() -> Response:
                 staging.check_room(info)
             stream = request.stream if method in WRITES else None
             with staging.receive(info, stream) as (body, size):
-                for op in staging.operations(info):
-                    if any(uids_related(u, uid) for u in op.uids):
-                        _run(op, _agent_of(op))
+                for op in staging.operations(
+                        info, lambda uids: any(uids_related(u, uid) for u in uids)):
+                    _run(op, _agent_of(op))
                 own = Operation(method, request_path(), public_root(), _staged_headers(),
                                 [uid], authn.recorded_name(agent),
                                 datetime.now(UTC).isoformat(), body)
                 response = _run(own, agent, _own_headers())
                 if method in WRITES and response.status_code < 400:
                     _name_new_child(own, response, first)
-                    staging.stage(info, own, size)
-            staging.touch(info, first)
+                    staging.stage(info, own, size, first)
+                else:
+                    staging.touch(info, first)
             raise _Rollback
     except _Rollback:
         pass

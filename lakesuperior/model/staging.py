@@ -5,11 +5,13 @@ A transaction is a directory under ``Config.staging_dir`` (``DATA_DIR/transactio
 
     <id>/meta.json        owner, expiry, state, the state of each resource it first touched
     <id>/NNNNNN.json      one staged request (an ``Operation``), in order
+    <id>/index            one line per staged request: the uids it changed
     <id>/NNNNNN.body      its body, if it had one
     <id>/incoming-*       a body being received (removed if the request fails)
 
 Every file is written to a temporary name and renamed, so a reader sees a whole
-file or none. Callers serialize the changes of one transaction by holding the
+file or none. Nothing is synced to disk: the files must outlive a worker, not
+the machine (a server that restarts drops every transaction anyway). Callers serialize the changes of one transaction by holding the
 repository's write transaction (the LMDB write lock is shared by every process
 on the data directory); nothing here holds a lock between requests.
 
@@ -205,8 +207,6 @@ class Staging:
                             f"The request bodies of transaction {info.id} would exceed "
                             f"{self.max_bytes} bytes (transactions.max_bytes)")
                     out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
             yield path, size
         finally:
             if os.path.exists(path):
@@ -218,8 +218,10 @@ class Staging:
                 f"Transaction {info.id} holds {info.operations} requests, the most this "
                 "server allows (transactions.max_operations): commit it")
 
-    def stage(self, info: TxInfo, op: Operation, size: int) -> None:
-        """Append ``op`` (its body file, if any, is moved into the transaction)."""
+    def stage(self, info: TxInfo, op: Operation, size: int,
+              touched: dict[str, str | None]) -> None:
+        """Append ``op`` (its body file, if any, is moved into the transaction) and
+        remember ``touched`` (as ``touch``)."""
         self.check_room(info)
         n = info.operations + 1
         base = os.path.join(self._dir(info.id), f"{n:06d}")
@@ -227,19 +229,35 @@ class Staging:
             os.replace(op.body, base + ".body")
             op.body = base + ".body"
         _atomic_write(base + ".json", json.dumps(asdict(op)).encode())
+        with open(os.path.join(self._dir(info.id), "index"), "a", encoding="utf-8") as fh:
+            fh.write(json.dumps([n, op.uids]) + "\n")
         info.operations = n
         info.size += size
+        for uid, etag in touched.items():
+            info.touched.setdefault(uid, etag)
         self._write(info)
 
-    def operations(self, info: TxInfo) -> list[Operation]:
+    def operations(self, info: TxInfo, which: Callable[[list[str]], bool] | None = None
+                   ) -> list[Operation]:
+        """The staged requests, in order (``which``: those whose uids it accepts)."""
         out = []
-        for n in range(1, info.operations + 1):
+        for n, uids in self._index(info):
+            if which is not None and not which(uids):
+                continue
             with open(os.path.join(self._dir(info.id), f"{n:06d}.json"),
                       encoding="utf-8") as fh:
                 data: dict[str, Any] = json.load(fh)
             data["headers"] = [tuple(h) for h in data["headers"]]
             out.append(Operation(**data))
         return out
+
+    def _index(self, info: TxInfo) -> list[tuple[int, list[str]]]:
+        if not info.operations:
+            return []
+        with open(os.path.join(self._dir(info.id), "index"), encoding="utf-8") as fh:
+            rows = [json.loads(line) for line in fh]
+        # A line past ``operations`` is a request whose staging did not finish.
+        return [(n, uids) for n, uids in rows if n <= info.operations]
 
     def finish(self, info: TxInfo, state: str) -> None:
         """Close the transaction (committed or rolled back): its staged requests go."""
@@ -260,8 +278,6 @@ def _atomic_write(path: str, data: bytes) -> None:
     tmp = f"{path}.{uuid.uuid4().hex}.tmp"
     with open(tmp, "wb") as fh:
         fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
     os.replace(tmp, path)
 
 
