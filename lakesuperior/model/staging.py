@@ -11,8 +11,9 @@ A transaction is a directory under ``Config.staging_dir`` (``DATA_DIR/transactio
 
 Every file is written to a temporary name and renamed, so a reader sees a whole
 file or none. Nothing is synced to disk: the files must outlive a worker, not
-the machine (a server that restarts drops every transaction anyway). Callers serialize the changes of one transaction by holding the
-repository's write transaction (the LMDB write lock is shared by every process
+the machine (a server that restarts drops every transaction anyway). Callers
+serialize the changes of one transaction by holding the repository's write
+transaction (the LMDB write lock is shared by every process
 on the data directory); nothing here holds a lock between requests.
 
 A transaction's staged requests are never in the quad store: a server killed
