@@ -4,13 +4,12 @@ it is committed or rolled back.
 A transaction is a directory under ``Config.staging_dir`` (``DATA_DIR/transactions``)::
 
     <id>/meta.json        owner, expiry, state, the state of each resource it first touched
-    <id>/NNNNNN.json      one staged request (an ``Operation``), in order
-    <id>/index            one line per staged request: the uids it changed
-    <id>/NNNNNN.body      its body, if it had one
-    <id>/incoming-*       a body being received (removed if the request fails)
+    <id>/ops              the staged requests (``Operation``), one JSON line each, in
+                          order; the record has each one's offset, length and uids
+    <id>/NNNNNN.body      the body of the Nth, if it had one
 
-Every file is written to a temporary name and renamed, so a reader sees a whole
-file or none. Nothing is synced to disk: the files must outlive a worker, not
+The record is written to a temporary name and renamed, so a reader sees a whole
+one; it alone says which staged requests and bodies count. Nothing is synced to disk: the files must outlive a worker, not
 the machine (a server that restarts drops every transaction anyway). Callers
 serialize the changes of one transaction by holding the repository's write
 transaction (the LMDB write lock is shared by every process
@@ -33,7 +32,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from lakesuperior.exceptions import (
@@ -49,6 +48,7 @@ OPEN, COMMITTED, ROLLED_BACK, EXPIRED = "open", "committed", "rolled back", "exp
 CLOSED_MEMORY_S = 86400.0
 _ID = re.compile(r"[0-9a-f]{32}")
 _META = "meta.json"
+_OPS = "ops"
 
 
 @dataclass
@@ -64,6 +64,8 @@ class TxInfo:
     operations: int = 0
     size: int = 0
     touched: dict[str, str | None] = field(default_factory=dict)
+    ops_bytes: int = 0       #: the length of ``ops`` that counts
+    index: list[list[Any]] = field(default_factory=list)  #: [offset, length, uids] per op
 
 
 @dataclass
@@ -125,7 +127,7 @@ class Staging:
 
     def _write(self, info: TxInfo) -> None:
         _atomic_write(os.path.join(self._dir(info.id), _META),
-                      json.dumps(asdict(info)).encode())
+                      json.dumps(info.__dict__).encode())
 
     def lookup(self, tx_id: str) -> TxInfo:
         """The record of ``tx_id``, whatever its state (an open one past its expiry is
@@ -192,13 +194,15 @@ class Staging:
     @contextmanager
     def receive(self, info: TxInfo, stream: IO[bytes] | None, chunk: int = 1 << 16
                 ) -> Iterator[tuple[str | None, int]]:
-        """Copy a request body into the transaction (path, size); the file is removed
-        unless ``stage`` took it. ``TransactionTooLargeError`` past ``max_bytes``."""
+        """Copy a request body into the transaction, as the body of its next staged
+        request (path, size); removed unless ``stage`` took it.
+        ``TransactionTooLargeError`` past ``max_bytes``."""
         if stream is None:
             yield None, 0
             return
-        path = os.path.join(self._dir(info.id), f"incoming-{uuid.uuid4().hex}")
+        path = os.path.join(self._dir(info.id), f"{info.operations + 1:06d}.body")
         size = 0
+        staged = info.operations
         try:
             with open(path, "wb") as out:
                 while data := stream.read(chunk):
@@ -210,7 +214,7 @@ class Staging:
                     out.write(data)
             yield path, size
         finally:
-            if os.path.exists(path):
+            if info.operations == staged and os.path.exists(path):
                 os.unlink(path)
 
     def check_room(self, info: TxInfo) -> None:
@@ -221,18 +225,16 @@ class Staging:
 
     def stage(self, info: TxInfo, op: Operation, size: int,
               touched: dict[str, str | None]) -> None:
-        """Append ``op`` (its body file, if any, is moved into the transaction) and
-        remember ``touched`` (as ``touch``)."""
+        """Append ``op`` (its body is the file ``receive`` wrote) and remember
+        ``touched`` (as ``touch``): one append to ``ops``, one record write."""
         self.check_room(info)
-        n = info.operations + 1
-        base = os.path.join(self._dir(info.id), f"{n:06d}")
-        if op.body is not None:
-            os.replace(op.body, base + ".body")
-            op.body = base + ".body"
-        _atomic_write(base + ".json", json.dumps(asdict(op)).encode())
-        with open(os.path.join(self._dir(info.id), "index"), "a", encoding="utf-8") as fh:
-            fh.write(json.dumps([n, op.uids]) + "\n")
-        info.operations = n
+        line = (json.dumps(_op_dict(op)) + "\n").encode()
+        with open(os.path.join(self._dir(info.id), _OPS), "ab") as fh:
+            fh.truncate(info.ops_bytes)   # drop what a request killed mid-append left
+            fh.write(line)
+        info.index.append([info.ops_bytes, len(line), op.uids])
+        info.ops_bytes += len(line)
+        info.operations += 1
         info.size += size
         for uid, etag in touched.items():
             info.touched.setdefault(uid, etag)
@@ -240,25 +242,20 @@ class Staging:
 
     def operations(self, info: TxInfo, which: Callable[[list[str]], bool] | None = None
                    ) -> list[Operation]:
-        """The staged requests, in order (``which``: those whose uids it accepts)."""
-        out = []
-        for n, uids in self._index(info):
-            if which is not None and not which(uids):
-                continue
-            with open(os.path.join(self._dir(info.id), f"{n:06d}.json"),
-                      encoding="utf-8") as fh:
-                data: dict[str, Any] = json.load(fh)
-            data["headers"] = [tuple(h) for h in data["headers"]]
-            out.append(Operation(**data))
-        return out
-
-    def _index(self, info: TxInfo) -> list[tuple[int, list[str]]]:
-        if not info.operations:
+        """The staged requests, in order (``which``: those whose uids it accepts); the
+        file of staged requests is read only if one is wanted."""
+        wanted = [(offset, length) for offset, length, uids in info.index
+                  if which is None or which(uids)]
+        if not wanted:
             return []
-        with open(os.path.join(self._dir(info.id), "index"), encoding="utf-8") as fh:
-            rows = [json.loads(line) for line in fh]
-        # A line past ``operations`` is a request whose staging did not finish.
-        return [(n, uids) for n, uids in rows if n <= info.operations]
+        with open(os.path.join(self._dir(info.id), _OPS), "rb") as fh:
+            data = fh.read(info.ops_bytes)
+        out = []
+        for offset, length in wanted:
+            d: dict[str, Any] = json.loads(data[offset:offset + length])
+            d["headers"] = [tuple(h) for h in d["headers"]]
+            out.append(Operation(**d))
+        return out
 
     def finish(self, info: TxInfo, state: str) -> None:
         """Close the transaction (committed or rolled back): its staged requests go."""
@@ -268,11 +265,17 @@ class Staging:
         info.state = state
         info.closed_at = self.clock()
         info.touched = {}
+        info.index = []
         self._write(info)
         path = self._dir(info.id)
         for name in os.listdir(path):
             if name != _META:
                 os.unlink(os.path.join(path, name))
+
+
+def _op_dict(op: Operation) -> dict[str, Any]:
+    return {"method": op.method, "path": op.path, "root": op.root, "headers": op.headers,
+            "uids": op.uids, "agent": op.agent, "at": op.at, "body": op.body}
 
 
 def _atomic_write(path: str, data: bytes) -> None:
