@@ -21,9 +21,11 @@ when it was staged) and as the user that sent it (access was checked then).
 """
 from __future__ import annotations
 
+import io
 import os
 from datetime import UTC, datetime
 from email.utils import formatdate
+from typing import IO
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Flask, Response, current_app, request
@@ -187,17 +189,17 @@ def within() -> Response:
             if method in WRITES:
                 staging.check_room(info)
             stream = request.stream if method in WRITES else None
-            with staging.receive(info, stream) as (body, size):
+            with staging.receive(info, stream) as body:
                 for op in staging.operations(
                         info, lambda uids: any(uids_related(u, uid) for u in uids)):
                     _run(op, _agent_of(op))
                 own = Operation(method, request_path(), public_root(), _staged_headers(),
                                 [uid], authn.recorded_name(agent),
-                                datetime.now(UTC).isoformat(), body)
-                response = _run(own, agent, _own_headers())
+                                datetime.now(UTC).isoformat(), body.path)
+                response = _run(own, agent, _own_headers(), body.data)
                 if method in WRITES and response.status_code < 400:
                     _name_new_child(own, response, first)
-                    staging.stage(info, own, size, first)
+                    staging.stage(info, own, body.size, first)
                 else:
                     staging.touch(info, first)
             raise _Rollback
@@ -235,15 +237,20 @@ def _agent_of(op: Operation) -> Agent:
     return Agent(name=op.agent, admin=True)
 
 
-def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = None
-         ) -> Response:
+def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = None,
+         data: bytes | None = None) -> Response:
     """Run ``op`` as a request of its own (in the current write transaction, as
-    ``agent``, with ``headers`` if given); its response, read to the end."""
+    ``agent``, with ``headers`` and the body ``data`` if given); its response, read
+    to the end."""
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     root = urlsplit(op.root)
     path, _, query = op.path.partition("?")
     raw = root.path + op.path
-    body = open(op.body, "rb") if op.body is not None else None
+    body: IO[bytes] | None = None
+    if data is not None:
+        body = io.BytesIO(data)
+    elif op.body is not None:
+        body = open(op.body, "rb")
     try:
         builder = EnvironBuilder(path=path, base_url=op.root, query_string=query,
                                  method=op.method, headers=headers or op.headers,
@@ -251,7 +258,8 @@ def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = No
         environ = builder.get_environ()
         environ.update({"RAW_URI": raw, "REQUEST_URI": raw, authn.AGENT_KEY: agent})
         if body is not None:
-            environ["CONTENT_LENGTH"] = str(os.fstat(body.fileno()).st_size)
+            environ["CONTENT_LENGTH"] = str(len(data) if data is not None
+                                            else os.fstat(body.fileno()).st_size)
         repo: Repository = app.extensions["lakesuperior"].repository
         with repo.clock(datetime.fromisoformat(op.at)), app.request_context(environ):
             try:

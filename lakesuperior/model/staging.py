@@ -8,8 +8,9 @@ A transaction is a directory under ``Config.staging_dir`` (``DATA_DIR/transactio
                           order; the record has each one's offset, length and uids
     <id>/NNNNNN.body      the body of the Nth, if it had one
 
-The record is written to a temporary name and renamed, so a reader sees a whole
-one; it alone says which staged requests and bodies count. Nothing is synced to disk: the files must outlive a worker, not
+The record (``meta.json``) alone says which staged requests and bodies count;
+it is rewritten in place (a worker killed while writing it loses that
+transaction: it answers 409 "lost"). Nothing is synced to disk: the files must outlive a worker, not
 the machine (a server that restarts drops every transaction anyway). Callers
 serialize the changes of one transaction by holding the repository's write
 transaction (the LMDB write lock is shared by every process
@@ -47,6 +48,8 @@ OPEN, COMMITTED, ROLLED_BACK, EXPIRED = "open", "committed", "rolled back", "exp
 #: Seconds a closed transaction is remembered (so that it answers 410, not 404).
 CLOSED_MEMORY_S = 86400.0
 _ID = re.compile(r"[0-9a-f]{32}")
+#: Bodies up to this size are also kept in memory for the request that sent them.
+KEEP_IN_MEMORY = 1 << 20
 _META = "meta.json"
 _OPS = "ops"
 
@@ -80,6 +83,16 @@ class Operation:
     agent: str                     #: the user name it records
     at: str                        #: ISO 8601 time it was staged (the time it records)
     body: str | None = None
+
+
+@dataclass
+class Received:
+    """A request body copied into a transaction: its file, size and, when small,
+    its bytes (the request runs from them, without reading the file again)."""
+
+    path: str | None
+    size: int
+    data: bytes | None
 
 
 def valid_id(tx_id: str) -> bool:
@@ -123,11 +136,13 @@ class Staging:
                 data = json.load(fh)
         except FileNotFoundError:
             raise TransactionNotFoundError(f"No transaction has the id {tx_id}") from None
+        except ValueError:   # a worker killed while it wrote the record
+            raise TransactionNotFoundError(f"The record of transaction {tx_id} is damaged: "
+                                           "it is lost") from None
         return TxInfo(**data)
 
     def _write(self, info: TxInfo) -> None:
-        _atomic_write(os.path.join(self._dir(info.id), _META),
-                      json.dumps(info.__dict__).encode())
+        _overwrite(os.path.join(self._dir(info.id), _META), json.dumps(info.__dict__).encode())
 
     def lookup(self, tx_id: str) -> TxInfo:
         """The record of ``tx_id``, whatever its state (an open one past its expiry is
@@ -193,16 +208,17 @@ class Staging:
 
     @contextmanager
     def receive(self, info: TxInfo, stream: IO[bytes] | None, chunk: int = 1 << 16
-                ) -> Iterator[tuple[str | None, int]]:
+                ) -> Iterator[Received]:
         """Copy a request body into the transaction, as the body of its next staged
-        request (path, size); removed unless ``stage`` took it.
-        ``TransactionTooLargeError`` past ``max_bytes``."""
+        request; removed unless ``stage`` took it. ``TransactionTooLargeError`` past
+        ``max_bytes``."""
         if stream is None:
-            yield None, 0
+            yield Received(None, 0, None)
             return
         path = os.path.join(self._dir(info.id), f"{info.operations + 1:06d}.body")
         size = 0
         staged = info.operations
+        kept: list[bytes] | None = []
         try:
             with open(path, "wb") as out:
                 while data := stream.read(chunk):
@@ -212,7 +228,9 @@ class Staging:
                             f"The request bodies of transaction {info.id} would exceed "
                             f"{self.max_bytes} bytes (transactions.max_bytes)")
                     out.write(data)
-            yield path, size
+                    if kept is not None:
+                        kept = kept + [data] if size <= KEEP_IN_MEMORY else None
+            yield Received(path, size, None if kept is None else b"".join(kept))
         finally:
             if info.operations == staged and os.path.exists(path):
                 os.unlink(path)
@@ -278,11 +296,14 @@ def _op_dict(op: Operation) -> dict[str, Any]:
             "uids": op.uids, "agent": op.agent, "at": op.at, "body": op.body}
 
 
-def _atomic_write(path: str, data: bytes) -> None:
-    tmp = f"{path}.{uuid.uuid4().hex}.tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
+def _overwrite(path: str, data: bytes) -> None:
+    """Write ``path`` in place (its readers hold the same lock as its writer)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+        os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
 
 
 def _claim(root: str) -> int:
