@@ -129,21 +129,30 @@ def extend(tx_id: str) -> Response:
 @bp.put("/<tx_id>")
 def commit(tx_id: str) -> Response:
     repo, staging = _state()
-    with repo.transaction():
-        info = _open_tx(tx_id)
-        try:
-            _check_conflicts(repo, info)
-            for op in staging.operations(info):
-                response = _run(op, _agent_of(op))
-                if response.status_code >= 400:
-                    raise TransactionConflictError(
-                        f"The staged {op.method} {op.path} no longer applies "
-                        f"({response.status_code}: {response.get_data(as_text=True)[:300]}); "
-                        "nothing was committed")
-        except TransactionConflictError:
+    info: TxInfo | None = None
+    try:
+        with repo.transaction():
+            info = _open_tx(tx_id)
+            try:
+                _check_conflicts(repo, info)
+                for op in staging.operations(info):
+                    response = _run(op, _agent_of(op))
+                    if response.status_code >= 400:
+                        raise TransactionConflictError(
+                            f"The staged {op.method} {op.path} no longer applies "
+                            f"({response.status_code}: "
+                            f"{response.get_data(as_text=True)[:300].strip()}); "
+                            "nothing was committed")
+            except TransactionConflictError:
+                staging.finish(info, ROLLED_BACK)
+                raise
+            # Closed while the write lock is held: no request of the transaction
+            # can slip in between the commit and the close.
+            staging.finish(info, COMMITTED)
+    except Exception:
+        if info is not None and info.state == COMMITTED:   # the store's commit failed
             staging.finish(info, ROLLED_BACK)
-            raise
-    staging.finish(info, COMMITTED)
+        raise
     return no_content()
 
 

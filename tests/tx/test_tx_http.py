@@ -334,3 +334,48 @@ def test_tx_restart_leaves_no_trace(tmp_path):
         assert staged_files(app.extensions["lakesuperior"].repository) == []
     finally:
         app.extensions["lakesuperior"].close()
+
+
+def test_tx_atomic_id_of_expired_409(client, repo, clock):
+    tx = open_tx(client)
+    put(client, "/rest/a", tx)
+    clock.now += 181
+    r = put(client, "/rest/b", tx)
+    assert r.status_code == 409
+    assert "expired" in r.get_data(as_text=True)
+    assert client.post(tx).status_code == 410
+
+
+def test_tx_closed_records_forgotten_after_a_day(client, clock):
+    tx = open_tx(client)
+    client.delete(tx)
+    assert client.get(tx).status_code == 410
+    clock.now += 86400 + 1
+    open_tx(client)            # opening one sweeps the staging directory
+    assert client.get(tx).status_code == 404
+
+
+def test_tx_damaged_record_is_lost_409(client, repo):
+    tx = open_tx(client)
+    put(client, "/rest/a", tx)
+    meta = os.path.join(repo.config.staging_dir, tx.rpartition("/")[2], "meta.json")
+    with open(meta, "r+b") as fh:
+        fh.truncate(10)
+    r = put(client, "/rest/b", tx)
+    assert r.status_code == 409
+    assert "damaged" in r.get_data(as_text=True)
+    assert client.get(tx).status_code == 404
+    assert client.get("/rest/a").status_code == 404
+
+
+def test_tx_commit_after_the_parent_was_deleted_409(client, repo):
+    client.put("/rest/p", data=b"", content_type=TTL)
+    tx = open_tx(client)
+    assert put(client, "/rest/p/c", tx).status_code == 201
+    # the parent is deleted outside the transaction: /p/c is now under a tombstone
+    client.delete("/rest/p")
+    before = store_state(repo)
+    r = client.put(tx)
+    assert r.status_code == 409
+    assert store_state(repo) == before
+    assert client.get(tx).status_code == 410
