@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 from datetime import UTC, datetime
 from email.utils import formatdate
-from typing import IO
-from urllib.parse import urlsplit
+from typing import IO, Any
+from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
 
 from flask import Blueprint, Flask, Response, current_app, request
-from werkzeug.test import EnvironBuilder
 
 from lakesuperior import headers as hdr
 from lakesuperior.agents import Agent
@@ -261,14 +261,10 @@ def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = No
     elif op.body is not None:
         body = open(op.body, "rb")
     try:
-        builder = EnvironBuilder(path=path, base_url=op.root, query_string=query,
-                                 method=op.method, headers=headers or op.headers,
-                                 input_stream=body)
-        environ = builder.get_environ()
+        length = 0 if body is None else (len(data) if data is not None
+                                          else os.fstat(body.fileno()).st_size)
+        environ = _environ(op.method, root, path, query, headers or op.headers, body, length)
         environ.update({"RAW_URI": raw, "REQUEST_URI": raw, authn.AGENT_KEY: agent})
-        if body is not None:
-            environ["CONTENT_LENGTH"] = str(len(data) if data is not None
-                                            else os.fstat(body.fileno()).st_size)
         repo: Repository = app.extensions["lakesuperior"].repository
         with repo.clock(datetime.fromisoformat(op.at)), app.request_context(environ):
             try:
@@ -281,6 +277,41 @@ def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = No
     finally:
         if body is not None:
             body.close()
+
+
+def _environ(method: str, root: SplitResult, path: str, query: str,
+             headers: list[tuple[str, str]], body: IO[bytes] | None, length: int
+             ) -> dict[str, Any]:
+    """The WSGI environ of a request (PEP 3333) to ``root`` + ``path``."""
+    secure = root.scheme == "https"
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": method,
+        "SCRIPT_NAME": unquote_to_bytes(root.path).decode("latin-1"),
+        "PATH_INFO": unquote_to_bytes(path).decode("latin-1"),
+        "QUERY_STRING": query,
+        "SERVER_NAME": root.hostname or "localhost",
+        "SERVER_PORT": str(root.port or (443 if secure else 80)),
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "HTTP_HOST": root.netloc,
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": root.scheme,
+        "wsgi.input": body if body is not None else io.BytesIO(b""),
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+    for name, value in headers:
+        key = name.upper().replace("-", "_")
+        if key in ("CONTENT_TYPE", "CONTENT_LENGTH", "HOST"):
+            if key == "CONTENT_TYPE":
+                environ[key] = value
+            continue
+        key = "HTTP_" + key
+        environ[key] = f"{environ[key]}, {value}" if key in environ else value
+    if body is not None:
+        environ["CONTENT_LENGTH"] = str(length)
+    return environ
 
 
 def register(app: Flask) -> None:

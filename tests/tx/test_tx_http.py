@@ -379,3 +379,16 @@ def test_tx_commit_after_the_parent_was_deleted_409(client, repo):
     assert r.status_code == 409
     assert store_state(repo) == before
     assert client.get(tx).status_code == 410
+
+
+def test_tx_percent_encoded_paths_and_binaries(client):
+    tx = open_tx(client)
+    r = client.put("/rest/caf%C3%A9", data=b"bytes", content_type="text/plain",
+                   headers={"Atomic-ID": tx, "Content-Disposition": 'attachment; filename="a.txt"'})
+    assert r.status_code == 201
+    assert r.headers["Location"].endswith("/rest/caf%C3%A9")
+    r = client.get("/rest/caf%C3%A9", headers={"Atomic-ID": tx})
+    assert r.status_code == 200 and r.data == b"bytes"
+    assert client.put(tx).status_code == 204
+    r = client.get("/rest/caf%C3%A9/fcr:metadata", headers={"Accept": "application/n-triples"})
+    assert r.status_code == 200 and b'"a.txt"' in r.data
