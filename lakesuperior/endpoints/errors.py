@@ -67,6 +67,10 @@ class Gone(HttpError):
     in ``headers``)."""
 
 
+class TransactionGone(Gone):
+    """A committed, rolled-back or expired HTTP transaction (``fcr:tx``)."""
+
+
 class ConstraintViolation(HttpError):
     """A valid request that this server's constraints refuse (see the constraints document)."""
 
@@ -161,6 +165,7 @@ CONSTRAINT_ANCHORS: dict[type[BaseException], str] = {
     exc.InvalidVersionError: "versions",
     exc.VersionExistsError: "versions",
     exc.ArchivalGroupError: "versions",
+    TransactionGone: "transactions",
     Gone: "tombstones",
     exc.InvalidResourceError: "paths",
     PathError: "paths",

@@ -35,7 +35,7 @@ from lakesuperior import headers as hdr
 from lakesuperior.agents import Agent
 from lakesuperior.endpoints import authn
 from lakesuperior.endpoints.call import no_content, public_root, request_path, request_uid
-from lakesuperior.endpoints.errors import Gone, NotFound
+from lakesuperior.endpoints.errors import NotFound, TransactionGone
 from lakesuperior.endpoints.paths import TX_SEGMENT, parse_atomic_id, parse_target
 from lakesuperior.exceptions import (
     ResourceNotExistsError,
@@ -90,13 +90,13 @@ def _expires(info: TxInfo) -> dict[str, str]:
 def _open_tx(tx_id: str) -> TxInfo:
     """The open transaction ``tx_id`` of this request's user: 404 unknown, 410 closed,
     403 another user's."""
-    repo, staging = _state()
+    _, staging = _state()
     try:
         return staging.get(tx_id, _owner())
     except TransactionNotFoundError as e:
         raise NotFound(str(e)) from None
     except TransactionClosedError as e:
-        raise Gone(str(e)) from None
+        raise TransactionGone(str(e)) from None
 
 
 @bp.post("")

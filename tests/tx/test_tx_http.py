@@ -80,6 +80,7 @@ def test_fedora_tx_committed_410(client):
         r = getattr(client, method)(tx)
         assert r.status_code == 410, method
         assert "committed" in r.get_data(as_text=True)
+        assert "/constraints#transactions>" in r.headers["Link"]
 
 
 def test_fedora_tx_rolled_back_410(client):
