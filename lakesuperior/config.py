@@ -68,6 +68,10 @@ class Config:
     external_content_allowed: tuple[str, ...] = ()
     external_content_allowed_file: str = ""
     external_content_timeout: float = 30.0
+    transactions_lifetime: float = 180.0
+    transactions_max_open: int = 100
+    transactions_max_operations: int = 10000
+    transactions_max_bytes: int = 1 << 32
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     # -- building -----------------------------------------------------------
@@ -131,6 +135,10 @@ class Config:
             raise ConfigError("query_timeout must be positive")
         if self.external_content_timeout <= 0:
             raise ConfigError("external_content.timeout must be positive")
+        for name in ("transactions_lifetime", "transactions_max_open",
+                     "transactions_max_operations", "transactions_max_bytes"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name.replace('_', '.', 1)} must be positive")
         if not _URI_SCHEME.match(self.auth_webid_base):
             raise ConfigError("auth.webid_base must be an absolute URI (a user's WebID is "
                               f"it plus the user name), not {self.auth_webid_base!r}")
@@ -161,6 +169,11 @@ class Config:
     @property
     def binary_dir(self) -> str:
         return os.path.join(self.data_dir, "ldpnr")
+
+    @property
+    def staging_dir(self) -> str:
+        """The staged operations of open HTTP transactions (``fcr:tx``)."""
+        return os.path.join(self.data_dir, "transactions")
 
 
 def broker_address(url: str) -> tuple[str, int]:

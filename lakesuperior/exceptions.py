@@ -200,6 +200,41 @@ class RangeNotSatisfiableError(LakesuperiorError):
         super().__init__(msg or f"No requested range is satisfiable (length {size})")
 
 
+# --- HTTP transactions (fcr:tx) --------------------------------------------
+
+class TransactionError(LakesuperiorError):
+    """An HTTP transaction cannot be used as asked."""
+
+
+class TransactionNotFoundError(TransactionError):
+    """No transaction has this id."""
+
+
+class TransactionClosedError(TransactionError):
+    """The transaction was committed, rolled back or has expired; ``state`` says which."""
+
+    def __init__(self, tx_id: str, state: str):
+        self.state = state
+        super().__init__(f"Transaction {tx_id} is {state}: it takes no more requests")
+
+
+class TransactionConflictError(TransactionError):
+    """Committing would overwrite a change made outside the transaction, or a staged
+    request no longer applies; nothing was committed."""
+
+
+class TransactionLimitError(TransactionError):
+    """Too many open transactions, or too many requests staged in one."""
+
+
+class TransactionTooLargeError(TransactionLimitError, PayloadTooLargeError):
+    """The request bodies staged in one transaction would exceed the byte limit."""
+
+
+class TransactionOwnerError(TransactionError):
+    """The transaction was opened by another user."""
+
+
 # --- authentication and access control --------------------------------------
 
 class AuthenticationError(LakesuperiorError):

@@ -163,7 +163,7 @@ class Repository(AccessControl):
         tx = self._tx
         if self._in_own_txn():
             ctx = Context(tx.txn, self.settings, self.binaries, self._urimap(base_uri),
-                          events=tx.events)
+                          now=tx.now, events=tx.events)
             try:
                 yield ctx
             except BaseException as e:
@@ -244,9 +244,23 @@ class Repository(AccessControl):
                     self._write_events(txn, tx.events)
                 finally:
                     tx.events.clear()
+                    tx.now = None
                     tx.txn = None
                     tx.owner = None
                     tx.error = None
+
+    @contextmanager
+    def clock(self, now: datetime) -> Iterator[None]:
+        """Inside ``transaction()``: the writes of the block record ``now`` as their
+        time (an HTTP transaction runs its staged requests again at their own times)."""
+        if not self._in_own_txn():
+            raise RuntimeError("Repository.clock() is for use inside transaction()")
+        tx = self._tx
+        before, tx.now = tx.now, now
+        try:
+            yield
+        finally:
+            tx.now = before
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -667,7 +681,7 @@ class _Transactions:
     write lock, the write transaction of ``transaction()`` and its owner thread and
     first error, and the open read snapshot of each thread."""
 
-    __slots__ = ("lock", "txn", "owner", "error", "reads", "events")
+    __slots__ = ("lock", "txn", "owner", "error", "reads", "events", "now")
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
@@ -676,6 +690,7 @@ class _Transactions:
         self.error: BaseException | None = None
         self.reads: dict[int, Any] = {}
         self.events = events.ChangeSet()   # the changes of transaction()'s block
+        self.now: datetime | None = None   # the time its writes record (``clock``)
 
 
 def _uris(value: Iterable[str], name: str) -> tuple[str, ...]:

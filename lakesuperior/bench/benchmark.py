@@ -21,6 +21,10 @@ Two doors (``lakesuperior.bench.targets``), one script:
   and the Python retrieval time; ``--sparql URL`` names the SPARQL endpoint
   (default: ``/query/sparql`` on the endpoint's host, if it answers).
 
+With ``--transaction N`` (HTTP), every N requests run in one Fedora 6 HTTP
+transaction (``fcr:tx``, ``Atomic-ID``): opening one is not timed, each commit
+is timed apart (``commit_ms``); the request latencies are those inside it.
+
 With ``--gets N``, then times N GETs of a resource ``--get-depth`` levels
 below the root by ``--get-clients`` concurrent clients, optionally with an ACL
 at each level and as the anonymous agent (``lakesuperior.bench.reads``).
@@ -81,10 +85,13 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         raise BenchmarkError("--count must be at least 1")
     if opts.graph_size < 4:
         raise BenchmarkError("--graph-size must be at least 4")
+    if opts.transaction and opts.mode != "http":
+        raise BenchmarkError("--transaction groups HTTP requests: it needs --mode http")
     parent = _parent_path(opts.parent)
     rng = random.Random(opts.seed)
     target: Any = PythonTarget(opts) if opts.mode == "python" else HttpTarget(opts)
     latencies: list[float] = []
+    commits: list[float] = []     # --transaction: each commit, timed apart
     kinds = {"rdf": ("rdf",), "binary": ("binary",), "both": ("rdf", "binary")}[
         opts.resource_type]
     n_rdf = 0
@@ -100,6 +107,8 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         wall0 = time.perf_counter()
         try:
             for i in range(opts.count):
+                if opts.transaction and i % opts.transaction == 0:
+                    target.begin()
                 kind = kinds[i % len(kinds)]
                 if kind == "rdf":
                     body, ctype = workload_turtle(rng, internal, opts.graph_size), TURTLE
@@ -114,6 +123,11 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
                     target.post(parent, body, ctype)
                 latencies.append((time.perf_counter() - t0) * 1000)
                 n_rdf += kind == "rdf"
+                if opts.transaction and ((i + 1) % opts.transaction == 0
+                                         or i + 1 == opts.count):
+                    t0 = time.perf_counter()
+                    target.commit()
+                    commits.append((time.perf_counter() - t0) * 1000)
                 if progress is not None:
                     progress.update(1)
         except KeyboardInterrupt:
@@ -167,6 +181,8 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         "last_first_ratio": _ratio(lat["last_1k_median"], lat["first_1k_median"]),
         "index_pending": pending, "sync": target.sync,
         "versioning_auto": target.versioning_auto,
+        "transaction": opts.transaction or None,
+        "commit_ms": summarize(commits) if opts.transaction else None,
         "interrupted": interrupted, "error": error,
         "latencies_ms": [round(x, 4) for x in latencies],
     }
@@ -238,6 +254,9 @@ class _Bar:
               "ACL (everyone may read): needs Control, e.g. an administrator's --auth.")
 @click.option("--get-anonymous", is_flag=True, help="Make the GETs without credentials "
               "(WebAC decides; an administrator bypasses it).")
+@click.option("--transaction", type=click.IntRange(min=0), default=0, show_default=True,
+              metavar="N", help="http: group every N requests in one HTTP transaction "
+              "(fcr:tx); each commit is timed apart (commit_ms), the requests as usual.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds to wait for each HTTP response.")
 @click.option("--output", "-o", metavar="FILE.json", help="Write the results as JSON.")
@@ -249,7 +268,7 @@ def command(mode: str, endpoint: str | None, auth: str | None, count: int, paren
             delete_container: bool, seed: int, data_dir: str | None, config: str | None,
             sparql: str | None, no_post_run: bool, no_sparql: bool, gets: int,
             get_depth: int, get_clients: int, acl_each_level: bool, get_anonymous: bool,
-            timeout: float, output: str | None,
+            transaction: int, timeout: float, output: str | None,
             plot_file: str | None, quiet: bool) -> None:
     """Time the creation of COUNT resources in one container (WORKLOAD.md), then
     the container's retrieval and a SPARQL count; print one line, optionally
@@ -269,7 +288,8 @@ def command(mode: str, endpoint: str | None, auth: str | None, count: int, paren
                    binary_size=binary_size, delete_container=delete_container, seed=seed,
                    sparql=sparql, post_run=not no_post_run, sparql_count=not no_sparql,
                    timeout=timeout, gets=gets, get_depth=get_depth, get_clients=get_clients,
-                   acl_each_level=acl_each_level, get_anonymous=get_anonymous)
+                   acl_each_level=acl_each_level, get_anonymous=get_anonymous,
+                   transaction=transaction)
 
     def echo(msg: str) -> None:
         if not quiet:

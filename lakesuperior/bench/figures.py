@@ -82,6 +82,9 @@ def summary_line(res: dict[str, Any]) -> str:
                 if post.get("container_children") is not None else "")
              + f", Python {f(post.get('python_retrieval_s'), ' s')}"
              + f", SPARQL count {f(post.get('sparql_count_s'), ' s')}"]
+    if res.get("commit_ms"):
+        parts.append(f"transactions of {res['transaction']}: commit median "
+                     f"{f(res['commit_ms']['median'], ' ms')} p95 {f(res['commit_ms']['p95'])}")
     return " | ".join(parts)
 
 

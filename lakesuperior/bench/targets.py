@@ -65,6 +65,7 @@ class Options:
     get_clients: int = 1
     acl_each_level: bool = False
     get_anonymous: bool = False
+    transaction: int = 0    #: http: every N requests in one fcr:tx transaction (0: none)
 
 
 def _refs_path(parent: str) -> str:
@@ -178,6 +179,7 @@ class HttpTarget:
         self.config = opts.config
         self.sync = None
         self.versioning_auto: bool | None = None   # the server's own setting
+        self.atomic_id: str | None = None   # the open transaction (--transaction)
 
     def _check(self, resp: HttpResponse, what: str, ok: Sequence[int] = ()) -> HttpResponse:
         if not (resp.ok or resp.status in ok):
@@ -227,16 +229,38 @@ class HttpTarget:
             internal.append(self.base + path)
         return internal
 
+    def _headers(self, ctype: str) -> dict[str, str]:
+        headers = {"Content-Type": ctype}
+        if self.atomic_id is not None:
+            headers["Atomic-ID"] = self.atomic_id
+        return headers
+
     def put(self, path: str, body: bytes, ctype: str) -> None:
-        resp = self.client.request("PUT", self.base + path, body, {"Content-Type": ctype})
+        resp = self.client.request("PUT", self.base + path, body, self._headers(ctype))
         if not resp.ok:
             self._check(resp, f"PUT {self.base + path}")
 
     def post(self, parent: str, body: bytes, ctype: str) -> None:
         url = self.base + parent
-        resp = self.client.request("POST", url, body, {"Content-Type": ctype})
+        resp = self.client.request("POST", url, body, self._headers(ctype))
         if not resp.ok:
             self._check(resp, f"POST {url}")
+
+    def begin(self) -> None:
+        """Open an HTTP transaction (Fedora 6 ``fcr:tx``): the next requests join it."""
+        resp = self._check(self.client.request("POST", self.base + "/fcr:tx"),
+                           "POST /fcr:tx (open a transaction)")
+        location = resp.headers.get("Location")
+        if not location:
+            raise BenchmarkError("POST /fcr:tx answered without a Location header")
+        self.atomic_id = location
+
+    def commit(self) -> None:
+        """Commit the open transaction."""
+        if self.atomic_id is None:
+            return
+        url, self.atomic_id = self.atomic_id, None
+        self._check(self.client.request("PUT", url), f"PUT {url} (commit)")
 
     def post_run(self, parent: str, out: dict[str, Any], sparql: bool = True) -> None:
         url = self.base + parent

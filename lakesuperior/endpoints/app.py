@@ -4,7 +4,7 @@
 gunicorn, in each worker after the fork) and keeps it in
 ``app.extensions["lakesuperior"]``. The LDP blueprint is mounted twice, at
 ``/rest`` (Fedora clients) and ``/ldp``; the constraints document is at
-``/constraints``.
+``/constraints``; HTTP transactions at ``/rest/fcr:tx`` (``tx``).
 """
 from __future__ import annotations
 
@@ -17,12 +17,13 @@ from werkzeug.wrappers import Response as BaseResponse
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.config import Config
-from lakesuperior.endpoints import authn, errors, paths
+from lakesuperior.endpoints import authn, errors, paths, tx
 from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp
 from lakesuperior.model.namespaces import RDFS_NS
+from lakesuperior.model.staging import Staging
 from lakesuperior.repository import Repository
 from lakesuperior.version import __version__
 
@@ -33,9 +34,11 @@ class State:
 
     config: Config
     repository: Repository
+    staging: Staging     #: the staged requests of HTTP transactions (``fcr:tx``)
     owned: bool = True   #: whether ``close()`` closes the repository
 
     def close(self) -> None:
+        self.staging.close()
         if self.owned:
             self.repository.close()
 
@@ -54,10 +57,16 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
     app.config["MAX_CONTENT_LENGTH"] = config.max_body_size
     app.config["JSON_SORT_KEYS"] = False
     app.url_map.merge_slashes = False
-    app.extensions["lakesuperior"] = State(config, repository, owned)
+    staging = Staging(repository.config.staging_dir,
+                      lifetime=config.transactions_lifetime,
+                      max_open=config.transactions_max_open,
+                      max_operations=config.transactions_max_operations,
+                      max_bytes=config.transactions_max_bytes)
+    app.extensions["lakesuperior"] = State(config, repository, staging, owned)
     errors.register(app)
     app.before_request(_check_path)
     authn.register(app, config)
+    tx.register(app)
     app.register_blueprint(ldp_bp, url_prefix="/rest", name="rest")
     app.register_blueprint(ldp_bp, url_prefix="/ldp", name="ldp")
     app.register_blueprint(query_bp, url_prefix="/query")

@@ -54,6 +54,9 @@ ANONYMOUS_NAME = "anonymous"
 ADMIN = Agent(name="admin", admin=True)
 EXTENSION = "lakesuperior.authn"
 _ENVIRON_KEY = "lakesuperior.agent"
+#: Where ``request_agent`` keeps the request's agent in the WSGI environ (a request
+#: built by the server itself, such as a staged one, may carry its agent there).
+AGENT_KEY = _ENVIRON_KEY
 _CACHE_SIZE = 1024
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _URI = re.compile(r"https?://[^\s<>\"{}|\\^`]+")

@@ -76,6 +76,18 @@ def _raw_path() -> bytes:
                   lambda m: b"%%%02X" % m.group()[0], rest)
 
 
+def request_path() -> str:
+    """The request's path from its prefix on (``/rest/a/b``) and its query, as sent."""
+    raw = (_prefix().encode() + _raw_path()).decode("latin-1")
+    query = request.query_string.decode("latin-1")
+    return f"{raw}?{query}" if query else raw
+
+
+def request_uid() -> str:
+    """The uid of the resource the request's path names."""
+    return parse_target(_raw_path()).uid
+
+
 class Call:
     """What one LDP request is about: the repository, the public URLs, the target,
     the preferences and the conditional headers."""

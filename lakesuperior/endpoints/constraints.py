@@ -53,6 +53,13 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "message/external-body is not supported (415): see External content. A binary's "
      "description may set its ebucore:hasMimeType (a media type) and ebucore:filename, "
      "one literal each; anything else is refused with 400 Bad Request."),
+    ("transactions", "HTTP transactions",
+     "POST /rest/fcr:tx opens a transaction; requests with Atomic-ID: <its URI> run in it. "
+     "A transaction that is unknown, committed, rolled back or expired cannot take requests "
+     "(409; its own URI answers 404 or 410); another user's cannot be used (403). A commit "
+     "is refused with 409, and nothing is applied, if a resource the transaction read or "
+     "wrote was changed by someone else since it first did. The server limits the "
+     "transactions open at once and the requests (409) and body bytes (413) one holds."),
     ("patch", "PATCH",
      "PATCH takes application/sparql-update: INSERT DATA, DELETE DATA, DELETE WHERE and "
      "DELETE/INSERT ... WHERE on the resource's own triples. Named graphs, SERVICE and graph "

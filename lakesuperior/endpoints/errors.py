@@ -67,6 +67,10 @@ class Gone(HttpError):
     in ``headers``)."""
 
 
+class TransactionGone(Gone):
+    """A committed, rolled-back or expired HTTP transaction (``fcr:tx``)."""
+
+
 class ConstraintViolation(HttpError):
     """A valid request that this server's constraints refuse (see the constraints document)."""
 
@@ -130,6 +134,12 @@ STATUS: dict[type[BaseException], int] = {
     exc.TermError: 400,
     exc.PayloadTooLargeError: 413,
     exc.RangeNotSatisfiableError: 416,
+    # HTTP transactions: a request naming a transaction in Atomic-ID gets 409 when
+    # it is unknown or closed, as in Fedora 6 (the fcr:tx endpoints answer 404 and
+    # 410 themselves)
+    exc.TransactionTooLargeError: 413,
+    exc.TransactionOwnerError: 403,
+    exc.TransactionError: 409,
     # no room: the store's map or the disk is full (RFC 4918 section 11.5)
     exc.InsufficientStorageError: 507,
     # bugs or broken installations
@@ -158,10 +168,12 @@ CONSTRAINT_ANCHORS: dict[type[BaseException], str] = {
     exc.PayloadTooLargeError: "size",
     exc.ExternalContentError: "external-content",
     BadGateway: "external-content",
+    exc.TransactionError: "transactions",
     exc.TombstoneError: "tombstones",
     exc.InvalidVersionError: "versions",
     exc.VersionExistsError: "versions",
     exc.ArchivalGroupError: "versions",
+    TransactionGone: "transactions",
     Gone: "tombstones",
     exc.InvalidResourceError: "paths",
     PathError: "paths",

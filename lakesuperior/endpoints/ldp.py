@@ -20,11 +20,11 @@ errors become responses in ``errors``: nothing here maps an exception to a statu
 """
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 from flask.typing import ResponseReturnValue
 from flask.views import MethodView
 
-from lakesuperior.endpoints import acl, reads, writes
+from lakesuperior.endpoints import acl, reads, tx, writes
 from lakesuperior.endpoints.call import Call
 
 bp = Blueprint("ldp", __name__)
@@ -38,6 +38,8 @@ class LdpView(MethodView):
     provide_automatic_options = False
 
     def dispatch_request(self, **kwargs: str) -> ResponseReturnValue:
+        if tx.ATOMIC_ID in request.headers:
+            return tx.within()
         call = Call()
         if call.target.kind == "acl":
             return acl.serve(call)

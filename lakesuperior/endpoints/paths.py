@@ -230,3 +230,24 @@ def slug_segment(slug: str) -> str:
     if segment[:4].lower() == "fcr:":
         raise PathError(f"The slug {slug!r} uses the reserved 'fcr:' prefix")
     return segment
+
+
+# --- HTTP transactions (fcr:tx) ---------------------------------------------------------
+
+#: The transactions endpoint below the ``/rest`` prefix (Fedora 6).
+TX_SEGMENT = "fcr:tx"
+_TX_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def parse_atomic_id(value: str) -> str:
+    """The transaction id an ``Atomic-ID`` header names: the transaction's URI
+    (``.../fcr:tx/<id>``) or, as Fedora 6 also takes, the bare id. ``PathError``
+    (400) for anything else."""
+    text = value.strip()
+    tail = text.rstrip("/").rpartition("/")
+    if _TX_ID.fullmatch(text):
+        return text
+    if tail[2] and _TX_ID.fullmatch(tail[2]) and tail[0].endswith("/" + TX_SEGMENT):
+        return tail[2]
+    raise PathError(f"Atomic-ID must be a transaction URI (.../{TX_SEGMENT}/<id>) or id, "
+                    f"not {value[:200]!r}")

@@ -1,0 +1,67 @@
+"""Fixtures for HTTP transactions: an app with a controllable clock."""
+from __future__ import annotations
+
+import pytest
+
+from lakesuperior.config import Config
+
+TTL = "text/turtle"
+ROOT = "http://localhost/rest"
+
+
+class Clock:
+    """A clock the tests move forward (transaction expiry without waiting)."""
+
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_app(data_dir, **overrides):
+    from flask.testing import FlaskClient
+
+    from lakesuperior.endpoints.app import create_app
+
+    class Client(FlaskClient):
+        def open(self, *args, **kwargs):
+            kwargs.setdefault("buffered", True)
+            return super().open(*args, **kwargs)
+
+    overrides.setdefault("auth_enabled", False)
+    config = Config(data_dir=str(data_dir), sync=False, **overrides)
+    app = create_app(config)
+    app.testing = True
+    app.test_client_class = Client
+    return app
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def app(tmp_path, clock):
+    app = make_app(tmp_path / "data", transactions_max_open=3, transactions_max_operations=200,
+                   transactions_max_bytes=10_000)
+    app.extensions["lakesuperior"].staging.clock = clock
+    yield app
+    app.extensions["lakesuperior"].close()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def repo(app):
+    return app.extensions["lakesuperior"].repository
+
+
+def open_tx(client) -> str:
+    r = client.post("/rest/fcr:tx")
+    assert r.status_code == 201, r.get_data(as_text=True)
+    return r.headers["Location"]
