@@ -233,9 +233,9 @@ class _Bar:
 @click.option("--sparql", metavar="URL", help="SPARQL endpoint for the post-run count "
               "(http; default: /query/sparql on the endpoint's host, if it answers).")
 @click.option("--no-post-run", is_flag=True, help="Skip the post-run measurements.")
-@click.option("--no-sparql", is_flag=True, help="Post-run: skip the union-index catch-up "
-              "and the SPARQL count (the catch-up can be long after a large ingest, and "
-              "Ctrl-C cannot stop it).")
+@click.option("--no-sparql", is_flag=True, help="Post-run: skip the SPARQL counts (the "
+              "first, right after the ingest, and the one once the union index is current) "
+              "and the union-index catch-up.")
 @click.option("--gets", type=click.IntRange(min=0), default=0, show_default=True,
               help="After the ingest, time this many GETs of one resource (0: none).")
 @click.option("--get-depth", type=click.IntRange(min=1, max=50), default=4, show_default=True,

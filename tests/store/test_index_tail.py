@@ -34,7 +34,7 @@ def graph(i):
 
 def write_history(st, rng, rounds=40):
     """Replaced graphs, added and removed quads, removed graphs: every log entry kind."""
-    for i in range(rounds):
+    for _ in range(rounds):
         g = graph(rng.randrange(12))
         with st.write() as txn:
             op = rng.randrange(5)
