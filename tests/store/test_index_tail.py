@@ -220,3 +220,22 @@ def test_the_background_indexer_keeps_up_and_only_one_holds_the_lock(path):
     lock = IndexerLock(path)
     assert lock.acquire()
     lock.release()
+
+
+def test_union_queries_see_every_acknowledged_write_while_the_indexer_runs(path):
+    with QuadStore(path, index_batch=2) as st:
+        indexer = IndexerThread(st, idle_poll=0.001).start()
+        try:
+            for i in range(60):
+                with st.write() as txn:
+                    txn.add_graph(graph(i), [(graph(i), TYPE, CONTAINER)])
+                    if i % 3 == 0 and i:
+                        txn.remove_graph(graph(i - 1))
+                alive = i + 1 - i // 3
+                with st.read() as txn:
+                    assert txn.count(None, TYPE, CONTAINER, None) == alive
+                    assert txn.count(None, TYPE, CONTAINER, None, distinct=True) == alive
+                    assert len(list(txn.match(None, None, CONTAINER, None))) == alive
+        finally:
+            indexer.stop()
+        assert indexer.applied > 0
