@@ -24,7 +24,7 @@ from lakesuperior.exceptions import LakesuperiorError
 log = logging.getLogger(__name__)
 
 LOCK_NAME = "indexer.lock"
-IDLE_POLL = 0.05         # seconds between looks at a caught-up log
+IDLE_POLL = 0.1          # seconds between looks at a caught-up log
 LOCK_POLL = 1.0          # seconds between attempts to become the indexer
 MAX_BACKOFF = 30.0       # seconds, after repeated store errors (e.g. a full disk)
 
