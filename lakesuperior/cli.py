@@ -271,8 +271,9 @@ def cleanup_command(ctx: click.Context, config_path: str | None, data_dir: str |
 def index_command(ctx: click.Context, config_path: str | None, data_dir: str | None) -> None:
     """Bring the union-graph indices (used by SPARQL and inbound links) up to date.
 
-    Queries do this themselves when needed; running it after a large ingest
-    takes that wait out of the first query.
+    The background indexer (store.background_index) does this as writes come;
+    run it after an ingest with the indexer off, which queries then no longer
+    pay for (they read the writes not indexed yet from the graphs).
     """
     cfg = _load_config(ctx, config_path, data_dir)
     with _open(cfg) as repo:

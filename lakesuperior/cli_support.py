@@ -45,12 +45,15 @@ def _common_options(fn: Callable) -> Callable:
 
 
 def _load_config(ctx: click.Context, config_path: str | None, data_dir: str | None) -> Config:
-    """The configuration: the command's options, else the group's, else the environment."""
+    """The configuration: the command's options, else the group's, else the environment.
+    A command runs no background indexer (``index`` applies the log itself; the
+    others are short and read the unindexed writes from the graphs)."""
     root = ctx.find_root().params
     path = config_path or root.get("config_path")
     ddir = data_dir or root.get("data_dir")
+    extra: dict[str, Any] = {"data_dir": ddir} if ddir else {}
     try:
-        return Config.load(path, data_dir=ddir) if ddir else Config.load(path)
+        return Config.load(path, None, background_index=False, **extra)
     except LakesuperiorError as e:
         raise CommandError(str(e)) from e
 

@@ -44,6 +44,7 @@ class Config:
     map_size: int = 1 << 40
     sync: bool = True
     index_batch: int = 500
+    background_index: bool = True
     base_uri: str = "http://127.0.0.1:8000/rest"
     digest_algorithm: str = "sha512"
     referential_integrity: str = "off"

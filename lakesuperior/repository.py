@@ -66,6 +66,7 @@ from lakesuperior.model.uids import (
 )
 from lakesuperior.model.versions import VersionInfo
 from lakesuperior.query.view import GraphFilterFactory
+from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.quadstore import QuadStore
 
@@ -104,12 +105,15 @@ class Repository(AccessControl):
         os.makedirs(cfg.binary_dir, exist_ok=True)
         self.store = QuadStore(cfg.store_dir, map_size=cfg.map_size, sync=cfg.sync,
                                index_batch=cfg.index_batch)
+        self.indexer: IndexerThread | None = None
         self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
         self.external = ExternalSources.from_config(cfg)
         self._tx = _Transactions()
         self._bootstrap()
         with self.snapshot() as ctx:
             self.acl_state = AclState(acl.load_root(ctx, cfg.auth_root_acl))
+        if cfg.background_index:     # stopped by close()
+            self.indexer = IndexerThread(self.store).start()
 
     @classmethod
     def from_config(cls, config: Config, **kw: Any) -> Repository:
@@ -118,6 +122,8 @@ class Repository(AccessControl):
     # -- lifecycle ---------------------------------------------------------------------
 
     def close(self) -> None:
+        if self.indexer is not None:
+            self.indexer.stop()
         self.store.close()
 
     def __enter__(self) -> Repository:
@@ -573,7 +579,6 @@ class Repository(AccessControl):
         graphs = [_uris(default_graph_uris, "default_graph_uris"),
                   _uris(named_graph_uris, "named_graph_uris")]
         timeout = self._query_timeout(timeout)
-        self._index_for_query()
         return queries.sparql_query(self, query, fmt=fmt, base_uri=base_uri, timeout=timeout,
                                     default_graph_uris=graphs[0], named_graph_uris=graphs[1],
                                     graph_filter=graph_filter)
@@ -584,7 +589,6 @@ class Repository(AccessControl):
                      ) -> list[tuple[str, str, str]]:
         """Triples of the current resources matching a pattern (None: any), as
         canonical term strings with public URIs. See ``lakesuperior.query.triple_match``."""
-        self._index_for_query()
         return queries.triple_match(self, s, p, o, base_uri=base_uri,
                                     graph_filter=graph_filter)
 
@@ -593,7 +597,6 @@ class Repository(AccessControl):
                     graph_filter: GraphFilterFactory | None = None) -> list[str]:
         """uids of the resources matching ``(predicate, operator, value)`` terms.
         See ``lakesuperior.query.term_search``."""
-        self._index_for_query()
         return queries.term_search(self, terms, or_logic=or_logic, base_uri=base_uri,
                                    timeout=self._query_timeout(timeout),
                                    graph_filter=graph_filter)
@@ -604,13 +607,6 @@ class Repository(AccessControl):
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
             raise SparqlError(f"timeout must be a number of seconds, not {timeout!r:.50}")
         return timeout
-
-    def _index_for_query(self) -> None:
-        """Bring the union-graph indices up to date before a query's clock starts (a
-        query after a large ingest would otherwise spend its time limit indexing);
-        not inside ``transaction()``, whose write transaction is open."""
-        if not self._in_own_txn() and self.store.pending():
-            self.store.index()
 
     # -- the change feed ------------------------------------------------------------------
 

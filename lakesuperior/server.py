@@ -19,6 +19,9 @@ one log line says where; with ``auth.enabled: false`` a warning is logged.
 With ``messaging.broker_url`` set, each worker runs a publisher thread; the
 data directory's lock makes one of them drain the change feed to the broker
 (``lakesuperior.messaging``).
+With ``store.background_index`` (the default), each worker's repository runs
+an indexer thread; the store directory's lock makes one of them keep the
+union-graph indices current (``lakesuperior.store.background``).
 """
 from __future__ import annotations
 
@@ -146,7 +149,7 @@ def check_store(config: Config) -> None:
     """Open (creating it if new) and close the repository of ``config``, so that a
     store of another format or an unusable data directory stops the start."""
     try:
-        Repository(config=config).close()
+        Repository(config=config.with_(background_index=False)).close()
     except LakesuperiorError as e:
         raise StartupError(str(e)) from e
     except OSError as e:

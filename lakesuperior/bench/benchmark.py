@@ -5,9 +5,12 @@ Creates ``--count`` children of one container (``--parent``), by PUT
 synthetic graph of ``--graph-size`` triples about itself (see
 ``lakesuperior.bench.workload``) or, with ``--resource-type binary|both``, a
 binary of ``--binary-size`` random bytes (``both`` alternates). Only the
-request (or API call) is timed, not making its body. Then measures the
-container: a Turtle GET with all its ``ldp:contains``, a retrieval through the
-Python API, and ``SELECT (COUNT(?s) AS ?c) WHERE { ?s a ldp:Container }``.
+request (or API call) is timed, not making its body. Meanwhile it samples the
+union index's lag behind the last commit (``index_lag``, ``lakesuperior.bench.lag``).
+Then measures the first ``SELECT (COUNT(?s) AS ?c) WHERE { ?s a ldp:Container }``
+right after the ingest (``first_query_s``: the index may still be behind), and
+the container: a Turtle GET with all its ``ldp:contains``, a retrieval through
+the Python API, and the same count once the union index is current.
 
 Two doors (``lakesuperior.bench.targets``), one script:
 
@@ -49,6 +52,7 @@ import click
 
 from lakesuperior.admin.http import parse_auth
 from lakesuperior.bench.figures import machine, plot, summarize, summary_line
+from lakesuperior.bench.lag import LagSampler
 from lakesuperior.bench.reads import read_phase, reads_line
 from lakesuperior.bench.targets import (
     OCTETS,
@@ -98,12 +102,14 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
     interrupted = False
     error = None
     post: dict[str, Any] = {"container_get_s": None, "python_retrieval_s": None,
-                            "sparql_count_s": None}
+                            "sparql_count_s": None, "first_query_s": None}
     wall = 0.0
+    lag = None
     reads = None
     try:
         internal = target.prepare(parent, opts.delete_container)
         gc.collect()
+        sampler = LagSampler(target.index_state).start()
         wall0 = time.perf_counter()
         try:
             for i in range(opts.count):
@@ -135,6 +141,8 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         except BenchmarkError as e:
             error = str(e)
         wall = time.perf_counter() - wall0
+        lag = sampler.stop()
+        target.release_store()
         if progress is not None and hasattr(progress, "finish"):
             progress.finish()
         if opts.post_run and not interrupted and not error:
@@ -179,7 +187,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         "triples": triples, "lmdb_bytes": lmdb_bytes, "binary_bytes": binary_bytes,
         "request_time_s": round(request_s, 3),
         "last_first_ratio": _ratio(lat["last_1k_median"], lat["first_1k_median"]),
-        "index_pending": pending, "sync": target.sync,
+        "index_pending": pending, "index_lag": lag, "sync": target.sync,
         "versioning_auto": target.versioning_auto,
         "transaction": opts.transaction or None,
         "commit_ms": summarize(commits) if opts.transaction else None,
@@ -241,9 +249,9 @@ class _Bar:
 @click.option("--sparql", metavar="URL", help="SPARQL endpoint for the post-run count "
               "(http; default: /query/sparql on the endpoint's host, if it answers).")
 @click.option("--no-post-run", is_flag=True, help="Skip the post-run measurements.")
-@click.option("--no-sparql", is_flag=True, help="Post-run: skip the union-index catch-up "
-              "and the SPARQL count (the catch-up can be long after a large ingest, and "
-              "Ctrl-C cannot stop it).")
+@click.option("--no-sparql", is_flag=True, help="Post-run: skip the SPARQL counts (the "
+              "first, right after the ingest, and the one once the union index is current) "
+              "and the union-index catch-up.")
 @click.option("--gets", type=click.IntRange(min=0), default=0, show_default=True,
               help="After the ingest, time this many GETs of one resource (0: none).")
 @click.option("--get-depth", type=click.IntRange(min=1, max=50), default=4, show_default=True,

@@ -81,7 +81,12 @@ def summary_line(res: dict[str, Any]) -> str:
              + (f" ({post['container_children']} children)"
                 if post.get("container_children") is not None else "")
              + f", Python {f(post.get('python_retrieval_s'), ' s')}"
-             + f", SPARQL count {f(post.get('sparql_count_s'), ' s')}"]
+             + f", SPARQL count {f(post.get('sparql_count_s'), ' s')}"
+             + f" (first, right after the ingest: {f(post.get('first_query_s'), ' s')})"]
+    lag = res.get("index_lag")
+    if lag:
+        parts.append(f"index lag median {f(lag['median_s'], ' s')} max {f(lag['max_s'], ' s')}"
+                     f" ({lag['max_entries']} entries)")
     if res.get("commit_ms"):
         parts.append(f"transactions of {res['transaction']}: commit median "
                      f"{f(res['commit_ms']['median'], ' ms')} p95 {f(res['commit_ms']['p95'])}")

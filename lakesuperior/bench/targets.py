@@ -2,7 +2,8 @@
 
 Both offer ``prepare`` (the parent container and the 5 resources every graph
 links to), ``put`` / ``post`` (the timed requests), ``post_run`` (the container
-measurements), ``sizes``, ``index_pending`` and ``close``.
+measurements), ``sizes``, ``index_pending``, ``index_state`` (for the lag
+sampler), ``release_store`` and ``close``.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from lakesuperior.headers import format_link
 from lakesuperior.messaging.publisher import PublisherThread
 from lakesuperior.model.namespaces import DCTERMS_NS, LDP_BASIC_CONTAINER, LDP_CONTAINS, LDP_NS
 from lakesuperior.repository import Repository
+from lakesuperior.store.quadstore import QuadStore
 
 __all__ = ["Options", "PythonTarget", "HttpTarget", "child_path", "SPARQL_COUNT", "TURTLE",
            "OCTETS"]
@@ -129,14 +131,18 @@ class PythonTarget:
 
     def post_run(self, parent: str, out: dict[str, Any], sparql: bool = True) -> None:
         repo = self.repo
-        # Container reads first: they need no union index (Ctrl-C during the
-        # index catch-up keeps them).
+        count = lambda: int(next(iter(repo.sparql_query(SPARQL_COUNT)))[0])  # noqa: E731
+        if sparql:    # right after the ingest: the union index may still be behind
+            out["first_query_pending"] = repo.store.pending()
+            out["first_query_s"], out["first_query_count"] = timed(count)
         out["container_get_s"], body = timed(lambda: repo.get(parent).serialize(TURTLE))
         out["container_get_bytes"] = len(body)
         out["python_retrieval_s"], n = timed(lambda: len(repo.get(parent).children))
         out["container_children"] = n
         if not sparql:
             return
+        # The rest of the backlog (the background indexer's, or all of it when
+        # store.background_index is off), so that sizes and the count compare.
         t0 = time.perf_counter()
         repo.store.index()
         out["index_catch_up_s"] = round(time.perf_counter() - t0, 4)
@@ -150,6 +156,13 @@ class PythonTarget:
 
     def index_pending(self) -> int | None:
         return self.repo.store.pending()
+
+    def index_state(self) -> tuple[int, int] | None:
+        """(applied, last) log seqs of the union index, for the lag sampler."""
+        return self.repo.store.index_state()
+
+    def release_store(self) -> None:
+        """Nothing to release (the repository is the target's own)."""
 
     def close(self) -> None:
         if self.publisher is not None:
@@ -180,6 +193,7 @@ class HttpTarget:
         self.sync = None
         self.versioning_auto: bool | None = None   # the server's own setting
         self.atomic_id: str | None = None   # the open transaction (--transaction)
+        self._store: QuadStore | None = None
 
     def _check(self, resp: HttpResponse, what: str, ok: Sequence[int] = ()) -> HttpResponse:
         if not (resp.ok or resp.status in ok):
@@ -264,6 +278,16 @@ class HttpTarget:
 
     def post_run(self, parent: str, out: dict[str, Any], sparql: bool = True) -> None:
         url = self.base + parent
+        first: int | None = None
+        if sparql:    # right after the ingest: the union index may still be behind
+            try:
+                out["first_query_s"], first = timed(self._sparql)
+                out["first_query_count"] = first
+            except Exception as e:  # noqa: BLE001 - any failure means "no SPARQL here"
+                out["sparql_note"] = f"no SPARQL count: {e}"
+                if self.sparql_given:
+                    raise BenchmarkError(f"SPARQL endpoint {self.sparql}: {e}") from e
+                sparql = False
 
         def get() -> bytes:
             return self._check(self.client.request("GET", url, headers={"Accept": TURTLE}),
@@ -277,23 +301,17 @@ class HttpTarget:
             if t.predicate == contains)
         out["python_retrieval_s"] = None
         if self.data_dir:
-            with Repository(config=Config.load(self.config, data_dir=self.data_dir)) as repo:
+            cfg = Config.load(self.config, data_dir=self.data_dir, background_index=False)
+            with Repository(config=cfg) as repo:
                 out["python_retrieval_s"], _ = timed(lambda: len(repo.get(parent).children))
                 if sparql:
-                    # Catch the server's union index up here, as the Python mode
+                    # The rest of the server's index backlog, as the Python mode
                     # does, so that the store sizes of both modes compare.
                     t0 = time.perf_counter()
                     repo.store.index()
                     out["index_catch_up_s"] = round(time.perf_counter() - t0, 4)
         out["sparql_count_s"] = out["sparql_count"] = None
         if not sparql:
-            return
-        try:
-            first = self._sparql()
-        except Exception as e:  # noqa: BLE001 - any failure means "no SPARQL here"
-            out["sparql_note"] = f"no SPARQL count: {e}"
-            if self.sparql_given:
-                raise BenchmarkError(f"SPARQL endpoint {self.sparql}: {e}") from e
             return
         out["sparql_count_s"], out["sparql_count"] = timed(self._sparql)
         out["sparql_count"] = first if out["sparql_count"] is None else out["sparql_count"]
@@ -316,6 +334,22 @@ class HttpTarget:
 
     def index_pending(self) -> int | None:
         return None
+
+    def index_state(self) -> tuple[int, int] | None:
+        """(applied, last) log seqs of the server's union index, read from its
+        store (``--data-dir``) opened read-only; None without a data directory."""
+        if not self.data_dir:
+            return None
+        if self._store is None:
+            self._store = QuadStore(os.path.join(self.data_dir, "ldprs"), readonly=True)
+        return self._store.index_state()
+
+    def release_store(self) -> None:
+        """Close the read-only store of ``index_state`` (LMDB opens an environment
+        once per process, and ``post_run`` opens a Repository on it)."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
 
     def close(self) -> None:
         self.client.close()

@@ -12,5 +12,6 @@ LOG_HEAD: Struct
 class Indexer:
     """Applies logged changes to the ``index`` environment, in batches."""
     def __new__(cls, store: StoreEnv) -> Self: ...
-    def run(self, until: int = 0) -> int:
-        """Apply log entries (all, or up to ``until``); returns how many."""
+    def run(self, until: int = 0, batches: int = 0) -> int:
+        """Apply log entries (all, or up to ``until``; at most ``batches`` index
+        transactions, 0: no limit); returns how many (graphs, in a rebuild)."""

@@ -2,8 +2,10 @@
 
 A write touches only a few pages of ``main`` (one record, one log entry, new
 IRIs). The indices ``pos``, ``osp`` and ``sg`` are brought up to date in
-batches; a union-graph read first takes in every logged write, so it sees
-everything committed before it started.
+batches, by the background indexer (``background.py``) or ``QuadStore.index()``;
+a union-graph read never runs it: it reads the entries not applied yet (the
+tail) from the graphs themselves (``reads.pyx``). Each batch is one index
+transaction: a batch cut short (a crash, SIGKILL) is simply done again.
 """
 import struct
 
@@ -74,10 +76,11 @@ cdef class Indexer:
         self.osp_add = bytearray()
         self.sg_add = bytearray()
 
-    def run(self, uint64_t until=0):
-        """Apply log entries (all, or up to ``until``); returns how many."""
+    def run(self, uint64_t until=0, Py_ssize_t batches=0):
+        """Apply log entries (all, or up to ``until``; at most ``batches`` index
+        transactions, 0: no limit); returns how many (graphs, in a rebuild)."""
         cdef StoreEnv st = self.store
-        cdef Py_ssize_t total = 0, n
+        cdef Py_ssize_t total = 0, n, done = 0
         cdef bint rebuilding
         while True:
             try:
@@ -101,7 +104,8 @@ cdef class Indexer:
                     ) from e
                 raise StoreBackendError(f"Indexing failed: {e}") from e
             total += n
-            if not rebuilding and n < st.index_batch:
+            done += 1
+            if (not rebuilding and n < st.index_batch) or (batches and done >= batches):
                 return total
 
     cdef int _make_room(self) except -1:

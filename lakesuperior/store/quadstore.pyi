@@ -38,8 +38,12 @@ class QuadStore(StoreEnv):
         """A read snapshot (context manager)."""
     def write(self) -> WriteTxn:
         """The write transaction (context manager); one at a time per process."""
-    def index(self) -> int:
-        """Bring the union-graph indices up to date; returns log entries applied."""
+    def index(self, batches: int = 0) -> int:
+        """Bring the union-graph indices up to date (or apply at most ``batches``
+        index transactions); returns log entries applied."""
+    def index_state(self) -> tuple[int, int]:
+        """``(applied, last)``: the last log seq the union-graph indices took in
+        and the last one committed."""
     def pending(self) -> int:
         """How many writes the union-graph indices have not taken in yet."""
     def stats(self) -> dict[str, Any]:

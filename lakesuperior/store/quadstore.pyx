@@ -46,12 +46,26 @@ cdef class QuadStore(StoreEnv):
             raise StoreBackendError(f"Cannot grow the store's map: {e}") from e
         return WriteTxn(self, True)
 
-    def index(self):
-        """Bring the union-graph indices up to date; returns log entries applied."""
+    def index(self, Py_ssize_t batches=0):
+        """Bring the union-graph indices up to date (or apply at most ``batches``
+        index transactions); returns log entries applied. An admin tool and the
+        background indexer's step: queries never need it."""
         self.check_open()
         if self.readonly:
             return 0
-        return Indexer(self).run()
+        return Indexer(self).run(0, batches)
+
+    def index_state(self):
+        """``(applied, last)``: the last log seq the union-graph indices took in
+        and the last one committed (a rebuild under way counts as none applied)."""
+        self.check_open()
+        try:
+            with self.ienv.begin() as itxn, self.env.begin() as txn:
+                applied = 0 if itxn.get(b"rebuild", db=self.idb_state) is not None else (
+                    applied_seq(itxn, self.idb_state))
+                return applied, last_seq(txn, self.db_log)
+        except lmdb.Error as e:
+            raise StoreBackendError(f"LMDB error: {e}") from e
 
     def pending(self):
         """How many logged writes the union-graph indices have not taken in yet."""

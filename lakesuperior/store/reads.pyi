@@ -6,6 +6,8 @@ as it goes; once the transaction ends it raises ``StoreError``.
 from collections.abc import Iterator
 from typing import Any, Literal
 
+from typing_extensions import disjoint_base
+
 from lakesuperior.store.txn import Txn
 
 OUTBOX_SEQ: bytes
@@ -15,6 +17,7 @@ Term = str
 Triple = tuple[str, str, str]
 Quad = tuple[str, str, str, str]
 
+@disjoint_base
 class Reader(Txn):
     """The read API shared by ``ReadTxn`` and ``WriteTxn``."""
     def triples(self, g: Term) -> list[Triple]:

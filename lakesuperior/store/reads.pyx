@@ -5,6 +5,11 @@ write) and ``WriteTxn`` (which reads its own writes) are its two kinds. Each
 pattern read asks ``access.access_path`` which table to read. ``match`` streams:
 the iterator it returns holds the transaction (and so its snapshot) and reads
 the tables as it goes; it fails with ``StoreError`` once the transaction ends.
+
+A union-graph read never writes and never waits for the indexer: it reads the
+index snapshot, and the *tail* (the graphs named by the log entries the index
+has not taken in, or not yet indexed by a rebuild) from the graphs themselves,
+in its own main snapshot.
 """
 import lmdb
 
@@ -15,8 +20,7 @@ from cpython.bytes cimport PyBytes_AS_STRING
 from lakesuperior.store.access cimport (PATH_ALL, PATH_COUNT_OSP, PATH_COUNT_POS, PATH_GRAPH,
                                         PATH_GRAPH_S, PATH_GRAPH_SP, PATH_OSP, PATH_SG, Path,
                                         access_path)
-from lakesuperior.store.env cimport committed_seq, last_seq, applied_seq
-from lakesuperior.store.indexer cimport Indexer
+from lakesuperior.store.env cimport applied_seq
 from lakesuperior.store.layout cimport (GxRow, OspRow, PosRow, ROW_SIZE, be, be_n, get_be,
                                         id_at)
 from lakesuperior.store.records cimport Record
@@ -24,6 +28,7 @@ from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI, kind_of
 from lakesuperior.store.txn cimport Txn, check_pattern, check_term
 
 from lakesuperior.exceptions import StoreBackendError, StoreError, TermError
+from lakesuperior.store.indexer import LOG_HEAD
 
 # meta keys of the outbox: the last seq handed out, the last seq published
 OUTBOX_SEQ = b"outbox_seq"
@@ -134,16 +139,20 @@ cdef class Reader(Txn):
             if gid:
                 yield from self._graph_quads(gid, g, s, p, o, path)
             return
-        cdef set skip = set(self.touched)
-        self._ensure_index()
+        if path == PATH_ALL:
+            gids = sorted(self.graph_id_set())
+        else:
+            self._open_index()
+        if path == PATH_SG:
+            gids = sorted(self._subject_graphs(s))
         if path == PATH_ALL or path == PATH_SG:
-            gids = sorted(self.graph_id_set() if path == PATH_ALL else self._subject_graphs(s))
             for gid in gids:
                 self._check()
                 yield from self._graph_quads(gid, self.decode_iri(gid), s, p, o, in_graph)
             return
+        cdef set skip = self.touched | self.tail
         yield from self._index_quads(s, p, o, path, skip)
-        # Graphs changed in this (write) transaction: read them directly.
+        # The tail and the graphs changed in this (write) transaction: read directly.
         for gid in sorted(skip):
             self._check()
             if self.record(gid) is not None or self.gx_ids(gid, 0, 0):
@@ -306,13 +315,15 @@ cdef class Reader(Txn):
 
     cdef Py_ssize_t _count_index(self, s, p, o, bint distinct, str graph_prefix) except -1:
         """Count a union pattern of IRIs on the index (PATH_COUNT_*), decoding
-        nothing but, with ``graph_prefix``, the name of each graph met (once)."""
-        self._ensure_index()
+        nothing but, with ``graph_prefix``, the name of each graph met (once).
+        The tail's graphs are counted from their records instead of their rows."""
+        self._open_index()
         cdef uint64_t sid = 0, pid = 0, oid = 0, key, rg, prev_g = 0
         cdef Py_ssize_t n = 0, i, rows
         cdef bytes raw
         cdef dict keep = {}
         cdef bint prev_ok = False
+        cdef set skip = self.tail
         if s is not None:
             sid = self.iri_id(s, False)
             if not sid:
@@ -325,12 +336,16 @@ cdef class Reader(Txn):
             oid = self.iri_id(o, False)
             if not oid:
                 return 0
+        cdef set tail_keys = set()
+        cdef Py_ssize_t tail_n = 0
+        if skip:
+            tail_n = self._count_tail(sid, pid, oid, graph_prefix, tail_keys if distinct else None)
         db = self.store.idb_osp if oid else self.store.idb_pos
         key = oid if oid else pid
         cur = self.itxn.cursor(db=db)
         if not cur.set_key(be(key)):
-            return 0
-        if not distinct and graph_prefix is None and not sid and not (oid and pid):
+            return len(tail_keys) if distinct else tail_n
+        if not distinct and graph_prefix is None and not sid and not (oid and pid) and not skip:
             return cur.count()
         raw = bytes(cur.getmulti([be(key)], dupdata=True, dupfixed_bytes=24, keyfixed=True))
         cdef const OspRow *osp = <const OspRow *>PyBytes_AS_STRING(raw)
@@ -351,6 +366,8 @@ cdef class Reader(Txn):
                     continue
                 same = pos[i].o
                 rg = get_be(pos[i].g)
+            if skip and rg in skip:
+                continue
             if distinct and prev != NULL and memcmp(prev, same, 16) == 0:
                 continue
             if graph_prefix is not None:
@@ -363,38 +380,94 @@ cdef class Reader(Txn):
                 if not prev_ok:
                     continue
             prev = same
+            if tail_keys:
+                tail_keys.discard(same[:16])
             n += 1
+        return n + (len(tail_keys) if distinct else tail_n)
+
+    cdef Py_ssize_t _count_tail(self, uint64_t sid, uint64_t pid, uint64_t oid,
+                                str graph_prefix, set keys) except -1:
+        """The tail's share of an IRI count: how many of its graphs' triples match,
+        or, with ``keys``, each distinct match put in it as the 16 bytes that
+        ``_count_index`` compares (osp: s, p; pos: o, s)."""
+        cdef Py_ssize_t n = 0
+        cdef uint64_t gid, ts, tp, to
+        cdef Record rec
+        for gid in self.tail:
+            if graph_prefix is not None:
+                name = self.decode_opt(gid, None)
+                if name is None or not name.startswith(graph_prefix):
+                    continue
+            rec = self.record(gid)
+            ids = rec.triple_ids() if rec is not None else []
+            ids.extend(self.gx_ids(gid, 0, 0))
+            for ts, tp, to in ids:
+                if (sid and ts != sid) or (pid and tp != pid) or (oid and to != oid):
+                    continue
+                if keys is None:
+                    n += 1
+                elif oid:
+                    keys.add(be_n(ts, tp, 0, 2))
+                else:
+                    keys.add(be_n(to, ts, 0, 2))
         return n
 
     cdef set _subject_graphs(self, str s):
-        """The graphs where ``s`` is a subject (sg), and every graph this txn changed."""
+        """The graphs where ``s`` is a subject (sg), the tail's, and every graph
+        this txn changed."""
         cdef set out = set()
         cur = self.itxn.cursor(db=self.store.idb_sg)
         for sid in self.candidates(s):
             if cur.set_key(be(sid)):
                 for v in cur.iternext_dup():
                     out.add(id_at(v, 0))
+        out.update(self.tail)
         out.update(self.touched)
         return out
 
-    cdef int _ensure_index(self) except -1:
-        """Take in every logged write committed before this transaction."""
+    cdef int _open_index(self) except -1:
+        """Open the index snapshot and find its tail (see the module docstring).
+
+        The tail is every graph named by a log entry after the last one the
+        index applied, as this transaction sees the log (in a write transaction,
+        its own entries too), and, while a rebuild is under way, every graph it
+        has not reached yet. Nothing is written and nothing waited for.
+        """
         if self.itxn is not None:
             return 0
-        cdef uint64_t want = last_seq(self.txn, self.store.db_log)
-        if self.write:
-            # Our own uncommitted entries are read from the graphs directly.
-            want = committed_seq(self.store)
+        cdef uint64_t applied, after = 0
+        cdef bint rebuilding
+        cdef set tail
         itxn = self.store.begin(self.store.ienv, False)
-        if applied_seq(itxn, self.store.idb_state) < want:
+        try:
+            state = itxn.get(b"rebuild", db=self.store.idb_state)
+            rebuilding = state is not None
+            if rebuilding:
+                if len(state) < 16:
+                    raise StoreError("Corrupt index state: rebuild entry truncated")
+                applied, after = id_at(state, 0), id_at(state, 8)
+            else:
+                applied = applied_seq(itxn, self.store.idb_state)
+            tail = self._log_graphs(applied)
+            if rebuilding:
+                tail.update(g for g in self.graph_id_set() if g > after)
+        except BaseException:
             itxn.abort()
-            if self.store.readonly:
-                raise StoreError("The union-graph indices are behind and the store "
-                                 "is read-only: run lsup-admin index")
-            Indexer(self.store).run(want)
-            itxn = self.store.begin(self.store.ienv, False)
+            raise
         self.itxn = itxn
+        self.tail = tail
         return 0
+
+    cdef set _log_graphs(self, uint64_t after):
+        """Ids of the graphs named by the log entries after seq ``after``."""
+        cdef set out = set()
+        cur = self.txn.cursor(db=self.store.db_log)
+        if not cur.set_range(be(after + 1)):
+            return out
+        unpack = LOG_HEAD.unpack_from
+        for entry in cur.iternext(keys=False):
+            out.add(unpack(entry)[1])
+        return out
 
     # -- namespaces and figures --------------------------------------------------
 

@@ -180,13 +180,46 @@ def test_python_mode_binaries_and_both(bench, tmp_path):
 
 def test_no_sparql_skips_the_index_catch_up(bench, tmp_path):
     out = tmp_path / "r.json"
-    res = bench("--count", 5, "--no-sparql", "--output", out, "-q")
+    res = bench("--count", 5, "--no-sparql", "--output", out, "-q",
+                env={"LSUP_STORE_BACKGROUND_INDEX": "false"})
     assert res.exit_code == 0, res.output
     data = json.loads(out.read_text())
     post = data["post_run"]
     assert post["container_children"] == 5 and post["python_retrieval_s"] is not None
     assert post["sparql_count_s"] is None and "index_catch_up_s" not in post
+    assert post["first_query_s"] is None
     assert data["index_pending"] > 0
+
+
+@pytest.mark.parametrize("background", ["true", "false"])
+def test_the_first_query_after_the_ingest_and_the_index_lag(bench, tmp_path, background):
+    out = tmp_path / "r.json"
+    res = bench("--count", 20, "--output", out, "-q",
+                env={"LSUP_STORE_BACKGROUND_INDEX": background})
+    assert res.exit_code == 0, res.output
+    data = json.loads(out.read_text())
+    post = data["post_run"]
+    # root, the parent, its -refs container and 5 references, 20 children
+    assert post["first_query_count"] == post["sparql_count"] == 28
+    assert post["first_query_s"] >= 0 and post["first_query_pending"] >= 0
+    if background == "false":
+        assert post["first_query_pending"] >= 20     # answered from the log's tail
+    assert data["index_pending"] == 0
+    lag = data["index_lag"]
+    assert lag["samples"] >= 1
+    assert set(lag) == {"samples", "interval_s", "median_entries", "p95_entries",
+                        "max_entries", "median_s", "p95_s", "max_s"}
+
+
+def test_the_index_lag_summary():
+    from lakesuperior.bench.lag import summarize_lag
+    assert summarize_lag([]) is None
+    # (t, applied, last): entry 11 committed half-way between t=0 and t=1
+    # (seqs 10 -> 12); at t=2 the index has applied 10: 1.5 s behind.
+    lag = summarize_lag([(0.0, 10, 10), (1.0, 10, 12), (2.0, 10, 14), (3.0, 14, 14)])
+    assert lag["max_s"] == 1.5 and lag["max_entries"] == 4
+    assert lag["median_entries"] == 1.0 and lag["samples"] == 4
+    assert lag["median_s"] == 0.25      # 0, 0.5, 1.5, 0
 
 
 def test_ctrl_c_prints_what_ran(bench, tmp_path, monkeypatch):
