@@ -16,17 +16,16 @@ when the broker is back.
 """
 from __future__ import annotations
 
-import fcntl
 import logging
-import os
 import threading
 import time
 from dataclasses import dataclass
 from itertools import islice
-from typing import IO, Any
+from typing import Any
 
 from lakesuperior.exceptions import BrokerError, LakesuperiorError
 from lakesuperior.messaging.broker import BrokerConnection
+from lakesuperior.store.background import LeaderLock
 
 log = logging.getLogger(__name__)
 
@@ -39,33 +38,11 @@ MIN_BACKOFF = 0.5
 MAX_BACKOFF = 30.0
 
 
-class LeaderLock:
-    """The data directory's publisher lock (non-blocking ``flock``)."""
+class PublisherLock(LeaderLock):
+    """The data directory's publisher lock."""
 
     def __init__(self, data_dir: str):
-        self.path = os.path.join(data_dir, LOCK_NAME)
-        self._fh: IO[bytes] | None = None
-
-    @property
-    def held(self) -> bool:
-        return self._fh is not None
-
-    def acquire(self) -> bool:
-        if self._fh is not None:
-            return True
-        fh = open(self.path, "ab")
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            fh.close()
-            return False
-        self._fh = fh
-        return True
-
-    def release(self) -> None:
-        fh, self._fh = self._fh, None
-        if fh is not None:
-            fh.close()
+        super().__init__(data_dir, LOCK_NAME)
 
 
 @dataclass
@@ -85,7 +62,7 @@ class Publisher:
         self.repo = repo
         self.max_backoff = max_backoff
         self.broker = BrokerConnection(config)
-        self.lock = LeaderLock(config.data_dir)
+        self.lock = PublisherLock(config.data_dir)
         self.batch = batch
         self.status = Status()
         self.position: int | None = None     # last seq acknowledged (None: read the mark)

@@ -29,11 +29,13 @@ LOCK_POLL = 1.0          # seconds between attempts to become the indexer
 MAX_BACKOFF = 30.0       # seconds, after repeated store errors (e.g. a full disk)
 
 
-class IndexerLock:
-    """The store directory's indexer lock (non-blocking ``flock``)."""
+class LeaderLock:
+    """A lock file that makes one thread of one process the leader of a background
+    task (the indexer here, the events publisher in ``messaging``): a non-blocking
+    ``flock``, released when its holder closes it or dies."""
 
-    def __init__(self, store_dir: str):
-        self.path = os.path.join(store_dir, LOCK_NAME)
+    def __init__(self, directory: str, name: str):
+        self.path = os.path.join(directory, name)
         self._fh: IO[bytes] | None = None
 
     @property
@@ -57,6 +59,13 @@ class IndexerLock:
         fh, self._fh = self._fh, None
         if fh is not None:
             fh.close()
+
+
+class IndexerLock(LeaderLock):
+    """The store directory's indexer lock."""
+
+    def __init__(self, store_dir: str):
+        super().__init__(store_dir, LOCK_NAME)
 
 
 class IndexerThread:

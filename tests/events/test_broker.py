@@ -17,7 +17,7 @@ from rdflib.namespace import RDF, XSD
 from lakesuperior.exceptions import BrokerError, InvalidResourceError, ServerManagedTermError
 from lakesuperior.messaging import activitystreams_context
 from lakesuperior.messaging.broker import BrokerConnection, probe
-from lakesuperior.messaging.publisher import LeaderLock, Publisher, PublisherThread
+from lakesuperior.messaging.publisher import Publisher, PublisherLock, PublisherThread
 from lakesuperior.model.events import AS_NS
 
 from .broker import classpath
@@ -195,7 +195,7 @@ def test_writes_never_wait_for_an_unreachable_broker(repo_factory, tmp_path):
 
 
 def test_one_publisher_per_data_directory(tmp_path):
-    a, b = LeaderLock(str(tmp_path)), LeaderLock(str(tmp_path))
+    a, b = PublisherLock(str(tmp_path)), PublisherLock(str(tmp_path))
     assert a.acquire() and a.held
     assert not b.acquire() and not b.held
     a.release()
