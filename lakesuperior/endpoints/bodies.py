@@ -58,6 +58,31 @@ class RdfBody:
             raise self._error
         return self._triples
 
+    @classmethod
+    def parsed(cls, data: bytes, triples: list[Triple]) -> RdfBody:
+        """A body parsed before (``triples``: its canonical triples)."""
+        body = cls.__new__(cls)
+        body.data, body._triples, body._error = data, rdfio.Parsed(triples), None
+        return body
+
+
+#: The WSGI environ key of a PUT body's canonical triples: set by ``put_body`` when it
+#: parses the body (an HTTP transaction stages them), read when a staged PUT runs again.
+PARSED_KEY = "lakesuperior.parsed"
+
+
+def put_body(data: bytes, media_type: str, base: str) -> RdfBody:
+    """The RDF body of a PUT: the triples the request carries (a staged PUT of an
+    HTTP transaction, parsed when it was staged), else ``data`` parsed; a body that
+    parses is recorded under ``PARSED_KEY``."""
+    staged = request.environ.get(PARSED_KEY)
+    if staged is not None:
+        return RdfBody.parsed(data, staged)
+    body = RdfBody(data, media_type, base)
+    if body._error is None:
+        request.environ[PARSED_KEY] = body._triples
+    return body
+
 
 def requested_model() -> str | None:
     """The interaction model asked for with ``Link: <...>; rel="type"`` (a term), or None."""

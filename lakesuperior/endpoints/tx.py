@@ -34,6 +34,7 @@ from flask import Blueprint, Flask, Response, current_app, request
 from lakesuperior import headers as hdr
 from lakesuperior.agents import Agent
 from lakesuperior.endpoints import authn
+from lakesuperior.endpoints.bodies import PARSED_KEY
 from lakesuperior.endpoints.call import no_content, public_root, request_path, request_uid
 from lakesuperior.endpoints.errors import NotFound, TransactionGone
 from lakesuperior.endpoints.paths import TX_SEGMENT, parse_atomic_id, parse_target
@@ -44,7 +45,14 @@ from lakesuperior.exceptions import (
     TransactionConflictError,
     TransactionNotFoundError,
 )
-from lakesuperior.model.staging import COMMITTED, ROLLED_BACK, Operation, Staging, TxInfo
+from lakesuperior.model.staging import (
+    COMMITTED,
+    ROLLED_BACK,
+    Operation,
+    Staging,
+    TxInfo,
+    load_parsed,
+)
 from lakesuperior.model.staging import related as uids_related
 from lakesuperior.repository import Repository
 
@@ -205,10 +213,12 @@ def within() -> Response:
                 own = Operation(method, request_path(), public_root(), _staged_headers(),
                                 [uid], authn.recorded_name(agent),
                                 datetime.now(UTC).isoformat(), body.path)
-                response = _run(own, agent, _own_headers(), body.data)
+                seen: dict[str, Any] = {}
+                response = _run(own, agent, _own_headers(), body.data, seen)
                 if method in WRITES and response.status_code < 400:
                     _name_new_child(own, response, first)
-                    staging.stage(info, own, body.size, first)
+                    staging.stage(info, own, body.size, first,
+                                  seen.get(PARSED_KEY) if method == "PUT" else None)
                 else:
                     staging.touch(info, first)
             raise _Rollback
@@ -247,10 +257,11 @@ def _agent_of(op: Operation) -> Agent:
 
 
 def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = None,
-         data: bytes | None = None) -> Response:
+         data: bytes | None = None, seen: dict[str, Any] | None = None) -> Response:
     """Run ``op`` as a request of its own (in the current write transaction, as
-    ``agent``, with ``headers`` and the body ``data`` if given); its response, read
-    to the end."""
+    ``agent``, with ``headers`` and the body ``data`` if given, its staged parsed
+    triples if any); its response, read to the end. ``seen`` gets the request's
+    WSGI environ as the request left it."""
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     root = urlsplit(op.root)
     path, _, query = op.path.partition("?")
@@ -265,6 +276,9 @@ def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = No
                                           else os.fstat(body.fileno()).st_size)
         environ = _environ(op.method, root, path, query, headers or op.headers, body, length)
         environ.update({"RAW_URI": raw, "REQUEST_URI": raw, authn.AGENT_KEY: agent})
+        parsed = load_parsed(op)
+        if parsed is not None:
+            environ[PARSED_KEY] = parsed
         repo: Repository = app.extensions["lakesuperior"].repository
         with repo.clock(datetime.fromisoformat(op.at)), app.request_context(environ):
             try:
@@ -273,6 +287,8 @@ def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = No
                 response = app.make_response(app.handle_user_exception(e))
             response.direct_passthrough = False
             response.make_sequence()
+            if seen is not None:
+                seen.update(environ)
             return response
     finally:
         if body is not None:

@@ -204,7 +204,7 @@ def put(call: Call) -> Response:
     elif bodies.has_body():
         data = bodies.read()
         if model != interaction.NON_RDF_SOURCE and data.strip() and media_type is not None:
-            body = RdfBody(data, media_type, call.url())
+            body = bodies.put_body(data, media_type, call.url())
     try:
         action, res = _put_resource(call, model, media_type, spool, data, body, group)
     finally:

@@ -7,6 +7,8 @@ A transaction is a directory under ``Config.staging_dir`` (``DATA_DIR/transactio
     <id>/ops              the staged requests (``Operation``), one JSON line each, in
                           order; the record has each one's offset, length and uids
     <id>/NNNNNN.body      the body of the Nth, if it had one
+    <id>/NNNNNN.triples   the Nth's body as parsed, if it is an RDF PUT (canonical
+                          N-Triples, split, not parsed, when it runs again)
 
 The record (``meta.json``) alone says which staged requests and bodies count;
 it is rewritten in place (a worker killed while writing it loses that
@@ -83,6 +85,7 @@ class Operation:
     agent: str                     #: the user name it records
     at: str                        #: ISO 8601 time it was staged (the time it records)
     body: str | None = None
+    parsed: str | None = None      #: a staged file of its body's parsed triples
 
 
 @dataclass
@@ -242,10 +245,16 @@ class Staging:
                 "server allows (transactions.max_operations): commit it")
 
     def stage(self, info: TxInfo, op: Operation, size: int,
-              touched: dict[str, str | None]) -> None:
-        """Append ``op`` (its body is the file ``receive`` wrote) and remember
-        ``touched`` (as ``touch``): one append to ``ops``, one record write."""
+              touched: dict[str, str | None],
+              parsed: list[tuple[str, str, str]] | None = None) -> None:
+        """Append ``op`` (its body is the file ``receive`` wrote; ``parsed``: that body's
+        triples, kept beside it) and remember ``touched`` (as ``touch``): one append to
+        ``ops``, one record write."""
         self.check_room(info)
+        if parsed is not None:
+            op.parsed = os.path.join(self._dir(info.id), f"{info.operations + 1:06d}.triples")
+            _overwrite(op.parsed, "".join(f"{t[0]} {t[1]} {t[2]} .\n"
+                                          for t in parsed).encode())
         line = (json.dumps(_op_dict(op)) + "\n").encode()
         with open(os.path.join(self._dir(info.id), _OPS), "ab") as fh:
             fh.truncate(info.ops_bytes)   # drop what a request killed mid-append left
@@ -293,7 +302,19 @@ class Staging:
 
 def _op_dict(op: Operation) -> dict[str, Any]:
     return {"method": op.method, "path": op.path, "root": op.root, "headers": op.headers,
-            "uids": op.uids, "agent": op.agent, "at": op.at, "body": op.body}
+            "uids": op.uids, "agent": op.agent, "at": op.at, "body": op.body,
+            "parsed": op.parsed}
+
+
+def load_parsed(op: Operation) -> list[tuple[str, str, str]] | None:
+    """The parsed triples staged with ``op``, if any (terms in canonical form: subject
+    and predicate hold no space, a literal no line break, so splitting is enough)."""
+    if op.parsed is None:
+        return None
+    with open(op.parsed, encoding="utf-8") as fh:
+        text = fh.read()
+    return [(s, p, o) for s, p, o in (line.split(" ", 2) for line in text.split(" .\n")
+                                      if line)]
 
 
 def _overwrite(path: str, data: bytes) -> None:
