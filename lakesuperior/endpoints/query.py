@@ -29,6 +29,7 @@ from lakesuperior.endpoints import errors, html
 from lakesuperior.endpoints.access import request_repository
 from lakesuperior.endpoints.call import public_root
 from lakesuperior.endpoints.errors import BadRequest, NotAcceptable
+from lakesuperior.endpoints.tx import ATOMIC_ID
 from lakesuperior.exceptions import (
     LakesuperiorError,
     PayloadTooLargeError,
@@ -144,6 +145,11 @@ def _base() -> str:
 
 @bp.route("/sparql", methods=["GET", "POST"], endpoint="sparql")
 def sparql() -> Response:
+    if ATOMIC_ID in request.headers:
+        raise BadRequest("SPARQL queries do not take part in HTTP transactions: the query "
+                         "endpoint answers from committed changes only. Send the query "
+                         "without Atomic-ID (after the commit to see the transaction's "
+                         "changes)")
     accept = request.headers.get("Accept")
     wants_html = hdr.negotiate(accept, (*_ALL_TYPES, HTML)) == HTML
     if wants_html:

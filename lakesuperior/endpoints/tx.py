@@ -9,8 +9,9 @@ gets 409, as in Fedora 6 (its ``TransactionRuntimeException``).
 
 How it works (``model.staging`` keeps the state on disk, shared by every worker):
 an LDP request with ``Atomic-ID`` takes the repository's write transaction, runs
-again the staged requests of the transaction that touched its target, an
-ancestor or a descendant of it (the replay), then runs itself; a write that
+again the staged requests of the transaction (a read: all of them; a write: those
+that touched its target, an ancestor or a descendant of it, and all of them if it
+then fails or drops links), then runs itself; a write that
 succeeded is staged (its body kept in the transaction's directory); then the
 write transaction is rolled back. Nothing is in the store until ``PUT``, which
 checks that no resource the transaction touched was changed since it first did
@@ -24,6 +25,7 @@ from __future__ import annotations
 import io
 import os
 import sys
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from email.utils import formatdate
 from typing import IO, Any
@@ -49,6 +51,7 @@ from lakesuperior.model.staging import (
     COMMITTED,
     ROLLED_BACK,
     Operation,
+    Received,
     Staging,
     TxInfo,
     load_parsed,
@@ -61,6 +64,8 @@ ATOMIC_EXPIRES = "Atomic-Expires"
 #: Fedora 6's link from a new transaction to where it is committed.
 COMMIT_REL = "http://fedora.info/definitions/v4/transaction#commitEndpoint"
 WRITES = frozenset(("POST", "PUT", "PATCH", "DELETE"))
+#: The response header of a write whose links lenient referential integrity dropped.
+DROPPED_HEADER = "Lakesuperior-Dropped-Triples"
 #: Request headers not staged: credentials, the transaction itself, hop-by-hop
 #: and framing headers, and preconditions (checked when the request was staged).
 _NOT_STAGED = frozenset(("atomic-id", "authorization", "cookie", "host", "content-length",
@@ -192,39 +197,67 @@ def _etag(repo: Repository, uid: str) -> str | None:
 # --- LDP requests with Atomic-ID -----------------------------------------------------------
 
 def within() -> Response:
-    """Answer the current LDP request inside the transaction its ``Atomic-ID`` names."""
+    """Answer the current LDP request inside the transaction its ``Atomic-ID`` names.
+
+    A read runs after every staged write of the transaction. A write runs first after
+    the staged writes on its branch of the tree only; if it then fails, or drops links
+    (lenient referential integrity), while other staged writes were left out, it runs
+    again after all of them and that answer stands: what it depends on elsewhere in
+    the tree (a resource created on another branch, membership triples) is seen."""
     tx_id = parse_atomic_id(request.headers[ATOMIC_ID])
     repo, staging = _state()
     agent = authn.request_agent()
+    owner = authn.recorded_name(agent)
     uid = request_uid()
     method = request.method
+    write = method in WRITES
     response: Response | None = None
-    try:
-        with repo.transaction():
-            info = staging.get(tx_id, authn.recorded_name(agent))
-            first = {} if uid in info.touched else {uid: _etag(repo, uid)}
-            if method in WRITES:
-                staging.check_room(info)
-            stream = request.stream if method in WRITES else None
-            with staging.receive(info, stream) as body:
-                for op in staging.operations(
-                        info, lambda uids: any(uids_related(u, uid) for u in uids)):
-                    _run(op, _agent_of(op))
-                own = Operation(method, request_path(), public_root(), _staged_headers(),
-                                [uid], authn.recorded_name(agent),
-                                datetime.now(UTC).isoformat(), body.path)
-                seen: dict[str, Any] = {}
-                response = _run(own, agent, _own_headers(), body.data, seen)
-                if method in WRITES and response.status_code < 400:
-                    _name_new_child(own, response, first)
-                    staging.stage(info, own, body.size, first,
-                                  seen.get(PARSED_KEY) if method == "PUT" else None)
-                else:
-                    staging.touch(info, first)
-            raise _Rollback
-    except _Rollback:
-        pass
+    with ExitStack() as stack:
+        body: Received | None = None
+        for every in ((False, True) if write else (True,)):
+            try:
+                with repo.transaction():
+                    info = staging.get(tx_id, owner)
+                    if body is None:
+                        if write:
+                            staging.check_room(info)
+                        body = stack.enter_context(
+                            staging.receive(info, request.stream if write else None))
+                    response = _attempt(info, uid, method, agent, body, every)
+                    raise _Rollback
+            except _Rollback:
+                pass
+            if response is not None:
+                break
     assert response is not None
+    return response
+
+
+def _attempt(info: TxInfo, uid: str, method: str, agent: Agent, body: Received,
+             every: bool) -> Response | None:
+    """Run the staged writes (``every`` one, else those on ``uid``'s branch), then the
+    request; stage it if it is a successful write. None: run it again with ``every``."""
+    repo, staging = _state()
+    first = {} if uid in info.touched else {uid: _etag(repo, uid)}
+    ops = staging.operations(
+        info, None if every else (lambda uids: any(uids_related(u, uid) for u in uids)))
+    for op in ops:
+        _run(op, _agent_of(op))
+    own = Operation(method, request_path(), public_root(), _staged_headers(),
+                    [uid], authn.recorded_name(agent), datetime.now(UTC).isoformat(),
+                    body.path)
+    seen: dict[str, Any] = {}
+    response = _run(own, agent, _own_headers(), body.data, seen)
+    failed = response.status_code >= 400 or DROPPED_HEADER in response.headers
+    if failed and not every and len(ops) < info.operations:
+        return None
+    if method in WRITES and response.status_code < 400:
+        _name_new_child(own, response, first)
+        staging.stage(info, own, body.size, first,
+                      seen.get(PARSED_KEY) if method == "PUT" else None)
+        body.kept = True
+    else:
+        staging.touch(info, first)
     return response
 
 

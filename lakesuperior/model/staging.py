@@ -6,7 +6,7 @@ A transaction is a directory under ``Config.staging_dir`` (``DATA_DIR/transactio
     <id>/meta.json        owner, expiry, state, the state of each resource it first touched
     <id>/ops              the staged requests (``Operation``), one JSON line each, in
                           order; the record has each one's offset, length and uids
-    <id>/NNNNNN.body      the body of the Nth, if it had one
+    <id>/<uuid>.body      the body of a staged request (its ``Operation`` names it)
     <id>/NNNNNN.triples   the Nth's body as parsed, if it is an RDF PUT (canonical
                           N-Triples, split, not parsed, when it runs again)
 
@@ -96,6 +96,7 @@ class Received:
     path: str | None
     size: int
     data: bytes | None
+    kept: bool = False   #: staged: its file stays
 
 
 def valid_id(tx_id: str) -> bool:
@@ -212,15 +213,15 @@ class Staging:
     @contextmanager
     def receive(self, info: TxInfo, stream: IO[bytes] | None, chunk: int = 1 << 16
                 ) -> Iterator[Received]:
-        """Copy a request body into the transaction, as the body of its next staged
-        request; removed unless ``stage`` took it. ``TransactionTooLargeError`` past
-        ``max_bytes``."""
+        """Copy a request body into the transaction (a file of its own, named apart
+        from any other request's); removed at the end unless the caller marked it
+        ``kept`` (staged). ``TransactionTooLargeError`` past ``max_bytes``."""
         if stream is None:
             yield Received(None, 0, None)
             return
-        path = os.path.join(self._dir(info.id), f"{info.operations + 1:06d}.body")
+        path = os.path.join(self._dir(info.id), f"{uuid.uuid4().hex}.body")
         size = 0
-        staged = info.operations
+        received: Received | None = None
         kept: list[bytes] | None = []
         try:
             with open(path, "wb") as out:
@@ -233,9 +234,10 @@ class Staging:
                     out.write(data)
                     if kept is not None:
                         kept = kept + [data] if size <= KEEP_IN_MEMORY else None
-            yield Received(path, size, None if kept is None else b"".join(kept))
+            received = Received(path, size, None if kept is None else b"".join(kept))
+            yield received
         finally:
-            if info.operations == staged and os.path.exists(path):
+            if (received is None or not received.kept) and os.path.exists(path):
                 os.unlink(path)
 
     def check_room(self, info: TxInfo) -> None:
