@@ -4,10 +4,10 @@ from __future__ import annotations
 import base64
 
 import pytest
-from flask.testing import FlaskClient
 
 from lakesuperior.config import Config
 from lakesuperior.users import UserDB
+from tests.apps import build_app, close_app
 
 ALICE = ("alice", "wonder land:1")       # a user; the password has a blank and a colon
 ROOT = ("root", "s3cret-r00t")           # an administrator
@@ -18,12 +18,6 @@ TTL = "text/turtle"
 def basic(user: str, password: str) -> dict[str, str]:
     token = base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
     return {"Authorization": f"Basic {token}"}
-
-
-class Client(FlaskClient):
-    def open(self, *args, **kwargs):
-        kwargs.setdefault("buffered", True)
-        return super().open(*args, **kwargs)
 
 
 @pytest.fixture(scope="session")
@@ -71,20 +65,16 @@ def open_acl(tmp_path) -> str:
 def make_app(data_dir, open_acl):
     """``make_app(**config)``: the app on ``data_dir`` with authentication on (and
     the root ACL ``OPEN_ACL`` unless ``auth_root_acl`` is given)."""
-    from lakesuperior.endpoints.app import create_app
     apps = []
 
     def make(**settings):
         settings.setdefault("auth_root_acl", open_acl)
-        app = create_app(Config(data_dir=str(data_dir), sync=False, **settings))
-        app.testing = True
-        app.test_client_class = Client
-        apps.append(app)
-        return app
+        apps.append(build_app(Config(data_dir=str(data_dir), sync=False, **settings)))
+        return apps[-1]
 
     yield make
     for app in apps:
-        app.extensions["lakesuperior"].close()
+        close_app(app)
 
 
 @pytest.fixture

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import pytest
-from flask.testing import FlaskClient
 
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.config import Config
+from tests.apps import serving
 
 ROOT = "http://localhost/rest"
 LDP = "http://www.w3.org/ns/ldp#"
@@ -18,24 +18,10 @@ NT = "application/n-triples"
 MAX_BODY = 200_000
 
 
-class Client(FlaskClient):
-    """A test client that reads every response whole (and closes it), like a real one."""
-
-    def open(self, *args, **kwargs):
-        kwargs.setdefault("buffered", True)
-        return super().open(*args, **kwargs)
-
-
 @pytest.fixture
 def app(tmp_path):
-    from lakesuperior.endpoints.app import create_app
-    config = Config(data_dir=str(tmp_path / "data"), sync=False, max_body_size=MAX_BODY,
-                    auth_enabled=False)
-    app = create_app(config)
-    app.testing = True
-    app.test_client_class = Client
-    yield app
-    app.extensions["lakesuperior"].close()
+    yield from serving(Config(data_dir=str(tmp_path / "data"), sync=False,
+                              max_body_size=MAX_BODY, auth_enabled=False))
 
 
 @pytest.fixture

@@ -12,10 +12,11 @@ from lakesuperior import exceptions as exc
 from lakesuperior.config import Config
 from lakesuperior.endpoints import errors
 from lakesuperior.endpoints.paths import PathError
+from tests.apps import Client
 
 from ..conftest import store_state
 from ..store.smallfs import small_filesystem
-from .conftest import LDP, Client, graph, link_targets, put_ttl
+from .conftest import LDP, graph, link_targets, put_ttl
 
 
 @pytest.mark.parametrize("error, status", [

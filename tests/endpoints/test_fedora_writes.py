@@ -10,6 +10,7 @@ import pytest
 
 from lakesuperior import headers as hdr
 from lakesuperior.config import Config
+from tests.apps import Client
 
 from ..servers import lsup_server
 from .conftest import (
@@ -18,7 +19,6 @@ from .conftest import (
     MEMENTO,
     ROOT,
     TTL,
-    Client,
     graph,
     links,
     post_ttl,

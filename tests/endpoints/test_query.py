@@ -11,8 +11,9 @@ from rdflib import Literal, URIRef
 from lakesuperior import rdfio
 from lakesuperior.config import Config
 from lakesuperior.endpoints.query import MAX_QUERY_LENGTH
+from tests.apps import Client
 
-from .conftest import ROOT, TTL, Client, links, put_ttl
+from .conftest import ROOT, TTL, links, put_ttl
 
 URL = "/query/sparql"
 EX = "http://ex.org/"

@@ -10,6 +10,7 @@ import pytest
 from lakesuperior import headers as hdr
 from lakesuperior.config import Config
 from lakesuperior.endpoints.memento import version_datetime
+from tests.apps import Client
 
 from .conftest import (
     DC_TITLE,
@@ -31,7 +32,7 @@ from .conftest import (
 def app(tmp_path):
     from lakesuperior.endpoints.app import create_app
 
-    from .conftest import MAX_BODY, Client
+    from .conftest import MAX_BODY
     app = create_app(Config(data_dir=str(tmp_path / "data"), sync=False, max_body_size=MAX_BODY,
                             versioning_auto=False, auth_enabled=False))
     app.testing = True

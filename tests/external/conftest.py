@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from flask.testing import FlaskClient
+
+from tests.apps import serving
 
 CONTENT = bytes(range(256)) * 40          # 10240 bytes
 TEXT = b"hello external world\n"
@@ -149,26 +150,13 @@ def ext_repo(repo_factory, origin, files):
                         external_content_timeout=5.0, max_body_size=50_000)
 
 
-class Client(FlaskClient):
-    """A test client that reads every response whole (and closes it), like a real one."""
-
-    def open(self, *args, **kwargs):
-        kwargs.setdefault("buffered", True)
-        return super().open(*args, **kwargs)
-
-
 @pytest.fixture
 def app(tmp_path, origin, files):
     from lakesuperior.config import Config
-    from lakesuperior.endpoints.app import create_app
-    config = Config(data_dir=str(tmp_path / "data"), sync=False, max_body_size=50_000,
-                    auth_enabled=False, external_content_allowed=allow_list(origin, files),
-                    external_content_timeout=5.0)
-    app = create_app(config)
-    app.testing = True
-    app.test_client_class = Client
-    yield app
-    app.extensions["lakesuperior"].close()
+    yield from serving(Config(
+        data_dir=str(tmp_path / "data"), sync=False, max_body_size=50_000,
+        auth_enabled=False, external_content_allowed=allow_list(origin, files),
+        external_content_timeout=5.0))
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ import re
 import pytest
 
 from lakesuperior import headers as hdr
+from tests.apps import Client
 
-from .conftest import CONTENT, REL, TEXT, Client, link
+from .conftest import CONTENT, REL, TEXT, link
 
 CONSTRAINED_BY = "http://www.w3.org/ns/ldp#constrainedBy"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from lakesuperior.config import Config
+from tests.apps import build_app, close_app
 
 TTL = "text/turtle"
 ROOT = "http://localhost/rest"
@@ -20,21 +21,10 @@ class Clock:
 
 
 def make_app(data_dir, **overrides):
-    from flask.testing import FlaskClient
-
-    from lakesuperior.endpoints.app import create_app
-
-    class Client(FlaskClient):
-        def open(self, *args, **kwargs):
-            kwargs.setdefault("buffered", True)
-            return super().open(*args, **kwargs)
-
+    """The app on ``data_dir`` (authentication off unless ``overrides`` say);
+    the caller closes it."""
     overrides.setdefault("auth_enabled", False)
-    config = Config(data_dir=str(data_dir), sync=False, **overrides)
-    app = create_app(config)
-    app.testing = True
-    app.test_client_class = Client
-    return app
+    return build_app(Config(data_dir=str(data_dir), sync=False, **overrides))
 
 
 @pytest.fixture
@@ -48,7 +38,7 @@ def app(tmp_path, clock):
                    transactions_max_bytes=10_000)
     app.extensions["lakesuperior"].staging.clock = clock
     yield app
-    app.extensions["lakesuperior"].close()
+    close_app(app)
 
 
 @pytest.fixture

@@ -6,9 +6,10 @@ import pytest
 
 from lakesuperior.config import Config
 from lakesuperior.endpoints import authn
+from tests.apps import Client
 from tests.conftest import store_state
 from tests.tx.test_tx_http import staged_files
-from tests.webac.conftest import ADMIN, ALICE, BOB, ROOT, TTL, Client, grant, put_acl
+from tests.webac.conftest import ADMIN, ALICE, BOB, ROOT, TTL, grant, put_acl
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ writes an ACL through the trusted repository.
 from __future__ import annotations
 
 import pytest
-from flask.testing import FlaskClient
 
 from lakesuperior.agents import ANONYMOUS, Agent
 from lakesuperior.config import Config
 from lakesuperior.endpoints import authn
+from tests.apps import serving
 
 ROOT = "http://localhost/rest"
 TTL = "text/turtle"
@@ -27,23 +27,12 @@ BOB = Agent(name="bob", webid="http://example.org/people/bob")
 ADMIN = Agent(name="admin", admin=True)
 
 
-class Client(FlaskClient):
-    def open(self, *args, **kwargs):
-        kwargs.setdefault("buffered", True)
-        return super().open(*args, **kwargs)
-
-
 @pytest.fixture
 def app(tmp_path, monkeypatch):
     """The app on a fresh repository; its requests act as the administrator until
     a test calls ``act``."""
-    from lakesuperior.endpoints.app import create_app
     monkeypatch.setattr(authn, "request_agent", lambda: ADMIN)
-    app = create_app(Config(data_dir=str(tmp_path / "data"), sync=False))
-    app.testing = True
-    app.test_client_class = Client
-    yield app
-    app.extensions["lakesuperior"].close()
+    yield from serving(Config(data_dir=str(tmp_path / "data"), sync=False))
 
 
 @pytest.fixture
