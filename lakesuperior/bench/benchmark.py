@@ -32,6 +32,10 @@ With ``--gets N``, then times N GETs of a resource ``--get-depth`` levels
 below the root by ``--get-clients`` concurrent clients, optionally with an ACL
 at each level and as the anonymous agent (``lakesuperior.bench.reads``).
 
+With ``--clients N``, N concurrent clients share the ingest (``lakesuperior.bench.clients``:
+HTTP clients are processes with a keep-alive connection each, Python clients threads);
+``requests_per_s`` is then the requests over the wall time of that phase.
+
 Prints one line of text (two with ``--gets``); ``--output FILE.json`` writes the figures (keys as in
 WORKLOAD.md, plus a few more), ``--plot FILE.png`` the latency curve (needs
 matplotlib: ``pip install 'lakesuperior[bench]'``; ``lakesuperior.bench.figures``).
@@ -51,6 +55,7 @@ from typing import Any
 import click
 
 from lakesuperior.admin.http import parse_auth
+from lakesuperior.bench import clients
 from lakesuperior.bench.figures import machine, plot, summarize, summary_line
 from lakesuperior.bench.lag import LagSampler
 from lakesuperior.bench.reads import read_phase, reads_line
@@ -91,6 +96,8 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         raise BenchmarkError("--graph-size must be at least 4")
     if opts.transaction and opts.mode != "http":
         raise BenchmarkError("--transaction groups HTTP requests: it needs --mode http")
+    if opts.transaction and opts.clients > 1:
+        raise BenchmarkError("--transaction is for one client: it cannot go with --clients")
     parent = _parent_path(opts.parent)
     rng = random.Random(opts.seed)
     target: Any = PythonTarget(opts) if opts.mode == "python" else HttpTarget(opts)
@@ -104,6 +111,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
     post: dict[str, Any] = {"container_get_s": None, "python_retrieval_s": None,
                             "sparql_count_s": None, "first_query_s": None}
     wall = 0.0
+    concurrent_wall: float | None = None   # --clients: the concurrent phase's wall time
     lag = None
     reads = None
     try:
@@ -112,7 +120,14 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         sampler = LagSampler(target.index_state).start()
         wall0 = time.perf_counter()
         try:
-            for i in range(opts.count):
+            if opts.clients > 1:
+                outcome = _concurrent(opts, target, parent, internal)
+                latencies, n_rdf = outcome.latencies_ms, outcome.rdf
+                interrupted, error = outcome.interrupted, outcome.error
+                concurrent_wall = outcome.wall_s
+                if progress is not None:
+                    progress.update(outcome.count)
+            for i in range(opts.count if opts.clients == 1 else 0):
                 if opts.transaction and i % opts.transaction == 0:
                     target.begin()
                 kind = kinds[i % len(kinds)]
@@ -140,7 +155,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
             interrupted = True
         except BenchmarkError as e:
             error = str(e)
-        wall = time.perf_counter() - wall0
+        wall = time.perf_counter() - wall0 if concurrent_wall is None else concurrent_wall
         lag = sampler.stop()
         target.release_store()
         if progress is not None and hasattr(progress, "finish"):
@@ -174,7 +189,9 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         "mode": opts.mode, "method": opts.method, "count": done, "graph_size": opts.graph_size,
         "latency_ms": lat,
         "wall_s": round(wall, 3),
-        "requests_per_s": round(done / request_s, 1) if request_s else None,
+        "clients": opts.clients,
+        "requests_per_s": (round(done / wall, 1) if wall else None) if opts.clients > 1
+        else (round(done / request_s, 1) if request_s else None),
         "store_bytes": store_bytes,
         "bytes_per_triple": round(lmdb_bytes / triples, 1) if lmdb_bytes and triples else None,
         "post_run": post,
@@ -195,6 +212,18 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         "latencies_ms": [round(x, 4) for x in latencies],
     }
     return result
+
+
+def _concurrent(opts: Options, target: Any, parent: str, internal: list[str]
+                ) -> clients.Outcome:
+    """The ingest by ``opts.clients`` concurrent clients (``bench.clients``)."""
+    job = clients.Job(op=opts.method, path=parent,
+                      endpoint=opts.endpoint if opts.mode == "http" else None,
+                      auth=opts.auth, internal=tuple(internal), graph_size=opts.graph_size,
+                      resource_type=opts.resource_type, binary_size=opts.binary_size,
+                      seed=opts.seed, timeout=opts.timeout)
+    return clients.run(job, opts.clients, count=opts.count,
+                       target=target if opts.mode == "python" else None)
 
 
 # --- the command -----------------------------------------------------------------------------
@@ -256,8 +285,8 @@ class _Bar:
               help="After the ingest, time this many GETs of one resource (0: none).")
 @click.option("--get-depth", type=click.IntRange(min=1, max=50), default=4, show_default=True,
               help="How many levels below the root the GET target is.")
-@click.option("--get-clients", type=click.IntRange(min=1, max=256), default=1,
-              show_default=True, help="Concurrent clients (threads) making the GETs.")
+@click.option("--get-clients", type=click.IntRange(min=1, max=256), default=None,
+              help="Concurrent clients (threads) making the GETs  [default: --clients].")
 @click.option("--acl-each-level", is_flag=True, help="Give each level of the GET path an "
               "ACL (everyone may read): needs Control, e.g. an administrator's --auth.")
 @click.option("--get-anonymous", is_flag=True, help="Make the GETs without credentials "
@@ -265,6 +294,10 @@ class _Bar:
 @click.option("--transaction", type=click.IntRange(min=0), default=0, show_default=True,
               metavar="N", help="http: group every N requests in one HTTP transaction "
               "(fcr:tx); each commit is timed apart (commit_ms), the requests as usual.")
+@click.option("--clients", type=click.IntRange(min=1, max=256), default=1, show_default=True,
+              metavar="N", help="Concurrent clients of the ingest, each with its own "
+              "keep-alive connection (http: a process each; python: a thread each); they "
+              "share the --count requests.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds to wait for each HTTP response.")
 @click.option("--output", "-o", metavar="FILE.json", help="Write the results as JSON.")
@@ -275,8 +308,8 @@ def command(mode: str, endpoint: str | None, auth: str | None, count: int, paren
             method: str, graph_size: int, resource_type: str, binary_size: int,
             delete_container: bool, seed: int, data_dir: str | None, config: str | None,
             sparql: str | None, no_post_run: bool, no_sparql: bool, gets: int,
-            get_depth: int, get_clients: int, acl_each_level: bool, get_anonymous: bool,
-            transaction: int, timeout: float, output: str | None,
+            get_depth: int, get_clients: int | None, acl_each_level: bool,
+            get_anonymous: bool, transaction: int, clients: int, timeout: float, output: str | None,
             plot_file: str | None, quiet: bool) -> None:
     """Time the creation of COUNT resources in one container (WORKLOAD.md), then
     the container's retrieval and a SPARQL count; print one line, optionally
@@ -295,7 +328,8 @@ def command(mode: str, endpoint: str | None, auth: str | None, count: int, paren
                    graph_size=graph_size, resource_type=resource_type,
                    binary_size=binary_size, delete_container=delete_container, seed=seed,
                    sparql=sparql, post_run=not no_post_run, sparql_count=not no_sparql,
-                   timeout=timeout, gets=gets, get_depth=get_depth, get_clients=get_clients,
+                   timeout=timeout, gets=gets, get_depth=get_depth,
+                   get_clients=clients if get_clients is None else get_clients, clients=clients,
                    acl_each_level=acl_each_level, get_anonymous=get_anonymous,
                    transaction=transaction)
 

@@ -68,7 +68,9 @@ def summary_line(res: dict[str, Any]) -> str:
 
     ratio = res["last_first_ratio"]
     parts = [f"lsup-benchmark {res['mode']} {res['method']} {res['resource_type']} "
-             f"n={res['count']}" + (" (interrupted)" if res["interrupted"] else ""),
+             f"n={res['count']}"
+             + (f" clients={res['clients']}" if res.get("clients", 1) > 1 else "")
+             + (" (interrupted)" if res["interrupted"] else ""),
              f"median {f(lat['median'], ' ms')} p95 {f(lat['p95'])} p99 {f(lat['p99'])} "
              f"mean {f(lat['mean'])}",
              f"first1k {f(lat['first_1k_median'])} last1k {f(lat['last_1k_median'])} "

@@ -65,6 +65,7 @@ class Options:
     gets: int = 0
     get_depth: int = 4
     get_clients: int = 1
+    clients: int = 1        #: concurrent clients of the ingest (``bench.clients``)
     acl_each_level: bool = False
     get_anonymous: bool = False
     transaction: int = 0    #: http: every N requests in one fcr:tx transaction (0: none)

@@ -80,6 +80,9 @@ class InputChecker:
         allow_foreign = ctx.settings.allow_foreign_subjects
         check_refs = (ctx.settings.referential_integrity if refint else "off") != "off"
         server_managed = is_server_managed
+        # Predicate -> whether it is server-managed, for predicates other than
+        # rdf:type (whose answer depends on the object): a graph repeats few.
+        managed: dict[str, bool] = {}
         sm: list[Triple] = []
         foreign: list[Triple] = []
         out: list[Triple] = []
@@ -99,9 +102,16 @@ class InputChecker:
             elif s[:2] != "_:":
                 raise InvalidTripleError(self.uid, f"Invalid subject (not an IRI or blank "
                                                    f"node): {s[:200]}")
-            if p[:1] != "<":
-                raise InvalidTripleError(self.uid, f"Invalid predicate (not an IRI): {p[:200]}")
-            if server_managed(p, o):
+            found = managed.get(p)
+            if found is None:
+                if p[:1] != "<":
+                    raise InvalidTripleError(self.uid,
+                                             f"Invalid predicate (not an IRI): {p[:200]}")
+                if p == RDF_TYPE:
+                    found = server_managed(p, o)
+                else:
+                    found = managed[p] = server_managed(p, o)
+            if found:
                 sm.append((s, p, o))
                 continue
             if o.startswith(ours):

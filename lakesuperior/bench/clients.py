@@ -1,0 +1,324 @@
+"""Concurrent clients: ``lsup-benchmark --clients N`` and ``benchmarks/http_clients.py``.
+
+N clients make requests at the same time. Over HTTP each is a process of its
+own (the clients share no GIL) with its own keep-alive connection; through the
+Python API each is a thread calling the one ``Repository``. Each client makes
+its share of ``count`` requests, or repeats them for ``seconds``: ``put``
+creates ``<path>/<uuid4>``, ``post`` creates a child of ``path``, ``get``
+fetches ``path`` as Turtle (HTTP only). The bodies are made before the clock
+starts: each client makes up to ``POOL`` workload bodies (a different seed per
+client) and cycles through them. Every client is connected and waiting at a
+barrier when the clock starts; the first failed request stops its client.
+
+``run`` returns an ``Outcome``: every latency in the order the requests
+started, the wall time from the start to the last client's end, and the
+requests per second over it.
+"""
+from __future__ import annotations
+
+import base64
+import http.client
+import multiprocessing as mp
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from lakesuperior.bench.workload import GRAPH_SIZE, random_bytes, workload_turtle
+from lakesuperior.exceptions import BenchmarkError
+
+__all__ = ["Job", "Outcome", "POOL", "run", "shares", "bodies"]
+
+POOL = 32          #: most distinct bodies a client makes (it cycles through them)
+TURTLE = "text/turtle"
+OCTETS = "application/octet-stream"
+_START_TIMEOUT = 300.0   #: seconds the clients may take to get ready
+_RETRYABLE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
+
+
+@dataclass(frozen=True)
+class Job:
+    """What every client does (picklable: it goes to the client processes)."""
+
+    op: str                          #: ``put``, ``post`` or ``get``
+    path: str                        #: put/post: the container; get: the resource
+    endpoint: str | None = None      #: the LDP root URL; None: the Python API
+    auth: tuple[str, str] | None = None
+    internal: tuple[str, ...] = ()   #: the resources the graphs link to
+    graph_size: int = GRAPH_SIZE
+    resource_type: str = "rdf"       #: ``rdf``, ``binary`` or ``both`` (alternately)
+    binary_size: int = 4096
+    seed: int = 1
+    timeout: float = 600.0           #: seconds to wait for one response
+
+
+@dataclass
+class Outcome:
+    """What the clients did."""
+
+    latencies_ms: list[float]        #: every request, in the order they started
+    wall_s: float                    #: from the start to the end of the last client
+    clients: int
+    rdf: int = 0                     #: RDF resources created
+    error: str | None = None         #: the first failure, if any
+    interrupted: bool = False
+    per_client: list[int] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.latencies_ms)
+
+    @property
+    def requests_per_s(self) -> float | None:
+        return round(self.count / self.wall_s, 1) if self.wall_s > 0 else None
+
+
+def shares(count: int, clients: int) -> list[int]:
+    """``count`` requests split as evenly as possible among ``clients``."""
+    return [count // clients + (i < count % clients) for i in range(clients)]
+
+
+def bodies(job: Job, index: int, n: int) -> list[tuple[bytes, str]]:
+    """The ``(body, media type)`` pool of client ``index``: ``n`` (at most ``POOL``)
+    workload graphs or random binaries, alternating for ``both``."""
+    rng = random.Random(job.seed * 1_000_003 + index)
+    kinds = {"rdf": ("rdf",), "binary": ("binary",), "both": ("rdf", "binary")}[
+        job.resource_type]
+    out = []
+    for i in range(max(1, min(n, POOL))):
+        if kinds[i % len(kinds)] == "rdf":
+            out.append((workload_turtle(rng, list(job.internal), job.graph_size), TURTLE))
+        else:
+            out.append((random_bytes(rng, job.binary_size), OCTETS))
+    if job.resource_type == "both" and len(out) % 2 and len(out) > 1:
+        out.pop()     # an even pool keeps the alternation when it cycles
+    return out
+
+
+def _child(parent: str) -> str:
+    return ("" if parent == "/" else parent.rstrip("/")) + "/" + str(uuid.uuid4())
+
+
+# --- one client --------------------------------------------------------------------------------
+
+#: A client's report: (its index, request start times, latencies in ms, RDF resources
+#: created, end time, error or None, interrupted).
+Report = tuple[int, list[float], list[float], int, float, str | None, bool]
+
+
+def _loop(send: Callable[[bytes | None, str], tuple[bool, str | None]], job: Job,
+          pool: list[tuple[bytes, str]], share: int | None, seconds: float | None,
+          start: Callable[[], None], stop: threading.Event | None = None
+          ) -> tuple[list[float], list[float], int, float, str | None, bool]:
+    """Make the requests of one client with ``send(body, ctype)``: (ok, error);
+    ``stop``: set to stop early (Ctrl-C in the thread that runs the clients)."""
+    starts: list[float] = []
+    lat: list[float] = []
+    rdf = 0
+    error = None
+    interrupted = False
+    start()
+    end = None if seconds is None else time.time() + seconds
+    i = 0
+    try:
+        while (share is None or i < share) and (end is None or time.time() < end):
+            if stop is not None and stop.is_set():
+                interrupted = True
+                break
+            body, ctype = pool[i % len(pool)] if pool else (None, TURTLE)
+            starts.append(time.time())
+            t0 = time.perf_counter()
+            ok, error = send(body, ctype)
+            lat.append((time.perf_counter() - t0) * 1000)
+            if not ok:
+                starts.pop()
+                lat.pop()
+                break
+            rdf += ctype == TURTLE and job.op != "get"
+            i += 1
+    except KeyboardInterrupt:
+        interrupted = True
+    return starts, lat, rdf, time.time(), error, interrupted
+
+
+def _http_sender(job: Job) -> tuple[http.client.HTTPConnection,
+                                    Callable[[bytes | None, str], tuple[bool, str | None]]]:
+    assert job.endpoint is not None
+    parts = urlsplit(job.endpoint)
+    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+    conn = kind(parts.hostname or "127.0.0.1", parts.port, timeout=job.timeout)
+    root = parts.path.rstrip("/")
+    base: dict[str, str] = {"User-Agent": "lsup-benchmark"}
+    if job.auth:
+        base["Authorization"] = "Basic " + base64.b64encode(
+            f"{job.auth[0]}:{job.auth[1]}".encode()).decode()
+
+    def send(body: bytes | None, ctype: str) -> tuple[bool, str | None]:
+        if job.op == "get":
+            method, path, headers = "GET", root + job.path, {**base, "Accept": TURTLE}
+        else:
+            method = job.op.upper()
+            path = root + (_child(job.path) if job.op == "put" else job.path)
+            headers = {**base, "Content-Type": ctype}
+        for attempt in (1, 2):   # a keep-alive connection the server closed: once more
+            try:
+                conn.request(method, path, body=body, headers=headers)
+                resp = conn.getresponse()
+                data = resp.read()
+                break
+            except _RETRYABLE:
+                conn.close()
+                if attempt == 2:
+                    raise
+        if resp.status >= 300:
+            text = data[:300].decode("utf-8", "replace").strip()
+            return False, f"{method} {path} answered {resp.status} {resp.reason}: {text}"
+        return True, None
+    return conn, send
+
+
+def _http_client(job: Job, index: int, share: int | None, seconds: float | None,
+                 barrier: Any, out: Any) -> None:
+    """One client process (module level: the processes are spawned)."""
+    try:
+        conn, send = _http_sender(job)
+        pool = bodies(job, index, share or POOL) if job.op != "get" else []
+        conn.connect()
+        result = _loop(send, job, pool, share, seconds,
+                       lambda: barrier.wait(_START_TIMEOUT))
+        conn.close()
+    except BaseException as e:  # noqa: BLE001 - reported to the parent
+        barrier.abort()
+        result = ([], [], 0, time.time(), f"client {index}: {type(e).__name__}: {e}",
+                  isinstance(e, KeyboardInterrupt))
+    out.put((index, *result))
+
+
+def _python_client(job: Job, target: Any, index: int, share: int | None,
+                   seconds: float | None, barrier: threading.Barrier,
+                   stop: threading.Event, reports: list[Report]) -> None:
+    """One client thread on the Python API (``target``: a ``PythonTarget``)."""
+    def send(body: bytes | None, ctype: str) -> tuple[bool, str | None]:
+        try:
+            if job.op == "put":
+                target.put(_child(job.path), body, ctype)
+            else:
+                target.post(job.path, body, ctype)
+        except Exception as e:  # noqa: BLE001 - the first failure stops the client
+            return False, f"{job.op.upper()} {job.path}: {type(e).__name__}: {e}"
+        return True, None
+    try:
+        pool = bodies(job, index, share or POOL)
+        result = _loop(send, job, pool, share, seconds, lambda: barrier.wait(_START_TIMEOUT),
+                       stop)
+    except threading.BrokenBarrierError:
+        result = ([], [], 0, time.time(), f"client {index}: the start was aborted", False)
+    reports.append((index, *result))
+
+
+# --- the clients ---------------------------------------------------------------------------
+
+def run(job: Job, clients: int, *, count: int | None = None, seconds: float | None = None,
+        target: Any = None) -> Outcome:
+    """Run ``clients`` clients making ``count`` requests in all, or each repeating
+    for ``seconds``; ``target``: the ``PythonTarget`` when ``job.endpoint`` is None."""
+    if clients < 1:
+        raise BenchmarkError("--clients must be at least 1")
+    if (count is None) == (seconds is None):
+        raise ValueError("give count or seconds")
+    if job.endpoint is None and (target is None or job.op == "get"):
+        raise BenchmarkError("Python clients create resources (put or post) on a target")
+    split: list[int | None] = (list(shares(count, clients)) if count is not None
+                               else [None] * clients)
+    if job.endpoint is None:
+        reports, t0, interrupted = _run_threads(job, target, split, seconds)
+    else:
+        reports, t0, interrupted = _run_processes(job, split, seconds)
+    reports.sort(key=lambda r: r[0])
+    pairs = sorted((s, x) for r in reports for s, x in zip(r[1], r[2], strict=True))
+    ends = [r[4] for r in reports if r[2]]
+    errors = [r[5] for r in reports if r[5]]
+    return Outcome(latencies_ms=[x for _, x in pairs],
+                   wall_s=round(max(ends) - t0, 4) if ends and t0 else 0.0,
+                   clients=clients, rdf=sum(r[3] for r in reports),
+                   error=errors[0] if errors else None,
+                   interrupted=interrupted or any(r[6] for r in reports),
+                   per_client=[len(r[2]) for r in reports])
+
+
+def _run_threads(job: Job, target: Any, split: list[int | None], seconds: float | None
+                 ) -> tuple[list[Report], float, bool]:
+    barrier = threading.Barrier(len(split) + 1)
+    stop = threading.Event()
+    reports: list[Report] = []
+    threads = [threading.Thread(target=_python_client, daemon=True,
+                                args=(job, target, i, share, seconds, barrier, stop, reports))
+               for i, share in enumerate(split)]
+    for t in threads:
+        t.start()
+    t0 = 0.0
+    interrupted = False
+    try:
+        barrier.wait(_START_TIMEOUT)
+        t0 = time.time()
+        for t in threads:
+            t.join()
+    except KeyboardInterrupt:
+        interrupted = True
+    except threading.BrokenBarrierError:
+        pass    # a client failed before the start: its report says why
+    finally:
+        stop.set()
+        barrier.abort()
+        for t in threads:     # the repository closes after: let every call end first
+            t.join()
+    return reports, t0, interrupted
+
+
+def _run_processes(job: Job, split: list[int | None], seconds: float | None
+                   ) -> tuple[list[Report], float, bool]:
+    ctx = mp.get_context("spawn")     # no fork of this process's threads and LMDB handles
+    barrier = ctx.Barrier(len(split) + 1)
+    out = ctx.Queue()
+    procs = [ctx.Process(target=_http_client, args=(job, i, share, seconds, barrier, out),
+                         daemon=True) for i, share in enumerate(split)]
+    for p in procs:
+        p.start()
+    t0 = 0.0
+    interrupted = False
+    reports: list[Report] = []
+    try:
+        try:
+            barrier.wait(_START_TIMEOUT)
+            t0 = time.time()
+        except threading.BrokenBarrierError:
+            pass    # a client failed before the start: its report says why
+        while len(reports) < len(procs):
+            try:
+                reports.append(out.get(timeout=1.0))
+            except Exception:  # noqa: BLE001 - queue.Empty: is anyone still running?
+                if not any(p.is_alive() for p in procs) and out.empty():
+                    break
+    except KeyboardInterrupt:
+        interrupted = True
+        deadline = time.time() + 5     # the clients got the Ctrl-C too: take their reports
+        while len(reports) < len(procs) and time.time() < deadline:
+            try:
+                reports.append(out.get(timeout=0.5))
+            except Exception:  # noqa: BLE001 - queue.Empty
+                continue
+    finally:
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+                p.join()
+    missing = len(procs) - len(reports)
+    if missing and not interrupted:
+        reports.append((len(procs), [], [], 0, time.time(),
+                        f"{missing} client process(es) ended without a report", False))
+    return reports, t0, interrupted
