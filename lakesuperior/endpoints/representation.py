@@ -308,18 +308,25 @@ def not_modified_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 
 def write_headers(urls: Urls, res: Any, request_uid: str, target: Target | None = None,
-                  handling: str | None = None) -> dict[str, str]:
+                  handling: str | None = None, *, links: list[str] | None = None
+                  ) -> dict[str, str]:
     """Last-Modified, Link and Preference-Applied of a write response (no ETag:
     the tag of the next GET's representation is only known to that GET).
 
     ``target``: what was written (default: the resource ``res``). When that is
     not the request URI's resource (POST), its links carry an ``anchor`` (RFC
-    8288 section 3.2): their context would be the container."""
+    8288 section 3.2): their context would be the container. ``links``: the
+    ``Link`` values to send instead (a 201 sends those of a GET, anchored)."""
     target = target or Target(res.uid)
     headers = {}
     modified = modified_of(res)
     if modified is not None:
         headers["Last-Modified"] = hdr.format_http_date(modified)
+    if handling:
+        headers["Preference-Applied"] = f"handling={handling}"
+    if links is not None:
+        headers["Link"] = ", ".join(links)
+        return headers
     links = type_links(advertised_types(res, target))
     if res.is_binary and target.kind == "resource":
         links.append(link_value(urls.url(res.uid, "metadata"), "describedby"))
@@ -329,8 +336,6 @@ def write_headers(urls: Urls, res: Any, request_uid: str, target: Target | None 
         links = [link + anchor for link in links]
     links.append(constrained_by(urls))
     headers["Link"] = ", ".join(links)
-    if handling:
-        headers["Preference-Applied"] = f"handling={handling}"
     return headers
 
 

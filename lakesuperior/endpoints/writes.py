@@ -63,23 +63,24 @@ def _created(call: Call, res: Any) -> Response:
     values a GET of it gives (``representation.resource_links``, the one builder):
     types, Memento relations, ``describedby`` for a binary. For a POST, whose
     request URI is the container, they carry an ``anchor`` (RFC 8288 section 3.2)."""
-    headers = _written(call, res)
     location = call.url(res.uid)
     links = [link for link in resource_links(call.urls, res, Target(res.uid))
              if link != call.constrained_by]
     if res.uid != call.uid:
         anchor = f'; anchor="{location}"'
         links = [link + anchor for link in links]
-    headers["Link"] = ", ".join([*links, call.constrained_by])
+    headers = _written(call, res, links=[*links, call.constrained_by])
     headers["Location"] = location
     return Response(location + "\n", status=201, headers=headers,
                     content_type="text/plain; charset=utf-8")
 
 
-def _written(call: Call, res: Any, target: Target | None = None) -> dict[str, str]:
-    """The headers of a write's response (``representation.write_headers``), and
-    the links lenient referential integrity dropped (``dropped_headers``)."""
-    headers = write_headers(call.urls, res, call.uid, target, call.handling)
+def _written(call: Call, res: Any, target: Target | None = None, *,
+             links: list[str] | None = None) -> dict[str, str]:
+    """The headers of a write's response (``representation.write_headers``; ``links``:
+    its ``Link`` values, if given), and the links lenient referential integrity
+    dropped (``dropped_headers``)."""
+    headers = write_headers(call.urls, res, call.uid, target, call.handling, links=links)
     headers.update(dropped_headers(res.dropped))
     return headers
 
