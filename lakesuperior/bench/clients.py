@@ -112,7 +112,7 @@ Report = tuple[int, list[float], list[float], int, float, str | None, bool]
 
 def _loop(send: Callable[[bytes | None, str], tuple[bool, str | None]], job: Job,
           pool: list[tuple[bytes, str]], share: int | None, seconds: float | None,
-          start: Callable[[], None], stop: threading.Event | None = None
+          start: Callable[[], object], stop: threading.Event | None = None
           ) -> tuple[list[float], list[float], int, float, str | None, bool]:
     """Make the requests of one client with ``send(body, ctype)``: (ok, error);
     ``stop``: set to stop early (Ctrl-C in the thread that runs the clients)."""
