@@ -37,6 +37,7 @@ POOL = 32          #: most distinct bodies a client makes (it cycles through the
 TURTLE = "text/turtle"
 OCTETS = "application/octet-stream"
 _START_TIMEOUT = 300.0   #: seconds the clients may take to get ready
+_ABORTED = "the start was aborted (another client failed before it)"
 _RETRYABLE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
 
 
@@ -191,6 +192,8 @@ def _http_client(job: Job, index: int, share: int | None, seconds: float | None,
         result = _loop(send, job, pool, share, seconds,
                        lambda: barrier.wait(_START_TIMEOUT))
         conn.close()
+    except threading.BrokenBarrierError:
+        result = ([], [], 0, time.time(), f"client {index}: {_ABORTED}", False)
     except BaseException as e:  # noqa: BLE001 - reported to the parent
         barrier.abort()
         result = ([], [], 0, time.time(), f"client {index}: {type(e).__name__}: {e}",
@@ -213,10 +216,16 @@ def _python_client(job: Job, target: Any, index: int, share: int | None,
         return True, None
     try:
         pool = bodies(job, index, share or POOL)
+    except Exception as e:  # noqa: BLE001 - reported; the others must not wait for it
+        barrier.abort()
+        reports.append((index, [], [], 0, time.time(),
+                        f"client {index}: {type(e).__name__}: {e}", False))
+        return
+    try:
         result = _loop(send, job, pool, share, seconds, lambda: barrier.wait(_START_TIMEOUT),
                        stop)
     except threading.BrokenBarrierError:
-        result = ([], [], 0, time.time(), f"client {index}: the start was aborted", False)
+        result = ([], [], 0, time.time(), f"client {index}: {_ABORTED}", False)
     reports.append((index, *result))
 
 
@@ -241,7 +250,8 @@ def run(job: Job, clients: int, *, count: int | None = None, seconds: float | No
     reports.sort(key=lambda r: r[0])
     pairs = sorted((s, x) for r in reports for s, x in zip(r[1], r[2], strict=True))
     ends = [r[4] for r in reports if r[2]]
-    errors = [r[5] for r in reports if r[5]]
+    # The cause first: a client that failed before the start aborts the others'.
+    errors = sorted((r[5] for r in reports if r[5]), key=lambda e: e.endswith(_ABORTED))
     return Outcome(latencies_ms=[x for _, x in pairs],
                    wall_s=round(max(ends) - t0, 4) if ends and t0 else 0.0,
                    clients=clients, rdf=sum(r[3] for r in reports),

@@ -55,6 +55,21 @@ def test_run_refuses_nonsense():
         clients.run(job, 2)
 
 
+class _Target:
+    def put(self, path, body, ctype):
+        pass
+
+
+@pytest.mark.parametrize("endpoint", [None, "http://127.0.0.1:9/rest/"])
+def test_a_client_failing_before_the_start_is_the_error_reported(endpoint):
+    # an unknown resource type fails in every client while it makes its bodies;
+    # the report names that, not the start the others saw aborted
+    job = clients.Job(op="put", path="/b", endpoint=endpoint, resource_type="nonsense")
+    out = clients.run(job, 2, count=4, target=_Target() if endpoint is None else None)
+    assert out.count == 0 and out.error is not None
+    assert "KeyError" in out.error and "aborted" not in out.error
+
+
 def test_python_mode_clients_share_the_ingest(bench, tmp_path):
     out = tmp_path / "r.json"
     res = bench("--count", 20, "--clients", 3, "--data-dir", tmp_path / "d", "--output", out,
