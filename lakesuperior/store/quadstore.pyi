@@ -50,6 +50,8 @@ class QuadStore(StoreEnv):
         """How many writes the union-graph indices have not taken in yet."""
     def stats(self) -> dict[str, Any]:
         """Counts and sizes: quads, graphs, terms, store bytes, map size."""
+    def table_stats(self) -> dict[str, dict[str, Any]]:
+        """``mdb_stat``-like figures of both environments, per table."""
     def copy(self, dest: str, compact: bool = True) -> None:
         """A consistent copy of the main data into ``dest`` (must not exist); the
         copy rebuilds its union-graph index on first use."""

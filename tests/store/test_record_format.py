@@ -202,3 +202,21 @@ def test_compacting_copy_has_the_same_content_and_no_free_pages(store, tmp_path)
             copied = dict(txn.namespaces())
     with store.read() as txn:
         assert copied == dict(txn.namespaces()) and len(copied) == 3
+
+
+def test_table_stats_account_for_every_page(store):
+    for i in range(20):
+        g = f"<info:r{i}>"
+        with store.write() as txn:
+            txn.add_graph(g, [(g, P, f'"{"v" * 5000} {i}"')])
+            txn.add([(G, CONTAINS, g, G)])
+    store.index()
+    stats = store.table_stats()
+    main = stats["main"]
+    assert main["page_size"] == 4096
+    assert main["tables"]["rec"]["entries"] == 20
+    assert main["tables"]["rec"]["overflow_pages"] == 40      # 5 KB: two pages each
+    assert main["tables"]["gx"]["entries"] == 20
+    used = sum(t["bytes"] for t in main["tables"].values()) // 4096
+    assert 0 <= main["free_pages"] < main["file_pages"] and used < main["file_pages"]
+    assert stats["index"]["tables"] and stats["index"]["file_pages"] > 0
