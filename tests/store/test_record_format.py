@@ -1,6 +1,7 @@
 """Format 3: the compact graph record, the upgrade of format-2 stores, the
 bounded IRI cache and the compacting copy (docs/storage.md)."""
 import os
+import random
 import struct
 
 import lmdb
@@ -220,3 +221,30 @@ def test_table_stats_account_for_every_page(store):
     used = sum(t["bytes"] for t in main["tables"].values()) // 4096
     assert 0 <= main["free_pages"] < main["file_pages"] and used < main["file_pages"]
     assert stats["index"]["tables"] and stats["index"]["file_pages"] > 0
+
+
+ESCAPE_PIECES = ["a", "é", "ᚠ", '\\"', "\\\\", "\\n", "\\t", "\\b", "\\f", "\\r", "\\u0000",
+                 "\\u001F", "\\u007F", "\\uFFFE", "\\uFFFF", "\\u0041", "\\u001f", "\\u0008",
+                 "\\U0000001F", "\\x", "\\", '"', "\x7f", "\n", "\\u00", "\\u12", "\ufffe"]
+
+
+def test_written_literals_with_escapes_are_canonical_or_refused(store):
+    """The write path's fast check of literals (escapes already canonical pass
+    as they are) agrees with ``terms.canonical`` on every combination."""
+    from lakesuperior.exceptions import TermError
+    from lakesuperior.store.terms import canonical
+    rng = random.Random(5)
+    cases = ['"' + "".join(rng.choices(ESCAPE_PIECES, k=rng.randint(1, 4))) + '"'
+             for _ in range(3000)] + ['"' + p + '"' for p in ESCAPE_PIECES]
+    for term in cases:
+        try:
+            expected = canonical(term)
+        except TermError:
+            with pytest.raises(TermError):
+                with store.write() as txn:
+                    txn.add_graph(G, [(G, P, term)])
+            continue
+        with store.write() as txn:
+            txn.add_graph(G, [(G, P, term)])
+        with store.read() as txn:
+            assert txn.triples(G) == [(G, P, expected)], term
