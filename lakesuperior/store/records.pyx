@@ -26,7 +26,7 @@ inside its own record is what makes a write touch few pages (docs/storage.md).
 cimport cython
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 
 from lakesuperior.exceptions import StoreError
@@ -49,11 +49,6 @@ cdef int _cmp_triple(const void *a, const void *b) noexcept nogil:
     return 0
 
 
-cdef int _cmp_u64(const void *a, const void *b) noexcept nogil:
-    cdef uint64_t x = (<const uint64_t *>a)[0], y = (<const uint64_t *>b)[0]
-    return -1 if x < y else (1 if x > y else 0)
-
-
 cdef Py_ssize_t sort_unique(uint64_t *triples, Py_ssize_t n) noexcept nogil:
     """Sort ``n`` (s, p, o) id triples in place and drop repeats; returns the new n."""
     if n < 2:
@@ -66,6 +61,44 @@ cdef Py_ssize_t sort_unique(uint64_t *triples, Py_ssize_t n) noexcept nogil:
             if j != i:
                 memcpy(&triples[3 * j], &triples[3 * i], 3 * sizeof(uint64_t))
     return j + 1
+
+
+cdef void radix_sort_u64(uint64_t *a, uint64_t *tmp, Py_ssize_t n, int nbytes) noexcept nogil:
+    """Sort ``a`` (``n`` values below 2**(8 * ``nbytes``)) in place, LSD radix by byte;
+    ``tmp`` has room for ``n`` values. No comparisons, no calls: a few passes."""
+    cdef Py_ssize_t count[256]
+    cdef Py_ssize_t i, total, c
+    cdef int shift
+    cdef uint64_t *src = a
+    cdef uint64_t *dst = tmp
+    cdef uint64_t *swap
+    for shift in range(0, 8 * nbytes, 8):
+        memset(count, 0, sizeof(count))
+        for i in range(n):
+            count[(src[i] >> shift) & 0xFF] += 1
+        if count[(src[0] >> shift) & 0xFF] == n:
+            continue                  # every value has this byte: nothing to move
+        total = 0
+        for i in range(256):
+            c = count[i]
+            count[i] = total
+            total += c
+        for i in range(n):
+            c = (src[i] >> shift) & 0xFF
+            dst[count[c]] = src[i]
+            count[c] += 1
+        swap = src
+        src = dst
+        dst = swap
+    if src != a:
+        memcpy(a, src, n * sizeof(uint64_t))
+
+
+cdef inline int _bytes_for(uint64_t v) noexcept nogil:
+    cdef int k = 1
+    while k < 8 and v >> (8 * k):
+        k += 1
+    return k
 
 
 cdef inline Py_ssize_t _search(const uint64_t *ids, Py_ssize_t n, uint64_t v) noexcept nogil:
@@ -112,17 +145,27 @@ cdef inline int _width_for(Py_ssize_t n) noexcept nogil:
 @cython.boundscheck(False)   # indices < their array's length by construction
 @cython.wraparound(False)
 cdef bytes encode_record(dict local_terms, uint64_t *triples, Py_ssize_t n):
-    """Encode sorted unique (s, p, o) id triples; ``local_terms`` maps the id of
-    each blank node and literal they use to its UTF-8 bytes (others are ignored)."""
-    cdef uint64_t *ids = <uint64_t *>malloc(max(3 * n, 1) * sizeof(uint64_t))
+    """Encode ``n`` (s, p, o) id triples (any order, repeats dropped);
+    ``local_terms`` maps the id of each blank node and literal they use to its
+    UTF-8 bytes (others are ignored).
+
+    The ids are radix-sorted into the term table; each triple becomes one u64
+    key of its three term indices (21 bits each: up to 2 million distinct terms,
+    else a comparison sort), radix-sorted too: no comparison callbacks.
+    """
+    cdef Py_ssize_t size = max(3 * n, 1)
+    cdef uint64_t *ids = <uint64_t *>malloc(3 * size * sizeof(uint64_t))
     if ids == NULL:
         raise MemoryError()
-    cdef Py_ssize_t i, m = 0, n_iris = 0, n_subj = 0, strings_size = 0
+    cdef uint64_t *tmp = ids + size
+    cdef uint64_t *keys = ids + 2 * size
+    cdef Py_ssize_t i, m = 0, n_iris = 0, n_subj = 0, strings_size = 0, k = 0
+    cdef uint64_t key, prev = 0
     cdef list blobs = []
     try:
         memcpy(ids, triples, 3 * n * sizeof(uint64_t))
         if n:
-            qsort(ids, 3 * n, sizeof(uint64_t), _cmp_u64)
+            radix_sort_u64(ids, tmp, 3 * n, 8)
             m = 1
             for i in range(1, 3 * n):
                 if ids[i] != ids[m - 1]:
@@ -136,10 +179,29 @@ cdef bytes encode_record(dict local_terms, uint64_t *triples, Py_ssize_t n):
                 raise StoreError(f"Graph record: local term {ids[i]:#x} has no string")
             blobs.append(b)
             strings_size += PyBytes_GET_SIZE(b)
-        for i in range(n):
-            if i == 0 or triples[3 * i] != triples[3 * (i - 1)]:
-                n_subj += 1
-        return _write(ids, m, n_iris, n_subj, triples, n, blobs, strings_size)
+        if m <= (1 << 21):
+            for i in range(n):
+                keys[i] = ((<uint64_t>_search(ids, m, triples[3 * i]) << 42)
+                           | (<uint64_t>_search(ids, m, triples[3 * i + 1]) << 21)
+                           | <uint64_t>_search(ids, m, triples[3 * i + 2]))
+            if n:
+                radix_sort_u64(keys, tmp, n, _bytes_for((<uint64_t>m) << 42))
+            for i in range(n):
+                key = keys[i]
+                if i and key == prev:
+                    continue
+                if not k or (key >> 42) != (prev >> 42):
+                    n_subj += 1
+                keys[k] = key
+                prev = key
+                k += 1
+        else:
+            k = sort_unique(triples, n)
+            for i in range(k):
+                if i == 0 or triples[3 * i] != triples[3 * (i - 1)]:
+                    n_subj += 1
+        return _write(ids, m, n_iris, n_subj, triples, keys, k, m <= (1 << 21), blobs,
+                      strings_size)
     finally:
         free(ids)
 
@@ -147,7 +209,10 @@ cdef bytes encode_record(dict local_terms, uint64_t *triples, Py_ssize_t n):
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef bytes _write(const uint64_t *ids, Py_ssize_t m, Py_ssize_t n_iris, Py_ssize_t n_subj,
-                  const uint64_t *triples, Py_ssize_t n, list blobs, Py_ssize_t strings_size):
+                  const uint64_t *triples, const uint64_t *keys, Py_ssize_t n, bint packed,
+                  list blobs, Py_ssize_t strings_size):
+    """The record of ``n`` sorted unique triples: ``keys`` (packed indices) when
+    ``packed``, else ``triples`` (ids)."""
     cdef int width = _width_for(m)
     cdef int ends_width = 2 if strings_size <= 0xFFFF else 4
     cdef Py_ssize_t n_locals = m - n_iris
@@ -158,7 +223,7 @@ cdef bytes _write(const uint64_t *ids, Py_ssize_t m, Py_ssize_t n_iris, Py_ssize
     cdef Py_ssize_t off_strings = off_pairs + 2 * width * n
     cdef bytes out = PyBytes_FromStringAndSize(NULL, off_strings + strings_size)
     cdef unsigned char *buf = <unsigned char *>PyBytes_AS_STRING(out)
-    cdef uint32_t u32
+    cdef uint32_t u32, si, pi, oi, prev_s = 0
     cdef Py_ssize_t i, k = -1, pos = 0
     cdef uint32_t header[4]
     header[0] = <uint32_t>m
@@ -170,16 +235,23 @@ cdef bytes _write(const uint64_t *ids, Py_ssize_t m, Py_ssize_t n_iris, Py_ssize
     buf[17] = <uint8_t>ends_width
     memcpy(buf + HEADER, ids, 8 * m)
     for i in range(n):
-        if i == 0 or triples[3 * i] != triples[3 * (i - 1)]:
+        if packed:
+            si = <uint32_t>(keys[i] >> 42)
+            pi = <uint32_t>((keys[i] >> 21) & 0x1FFFFF)
+            oi = <uint32_t>(keys[i] & 0x1FFFFF)
+        else:
+            si = <uint32_t>_search(ids, m, triples[3 * i])
+            pi = <uint32_t>_search(ids, m, triples[3 * i + 1])
+            oi = <uint32_t>_search(ids, m, triples[3 * i + 2])
+        if i == 0 or si != prev_s:
             if k >= 0:
                 u32 = <uint32_t>i
                 memcpy(buf + off_runs + 4 * k, &u32, 4)
             k += 1
-            _put_w(buf + off_subj + width * k, width, <uint32_t>_search(ids, m, triples[3 * i]))
-        _put_w(buf + off_pairs + 2 * width * i, width,
-               <uint32_t>_search(ids, m, triples[3 * i + 1]))
-        _put_w(buf + off_pairs + 2 * width * i + width, width,
-               <uint32_t>_search(ids, m, triples[3 * i + 2]))
+            _put_w(buf + off_subj + width * k, width, si)
+            prev_s = si
+        _put_w(buf + off_pairs + 2 * width * i, width, pi)
+        _put_w(buf + off_pairs + 2 * width * i + width, width, oi)
     if k >= 0:
         u32 = <uint32_t>n
         memcpy(buf + off_runs + 4 * k, &u32, 4)
