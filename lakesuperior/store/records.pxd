@@ -22,6 +22,10 @@ cdef class Record:
     cdef Py_ssize_t find(self, uint64_t tid) noexcept nogil
     cdef Py_ssize_t run_end(self, Py_ssize_t k) noexcept nogil
     cdef Py_ssize_t find_subject(self, Py_ssize_t si) noexcept nogil
+    cdef uint32_t subject_at(self, Py_ssize_t k) noexcept nogil
+    cdef Py_ssize_t _lower_id(self, uint64_t v) noexcept nogil
+    cdef Py_ssize_t lower(self, uint64_t s, uint64_t p) noexcept nogil
+    cdef uint64_t triple_at(self, Py_ssize_t i, int pos) noexcept nogil
     cdef uint32_t pair_at(self, Py_ssize_t i, int pos) noexcept nogil
     cdef Py_ssize_t find_triple(self, uint64_t s, uint64_t p, uint64_t o) noexcept nogil
     cpdef str term_at(self, Py_ssize_t i)

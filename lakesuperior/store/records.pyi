@@ -26,3 +26,5 @@ class Record:
     def triple_ids_for(self, s: int, p: int = 0) -> list[tuple[int, int, int]]:
         """The id triples with subject ``s`` (and predicate ``p`` unless 0)."""
     def __len__(self) -> int: ...
+    def __getitem__(self, i: int) -> tuple[int, int, int]:
+        """The ``i``-th (s, p, o) id triple, in id order."""

@@ -373,6 +373,59 @@ cdef class Record:
                 return mid
         return -1
 
+    cdef uint32_t subject_at(self, Py_ssize_t k) noexcept nogil:
+        """Term index of the subject of run ``k``."""
+        return _get_w(self._subj + self.width * k, self.width)
+
+    cdef Py_ssize_t _lower_id(self, uint64_t v) noexcept nogil:
+        """First term index whose id is >= ``v``."""
+        cdef Py_ssize_t lo = 0, hi = self.n_terms, mid
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if self.term_id_at(mid) < v:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    cdef Py_ssize_t lower(self, uint64_t s, uint64_t p) noexcept nogil:
+        """First triple index >= (s, p, 0) in id order (n_triples if none)."""
+        cdef Py_ssize_t si = self._lower_id(s), lo = 0, hi = self.n_subjects, mid, pi
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if self.subject_at(mid) < si:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == self.n_subjects:
+            return self.n_triples
+        cdef Py_ssize_t k = lo
+        lo = self.run_end(k - 1) if k else 0
+        if self.subject_at(k) != si or self.term_id_at(si) != s:
+            return lo            # s is not a subject: the next subject's run
+        pi = self._lower_id(p)
+        hi = self.run_end(k)
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if self.pair_at(mid, 0) < pi:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    cdef uint64_t triple_at(self, Py_ssize_t i, int pos) noexcept nogil:
+        """Id of the subject (``pos`` 0), predicate (1) or object (2) of triple ``i``."""
+        cdef Py_ssize_t lo = 0, hi = self.n_subjects - 1, mid
+        if pos:
+            return self.term_id_at(self.pair_at(i, pos - 1))
+        while lo < hi:           # the first run ending after i
+            mid = (lo + hi) >> 1
+            if self.run_end(mid) <= i:
+                lo = mid + 1
+            else:
+                hi = mid
+        return self.term_id_at(self.subject_at(lo))
+
     cdef uint32_t pair_at(self, Py_ssize_t i, int pos) noexcept nogil:
         """Term index of the predicate (pos 0) or object (pos 1) of triple ``i``."""
         return _get_w(self._pairs + 2 * self.width * i + self.width * pos, self.width)
@@ -435,8 +488,7 @@ cdef class Record:
         i = self.run_end(k - 1) if k else 0
         end = self.run_end(k)
         if p:
-            while i < end and self.pair_at(i, 0) < pi:   # runs are short: a scan
-                i += 1
+            i = self.lower(s, p)
         while i < end and (not p or self.pair_at(i, 0) == pi):
             out.append((s, self.term_id_at(self.pair_at(i, 0)),
                         self.term_id_at(self.pair_at(i, 1))))
@@ -472,3 +524,11 @@ cdef class Record:
 
     def __len__(self):
         return self.n_triples
+
+    def __getitem__(self, Py_ssize_t i):
+        """The ``i``-th (s, p, o) id triple, in id order."""
+        if i < 0:
+            i += self.n_triples
+        if not 0 <= i < self.n_triples:
+            raise IndexError("record triple index out of range")
+        return (self.triple_at(i, 0), self.triple_at(i, 1), self.triple_at(i, 2))

@@ -248,3 +248,27 @@ def test_written_literals_with_escapes_are_canonical_or_refused(store):
             txn.add_graph(G, [(G, P, term)])
         with store.read() as txn:
             assert txn.triples(G) == [(G, P, expected)], term
+
+
+def test_record_triples_by_index_and_by_subject_and_predicate(tmp_path):
+    subjects = [f"<info:s{i}>" for i in range(7)]
+    preds = [f"<info:p{j}>" for j in range(5)]
+    triples = [(s, p, lit(i * 10 + j)) for i, s in enumerate(subjects)
+               for j, p in enumerate(preds) if (i + j) % 3] + [("_:b", P, G)]
+    rec, store = written(tmp_path, triples)
+    ids = rec.triple_ids()
+    assert [rec[i] for i in range(len(rec))] == ids == sorted(ids)
+    assert rec[-1] == ids[-1]
+    with pytest.raises(IndexError):
+        rec[len(rec)]
+    for s_id in {t[0] for t in ids}:
+        assert rec.triple_ids_for(s_id) == [t for t in ids if t[0] == s_id]
+        for p_id in {t[1] for t in ids} | {1, 2**62 - 1}:
+            assert rec.triple_ids_for(s_id, p_id) == [t for t in ids if t[:2] == (s_id, p_id)]
+    assert rec.triple_ids_for(12345) == []
+    with store.read() as txn:
+        for s in subjects:
+            for p in preds:
+                assert sorted(txn.match(s, p, None, G)) == sorted(
+                    (ts, tp, to, G) for ts, tp, to in triples if (ts, tp) == (s, p))
+    store.close()
