@@ -44,6 +44,7 @@ class Config:
     map_size: int = 1 << 40
     sync: bool = True
     index_batch: int = 500
+    iri_cache: int = 100_000
     background_index: bool = True
     base_uri: str = "http://127.0.0.1:8000/rest"
     digest_algorithm: str = "sha512"
@@ -128,8 +129,8 @@ class Config:
         if self.referential_integrity not in REFINT_MODES:
             raise ConfigError(f"referential_integrity must be one of {REFINT_MODES}, "
                               f"not {self.referential_integrity!r}")
-        for name in ("map_size", "index_batch", "max_body_size", "server_workers",
-                     "server_threads"):
+        for name in ("map_size", "index_batch", "iri_cache", "max_body_size",
+                     "server_workers", "server_threads"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive")
         if self.query_timeout <= 0:

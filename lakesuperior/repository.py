@@ -104,7 +104,7 @@ class Repository(AccessControl):
         os.makedirs(cfg.store_dir, exist_ok=True)
         os.makedirs(cfg.binary_dir, exist_ok=True)
         self.store = QuadStore(cfg.store_dir, map_size=cfg.map_size, sync=cfg.sync,
-                               index_batch=cfg.index_batch)
+                               index_batch=cfg.index_batch, iri_cache=cfg.iri_cache)
         self.indexer: IndexerThread | None = None
         self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
         self.external = ExternalSources.from_config(cfg)

@@ -152,9 +152,9 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
     try:
         progress.start("Copying the store", None)
         store_dir = os.path.join(staging, "ldprs")
-        # Not compact: LMDB's compacting copy crashes on this store's dupsort
-        # tables (py-lmdb 3.0 / LMDB 0.9.x); a plain copy is just as consistent.
-        repo.store.copy(store_dir, compact=False)
+        # Compacting: every table rewritten in key order (no free pages, full
+        # leaves), from one snapshot (QuadStore.copy).
+        repo.store.copy(store_dir, compact=True)
         # The union index is derived; its copy comes from a later snapshot than
         # the main copy, so drop it and rebuild it from the main copy.
         shutil.rmtree(os.path.join(store_dir, "index"), ignore_errors=True)

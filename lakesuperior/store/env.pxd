@@ -15,6 +15,7 @@ cdef class StoreEnv:
     cdef int pid
     cdef dict iri_ids     # canonical IRI -> id, for committed IRIs only
     cdef dict iri_strs    # id -> canonical IRI
+    cdef readonly Py_ssize_t iri_cache   # most IRIs the two dicts above hold
     cdef Py_ssize_t open_txns
     cdef bint closed
     cdef uint64_t hash_mask
@@ -22,6 +23,7 @@ cdef class StoreEnv:
     cdef _open_dbs(self)
     cdef object _open_outbox(self, env, dict opts)
     cdef _check_format(self, hash_bits)
+    cdef int _upgrade_records(self, txn) except -1
     cdef int check_open(self) except -1
     cdef object begin(self, env, bint write)
     cdef int ensure_room(self) except -1

@@ -9,7 +9,7 @@ INDEX_FORMAT_VERSION: int
 DEFAULT_MAP_SIZE: int
 DEFAULT_INDEX_BATCH: int
 INDEX_MAP_SIZE: int
-MAX_IRI_CACHE: int
+DEFAULT_IRI_CACHE: int
 NO_ROOM_MARGIN: int
 
 @disjoint_base
@@ -25,9 +25,13 @@ class StoreEnv:
     def index_batch(self) -> int: ...
     @property
     def hash_bits(self) -> int: ...
+    @property
+    def iri_cache(self) -> int: ...
+    def iri_cache_size(self) -> int:
+        """How many IRIs the in-memory IRI cache holds."""
     def __init__(self, path: str, *, map_size: int = ..., sync: bool = True,
                  readonly: bool = False, index_batch: int = ...,
-                 hash_bits: int | None = None) -> None:
+                 hash_bits: int | None = None, iri_cache: int = ...) -> None:
         """Open (creating if new) the store in directory ``path``."""
     def _forget_cache(self) -> None:
         """Drop the term caches (after a clean-up that removed terms)."""

@@ -28,6 +28,7 @@ import lmdb
 from libc.stdint cimport uint64_t
 
 from lakesuperior.store.layout cimport be, be_n, id_at
+from lakesuperior.store.records cimport record_from_v2
 from lakesuperior.store.terms cimport HASH_MASK
 
 from lakesuperior.exceptions import (DiskFullError, StoreBackendError, StoreBusyError,
@@ -35,8 +36,10 @@ from lakesuperior.exceptions import (DiskFullError, StoreBackendError, StoreBusy
 
 # 2: the ``outbox`` table (a format-1 store is upgraded in place when opened
 # for writing: the table is created empty).
-FORMAT_VERSION = 2
-UPGRADABLE_FORMATS = (1,)
+# 3: compact graph records (``records.pyx``): a format-1 or -2 store is upgraded
+# in place when opened for writing, every record re-encoded in one transaction.
+FORMAT_VERSION = 3
+UPGRADABLE_FORMATS = (1, 2)
 INDEX_FORMAT_VERSION = 1
 # Address space, not disk: the data file grows with its pages. Reserved large up
 # front so that the map (almost) never has to grow: LMDB can remap only when no
@@ -44,7 +47,7 @@ INDEX_FORMAT_VERSION = 1
 DEFAULT_MAP_SIZE = 1 << 40
 DEFAULT_INDEX_BATCH = 500
 INDEX_MAP_SIZE = 1 << 40
-MAX_IRI_CACHE = 200_000
+DEFAULT_IRI_CACHE = 100_000
 # LMDB reports a short write (what a full disk gives) as EIO: it is taken for a
 # full disk when the file system has less than this much room besides the write.
 NO_ROOM_MARGIN = 1 << 20
@@ -64,11 +67,15 @@ cdef class StoreEnv:
     """The environments of a store directory: opening, format, growth, caches."""
 
     def __init__(self, str path, *, map_size=DEFAULT_MAP_SIZE, bint sync=True,
-                 bint readonly=False, index_batch=DEFAULT_INDEX_BATCH, hash_bits=None):
+                 bint readonly=False, index_batch=DEFAULT_INDEX_BATCH, hash_bits=None,
+                 iri_cache=DEFAULT_IRI_CACHE):
         self.path = os.path.abspath(path)
         self.sync = sync
         self.readonly = readonly
         self.index_batch = index_batch
+        if iri_cache < 1:
+            raise StoreError("iri_cache must be positive")
+        self.iri_cache = iri_cache
         self.iri_ids = {}
         self.iri_strs = {}
         self.open_txns = 0
@@ -159,7 +166,14 @@ cdef class StoreEnv:
                 except ValueError:
                     version = -1
                 if version in UPGRADABLE_FORMATS and not self.readonly:
+                    self._upgrade_records(txn)
                     txn.put(b"format", str(FORMAT_VERSION).encode(), db=self.db_meta)
+                elif version in UPGRADABLE_FORMATS:
+                    raise StoreFormatError(
+                        f"The store at {self.path} has format {version} and is opened "
+                        f"read-only: open it once for writing (lsup-server, Repository or "
+                        f"any lsup-admin command that writes) to upgrade it to format "
+                        f"{FORMAT_VERSION}")
                 elif version != FORMAT_VERSION:
                     raise StoreFormatError(
                         f"The store at {self.path} has format {fmt.decode(errors='replace')}"
@@ -189,6 +203,16 @@ cdef class StoreEnv:
                 itxn.put(b"seq", be(last if not has_data else 0), db=self.idb_state)
                 if has_data:
                     itxn.put(b"rebuild", be_n(last, 0, 0, 2), db=self.idb_state)
+
+    cdef int _upgrade_records(self, txn) except -1:
+        """Re-encode every format-2 graph record (formats 1 and 2 share it) in
+        ``txn``; ids, the log and the index stay as they are."""
+        cur = txn.cursor(db=self.db_rec)
+        ok = cur.first()
+        while ok:
+            cur.put(cur.key(), record_from_v2(cur.value()))
+            ok = cur.next()
+        return 0
 
     cdef int check_open(self) except -1:
         if self.closed:
@@ -266,13 +290,19 @@ cdef class StoreEnv:
 
     cdef int remember(self, dict iris) except -1:
         """Cache committed IRIs (ids never change meaning, so a cache cannot go stale)."""
-        if len(self.iri_ids) + len(iris) > MAX_IRI_CACHE:
+        if len(self.iri_strs) + len(iris) > self.iri_cache:
             self.iri_ids.clear()
             self.iri_strs.clear()
+            if len(iris) > self.iri_cache:
+                return 0
         for term, tid in iris.items():
             self.iri_ids[term] = tid
             self.iri_strs[tid] = term
         return 0
+
+    def iri_cache_size(self):
+        """How many IRIs the in-memory IRI cache holds."""
+        return len(self.iri_strs)
 
     def _forget_cache(self):
         """Drop the term caches (after a clean-up that removed terms)."""

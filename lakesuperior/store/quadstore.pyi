@@ -32,6 +32,8 @@ from lakesuperior.store.writes import WriteTxn as WriteTxn
 __all__ = ["DEFAULT_INDEX_BATCH", "DEFAULT_MAP_SIZE", "FORMAT_VERSION", "INDEX_FORMAT_VERSION",
            "Indexer", "Quad", "QuadStore", "ReadTxn", "Reader", "Term", "Triple", "WriteTxn"]
 
+COPY_BATCH: int
+
 class QuadStore(StoreEnv):
     """An RDF quad store in one directory: snapshots, the write transaction, the index."""
     def read(self) -> ReadTxn:
@@ -48,7 +50,9 @@ class QuadStore(StoreEnv):
         """How many writes the union-graph indices have not taken in yet."""
     def stats(self) -> dict[str, Any]:
         """Counts and sizes: quads, graphs, terms, store bytes, map size."""
-    def copy(self, dest: str, compact: bool = False) -> None:
+    def table_stats(self) -> dict[str, dict[str, Any]]:
+        """``mdb_stat``-like figures of both environments, per table."""
+    def copy(self, dest: str, compact: bool = True) -> None:
         """A consistent copy of the main data into ``dest`` (must not exist); the
         copy rebuilds its union-graph index on first use."""
     def __enter__(self) -> QuadStore: ...

@@ -93,31 +93,74 @@ cdef bytes _utf8(str term):
         raise TermError(f"Not valid Unicode (lone surrogate): {term[:80]!r}") from None
 
 
+cdef inline int _hex_upper(unsigned char c) noexcept nogil:
+    """Value of an upper-case hex digit, or -1 (canonical escapes are upper case)."""
+    if 48 <= c <= 57:
+        return c - 48
+    if 65 <= c <= 70:
+        return c - 55
+    return -1
+
+
+cdef Py_ssize_t _canonical_escape(const unsigned char *p, Py_ssize_t room) noexcept nogil:
+    """Length of the canonical escape at ``p`` (``\\"``, ``\\\\``, ``\\b \\t \\n \\f
+    \\r``, or ``\\uXXXX`` of a character canonical form escapes so: another
+    control character, U+007F, U+FFFE, U+FFFF); 0 if not canonical. ``room``:
+    bytes after ``p`` before the closing quote."""
+    cdef unsigned char d
+    cdef int k, h
+    cdef unsigned int cp = 0
+    if room < 1:
+        return 0
+    d = p[1]
+    if d == 34 or d == 92 or d == 98 or d == 116 or d == 110 or d == 102 or d == 114:
+        return 2
+    if d != 117 or room < 5:
+        return 0
+    for k in range(2, 6):
+        h = _hex_upper(p[k])
+        if h < 0:
+            return 0
+        cp = (cp << 4) | <unsigned int>h
+    if (cp < 0x20 and cp not in (8, 9, 10, 12, 13)) or cp == 0x7F or cp == 0xFFFE or (
+            cp == 0xFFFF):
+        return 6
+    return 0
+
+
 cdef bytes canonical_utf8(str term, int *kind):
     """UTF-8 bytes of the canonical form of ``term``; sets ``kind``.
 
-    The fast path checks the encoded bytes of a literal in one C loop; any
-    term needing more work goes through ``canonical()``.
+    The fast path checks the encoded bytes of a plain literal in one C loop
+    (escapes already in canonical form pass); any term needing more work goes
+    through ``canonical()``.
     """
     cdef bytes data
     cdef const unsigned char *buf
-    cdef Py_ssize_t i, n
+    cdef Py_ssize_t i = 1, n, esc
     cdef unsigned char c
     if term and term[0] == u'"':
         data = _utf8(term)
         buf = <const unsigned char *>PyBytes_AS_STRING(data)
         n = PyBytes_GET_SIZE(data)
-        for i in range(1, n):
+        while i < n:
             c = buf[i]
             if c == 34:   # the closing quote
                 if i == n - 1:
                     kind[0] = KIND_LITERAL
                     return data
                 break
-            if c < 0x20 or c == 92 or c == 0x7F:
+            if c == 92:   # an escape: kept only if canonical (and not the last byte)
+                esc = _canonical_escape(buf + i, n - 1 - i)
+                if not esc:
+                    break
+                i += esc
+                continue
+            if c < 0x20 or c == 0x7F:
                 break
             if c == 0xEF and i + 2 < n and buf[i + 1] == 0xBF and buf[i + 2] >= 0xBE:
                 break     # U+FFFE / U+FFFF (UTF-8 EF BF BE / EF BF BF): escaped
+            i += 1
     cdef str canon = canonical(term)
     kind[0] = kind_of(canon)
     return _utf8(canon) if canon is not term else (data if term[0] == u'"' else _utf8(canon))

@@ -212,7 +212,8 @@ cdef class WriteTxn(Reader):
         return cand
 
     cdef tuple _encode(self, list rows, dict local, bint trusted):
-        """Check and encode triples: (uint64 buffer as bytes, count)."""
+        """Check and encode triples: (uint64 buffer as bytes, count), in the
+        given order, repeats kept (``encode_record`` sorts and drops them)."""
         cdef Py_ssize_t n = len(rows), i = 0
         cdef bytes buf = PyBytes_FromStringAndSize(NULL, TRIPLE_SIZE * n if n else 1)
         cdef IdTriple *ids = <IdTriple *>PyBytes_AS_STRING(buf)
@@ -227,7 +228,6 @@ cdef class WriteTxn(Reader):
             ids[i].p = self._triple_term(p, 1, local, seen, trusted)
             ids[i].o = self._triple_term(o, 2, local, seen, trusted)
             i += 1
-        n = sort_unique(<uint64_t *>ids, n)
         return buf, n
 
     cdef uint64_t _triple_term(self, term, int pos, dict local, dict seen,
@@ -335,6 +335,7 @@ cdef class WriteTxn(Reader):
         cdef Record rec = self.record(gid)
         cdef dict local = rec.local_terms() if rec is not None else {}
         buf, n = self._encode(triples, local, trusted)
+        n = sort_unique(<uint64_t *>PyBytes_AS_STRING(buf), n)
         cdef const IdTriple *ids = <const IdTriple *>PyBytes_AS_STRING(buf)
         cdef list fresh = []
         cdef list to_record = []
@@ -370,10 +371,7 @@ cdef class WriteTxn(Reader):
         cdef IdTriple *mids = <IdTriple *>PyBytes_AS_STRING(mbuf)
         for i in range(m):
             mids[i].s, mids[i].p, mids[i].o = triples[i]
-        m = sort_unique(<uint64_t *>mids, m)
-        used = {x for t in triples for x in t}
-        data = encode_record({k: v for k, v in local.items() if k in used},
-                             <uint64_t *>mids, m)
+        data = encode_record(local, <uint64_t *>mids, m)   # keeps the locals used
         self._put(be(gid), data, self.store.db_rec)
         self.records[gid] = Record(data)
         return 0
