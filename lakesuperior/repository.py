@@ -56,19 +56,13 @@ from lakesuperior.model.server_managed import (
     is_server_managed,
     server_triples,
 )
-from lakesuperior.model.uids import (
-    ROOT_UID,
-    UriMap,
-    check_slug,
-    child_uid,
-    normalize_uid,
-    res_uri,
-)
+from lakesuperior.model.uids import ROOT_UID, UriMap, check_slug, child_uid, normalize_uid, res_uri
 from lakesuperior.model.versions import VersionInfo
 from lakesuperior.query.view import GraphFilterFactory
 from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.quadstore import QuadStore
+from lakesuperior.store.residency import MapTrimmer
 
 __all__ = ["Repository"]
 
@@ -106,6 +100,7 @@ class Repository(AccessControl):
         self.store = QuadStore(cfg.store_dir, map_size=cfg.map_size, sync=cfg.sync,
                                index_batch=cfg.index_batch)
         self.indexer: IndexerThread | None = None
+        self.map_trimmer = MapTrimmer(cfg.store_dir, cfg.resident_map_limit)
         self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
         self.external = ExternalSources.from_config(cfg)
         self._tx = _Transactions()
@@ -182,6 +177,7 @@ class Repository(AccessControl):
                 ctx = Context(txn, self.settings, self.binaries, self._urimap(base_uri))
                 yield ctx
                 self._write_events(txn, ctx.events)
+        self.map_trimmer.tick()
 
     def _write_events(self, txn: Any, changes: events.ChangeSet) -> None:
         """The write's events into the outbox, in its transaction, just before commit."""
@@ -210,6 +206,7 @@ class Repository(AccessControl):
                 yield self._ctx(txn, base_uri)
             finally:
                 tx.reads.pop(me, None)
+        self.map_trimmer.tick()
 
     def _urimap(self, base_uri: str | None) -> UriMap:
         if base_uri is None:
@@ -254,6 +251,7 @@ class Repository(AccessControl):
                     tx.txn = None
                     tx.owner = None
                     tx.error = None
+        self.map_trimmer.tick()
 
     @contextmanager
     def clock(self, now: datetime) -> Iterator[None]:
