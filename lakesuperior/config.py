@@ -45,7 +45,7 @@ class Config:
     sync: bool = True
     index_batch: int = 500
     background_index: bool = True
-    resident_map_limit: int = 128 << 20
+    resident_map_limit: int = 64 << 20
     base_uri: str = "http://127.0.0.1:8000/rest"
     digest_algorithm: str = "sha512"
     referential_integrity: str = "off"

@@ -62,7 +62,7 @@ def test_repository_keeps_its_maps_under_the_limit(repo_factory):
 
 
 def test_resident_map_limit_configuration(monkeypatch):
-    assert Config.load(environ={}).resident_map_limit == 128 << 20
+    assert Config.load(environ={}).resident_map_limit == 64 << 20
     env = {"LSUP_STORE_RESIDENT_MAP_LIMIT": "0"}
     assert Config.load(environ=env).resident_map_limit == 0
     with pytest.raises(ConfigError, match="resident_map_limit"):
