@@ -108,7 +108,8 @@ class Repository(AccessControl):
         with self.snapshot() as ctx:
             self.acl_state = AclState(acl.load_root(ctx, cfg.auth_root_acl))
         if cfg.background_index:     # stopped by close()
-            self.indexer = IndexerThread(self.store).start()
+            self.indexer = IndexerThread(self.store,
+                                         after_batch=self.map_trimmer.check).start()
 
     @classmethod
     def from_config(cls, config: Config, **kw: Any) -> Repository:

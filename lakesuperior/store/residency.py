@@ -9,7 +9,8 @@ to the page cache, not to the process: dropping them from its page tables
 transactions included) costs one minor fault the next time each is read, and
 the data stay cached. ``MapTrimmer`` does that when the process's resident
 file pages pass a bound (``store.resident_map_limit``), checked every
-``every`` calls, so that a process's RSS stays bounded however large the store.
+``every`` calls and after each batch of the background indexer, so that a
+process's RSS stays bounded however large the store.
 Linux only; elsewhere it does nothing.
 """
 from __future__ import annotations
@@ -71,7 +72,13 @@ class MapTrimmer:
         if self._madvise is None:
             return
         self.calls += 1
-        if self.calls % self.every == 0 and resident_file_bytes() > self.limit:
+        if self.calls % self.every == 0:
+            self.check()
+
+    def check(self) -> None:
+        """Trim now if the resident file pages are over the limit (the background
+        indexer calls it after each batch: a batch reads pages all over the index)."""
+        if self._madvise is not None and resident_file_bytes() > self.limit:
             self.trim()
 
     def trim(self) -> int:

@@ -67,3 +67,21 @@ def test_resident_map_limit_configuration(monkeypatch):
     assert Config.load(environ=env).resident_map_limit == 0
     with pytest.raises(ConfigError, match="resident_map_limit"):
         Config.load(environ={"LSUP_STORE_RESIDENT_MAP_LIMIT": "-1"})
+
+
+def test_the_background_indexer_checks_after_each_batch(repo_factory):
+    repo = repo_factory(resident_map_limit=1, background_index=False)
+    _fill(repo, 40)
+    from lakesuperior.store.background import IndexerThread
+    batches = []
+    thread = IndexerThread(repo.store, idle_poll=0.01,
+                           after_batch=lambda: batches.append(repo.map_trimmer.check()))
+    thread.start()
+    try:
+        for _ in range(6000):            # the thread applies the log, then idles
+            if not repo.store.pending():
+                break
+            thread.stop_event.wait(0.01)
+    finally:
+        thread.stop()
+    assert batches and thread.applied >= 40
