@@ -43,7 +43,7 @@ from lakesuperior.model import acl, archival, checks, events, interaction, lifec
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.access import AclState
-from lakesuperior.model.containment import subtree, write_graph
+from lakesuperior.model.containment import own_triples, subtree, write_graph
 from lakesuperior.model.context import Context, Settings
 from lakesuperior.model.external import external_ref
 from lakesuperior.model.inputs import is_binary, read_input
@@ -536,7 +536,7 @@ class Repository(AccessControl):
         with self._write(base_uri) as ctx:
             require_model(ctx.txn, uid)
             if inp is None:
-                state = ctx.txn.triples(res_uri(uid))
+                state = own_triples(ctx.txn, uid)
             else:
                 at = datetime.strptime(vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
                 state = lifecycle.state_of(ctx, uid, model, inp, handling, at)
@@ -553,7 +553,7 @@ class Repository(AccessControl):
             snap = versions_mod.read_snapshot(ctx, uid, version_id)
             if not ctx.settings.versioning_auto:
                 versions_mod.create(ctx, uid)
-            current = txn.triples(res_uri(uid))
+            current = own_triples(txn, uid)
             old_user = [t for t in current if not is_server_managed(t[1], t[2])]
             new_user = [t for t in snap if not is_server_managed(t[1], t[2])]
             if model == interaction.NON_RDF_SOURCE:
