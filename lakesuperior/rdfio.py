@@ -451,6 +451,7 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
         triples = list(triples)
         for ol in lists:
             triples.extend(ol.triples())
+        lists = ()
     if mtype == JSON_LD:
         return jsonld.serialize(triples, jsonld.profile_of(parameter(media_type, "profile")),
                                 _prefixes(namespaces))
