@@ -46,6 +46,7 @@ class Config:
     index_batch: int = 500
     iri_cache: int = 100_000
     background_index: bool = True
+    resident_map_limit: int = 64 << 20
     base_uri: str = "http://127.0.0.1:8000/rest"
     digest_algorithm: str = "sha512"
     referential_integrity: str = "off"
@@ -133,6 +134,8 @@ class Config:
                      "server_workers", "server_threads"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive")
+        if self.resident_map_limit < 0:
+            raise ConfigError("store.resident_map_limit must be 0 (no bound) or positive")
         if self.query_timeout <= 0:
             raise ConfigError("query_timeout must be positive")
         if self.external_content_timeout <= 0:

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 from xml.parsers import expat
 from xml.sax import SAXParseException
 
@@ -39,7 +39,7 @@ from lakesuperior.mediatypes import parameter
 from lakesuperior.store import terms
 
 __all__ = [
-    "MAX_NESTING", "PARSEABLE", "SERIALIZABLE", "Triple",
+    "MAX_NESTING", "PARSEABLE", "SERIALIZABLE", "Triple", "ObjectList",
     "TURTLE", "N_TRIPLES", "JSON_LD", "RDF_XML", "N3",
     "check_input", "normalize_media_type", "parse", "parse_rdflib", "serialize", "serialize_rdflib",
     "to_rdflib", "from_rdflib", "graph_to_triples", "triples_to_graph",
@@ -415,21 +415,43 @@ def _rdflib_parse_error(e: Exception) -> RdfParseError:
 
 # --- serializing -------------------------------------------------------------
 
+class ObjectList(NamedTuple):
+    """Triples sharing a subject and a predicate, as ``serialize`` takes a long run
+    of them (a container's ``ldp:contains``): one tuple for all the objects."""
+
+    subject: str
+    predicate: str
+    objects: Sequence[str]
+
+    def triples(self) -> list[Triple]:
+        s, p = self.subject, self.predicate
+        return [(s, p, o) for o in self.objects]
+
+
 def serialize(triples: Iterable[Triple], media_type: str, *,
               namespaces: Mapping[str, str] | None = None,
-              base: str | None = None) -> bytes:
+              base: str | None = None, lists: Sequence[ObjectList] = ()) -> bytes:
     """Serialize triples of canonical term strings to ``media_type`` (UTF-8 bytes).
 
     ``namespaces`` (prefix -> IRI) and ``base`` shorten IRIs in Turtle and RDF/XML;
     ``namespaces`` is the context of JSON-LD, written in the profile the media type's
     ``profile`` parameter names (``jsonld``; compacted by default).
     N-Triples output is the terms joined as given (they are trusted to be canonical).
+    ``lists``: more triples, as object lists (``ObjectList``), whose terms are
+    trusted to be canonical (a store's output): Turtle and N-Triples write them
+    joined, without a tuple per object or a parse.
     Raises ``UnsupportedMediaTypeError`` for a type not in ``SERIALIZABLE`` or, for
     RDF/XML, a predicate with no XML name form; ``TermError`` for an invalid term.
     """
     mtype = normalize_media_type(media_type)
     if mtype == N_TRIPLES:
-        return "".join([f"{s} {p} {o} .\n" for s, p, o in triples]).encode()
+        text = "".join([f"{s} {p} {o} .\n" for s, p, o in triples])
+        return (text + "".join([_nt_list(ol) for ol in lists])).encode()
+    if lists and mtype != TURTLE:
+        triples = list(triples)
+        for ol in lists:
+            triples.extend(ol.triples())
+        lists = ()
     if mtype == JSON_LD:
         return jsonld.serialize(triples, jsonld.profile_of(parameter(media_type, "profile")),
                                 _prefixes(namespaces))
@@ -448,10 +470,41 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
     document = "".join([f"{s} {p} {o} .\n" for s, p, o in triples])
     try:
         quads = pyoxigraph.parse(document, pyoxigraph.RdfFormat.N_TRIPLES, lenient=True)
-        return cast(bytes, pyoxigraph.serialize(quads, format=fmt, prefixes=prefixes,
-                                                base_iri=base))
+        out = cast(bytes, pyoxigraph.serialize(quads, format=fmt, prefixes=prefixes,
+                                               base_iri=base))
     except SyntaxError as e:
         raise TermError(f"Invalid term in triples to serialize: {_ox_parse_error(e)}") from None
+    if lists:   # Turtle: pyoxigraph wrote the prefixes first; the lists follow
+        out += "".join([_turtle_list(ol, prefixes) for ol in lists]).encode()
+    return out
+
+
+# A local name written as prefix:name in hand-written Turtle: a plain subset of
+# PN_LOCAL (anything else is written as a full IRI).
+_PLAIN_LOCAL = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
+
+
+def _nt_list(ol: ObjectList) -> str:
+    """An object list as N-Triples lines (the terms joined as given)."""
+    if not ol.objects:
+        return ""
+    head = f"{ol.subject} {ol.predicate} "
+    return head + (" .\n" + head).join(ol.objects) + " .\n"
+
+
+def _turtle_list(ol: ObjectList, prefixes: Mapping[str, str]) -> str:
+    """An object list as one Turtle statement (``s p o1 , o2 , ... .``): the
+    terms joined as given (canonical N-Triples terms are valid Turtle), the
+    predicate shortened with a prefix where its local name is plain."""
+    if not ol.objects:
+        return ""
+    pred = ol.predicate
+    iri = pred[1:-1]
+    for prefix, ns in prefixes.items():
+        if iri.startswith(ns) and _PLAIN_LOCAL.fullmatch(iri, len(ns)):
+            pred = f"{prefix}:{iri[len(ns):]}"
+            break
+    return f"{ol.subject} {pred} " + " ,\n\t\t".join(ol.objects) + " .\n"
 
 
 def serialize_rdflib(triples: Iterable[Triple], media_type: str, *,

@@ -43,7 +43,7 @@ from lakesuperior.model import acl, archival, checks, events, interaction, lifec
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.access import AclState
-from lakesuperior.model.containment import subtree, write_graph
+from lakesuperior.model.containment import own_triples, subtree, write_graph
 from lakesuperior.model.context import Context, Settings
 from lakesuperior.model.external import external_ref
 from lakesuperior.model.inputs import is_binary, read_input
@@ -56,19 +56,13 @@ from lakesuperior.model.server_managed import (
     is_server_managed,
     server_triples,
 )
-from lakesuperior.model.uids import (
-    ROOT_UID,
-    UriMap,
-    check_slug,
-    child_uid,
-    normalize_uid,
-    res_uri,
-)
+from lakesuperior.model.uids import ROOT_UID, UriMap, check_slug, child_uid, normalize_uid, res_uri
 from lakesuperior.model.versions import VersionInfo
 from lakesuperior.query.view import GraphFilterFactory
 from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.quadstore import QuadStore
+from lakesuperior.store.residency import MapTrimmer
 
 __all__ = ["Repository"]
 
@@ -106,6 +100,7 @@ class Repository(AccessControl):
         self.store = QuadStore(cfg.store_dir, map_size=cfg.map_size, sync=cfg.sync,
                                index_batch=cfg.index_batch, iri_cache=cfg.iri_cache)
         self.indexer: IndexerThread | None = None
+        self.map_trimmer = MapTrimmer(cfg.store_dir, cfg.resident_map_limit)
         self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
         self.external = ExternalSources.from_config(cfg)
         self._tx = _Transactions()
@@ -113,7 +108,8 @@ class Repository(AccessControl):
         with self.snapshot() as ctx:
             self.acl_state = AclState(acl.load_root(ctx, cfg.auth_root_acl))
         if cfg.background_index:     # stopped by close()
-            self.indexer = IndexerThread(self.store).start()
+            self.indexer = IndexerThread(self.store,
+                                         after_batch=self.map_trimmer.check).start()
 
     @classmethod
     def from_config(cls, config: Config, **kw: Any) -> Repository:
@@ -182,6 +178,7 @@ class Repository(AccessControl):
                 ctx = Context(txn, self.settings, self.binaries, self._urimap(base_uri))
                 yield ctx
                 self._write_events(txn, ctx.events)
+        self.map_trimmer.tick()
 
     def _write_events(self, txn: Any, changes: events.ChangeSet) -> None:
         """The write's events into the outbox, in its transaction, just before commit."""
@@ -210,6 +207,7 @@ class Repository(AccessControl):
                 yield self._ctx(txn, base_uri)
             finally:
                 tx.reads.pop(me, None)
+        self.map_trimmer.tick()
 
     def _urimap(self, base_uri: str | None) -> UriMap:
         if base_uri is None:
@@ -254,6 +252,7 @@ class Repository(AccessControl):
                     tx.txn = None
                     tx.owner = None
                     tx.error = None
+        self.map_trimmer.tick()
 
     @contextmanager
     def clock(self, now: datetime) -> Iterator[None]:
@@ -537,7 +536,7 @@ class Repository(AccessControl):
         with self._write(base_uri) as ctx:
             require_model(ctx.txn, uid)
             if inp is None:
-                state = ctx.txn.triples(res_uri(uid))
+                state = own_triples(ctx.txn, uid)
             else:
                 at = datetime.strptime(vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
                 state = lifecycle.state_of(ctx, uid, model, inp, handling, at)
@@ -554,7 +553,7 @@ class Repository(AccessControl):
             snap = versions_mod.read_snapshot(ctx, uid, version_id)
             if not ctx.settings.versioning_auto:
                 versions_mod.create(ctx, uid)
-            current = txn.triples(res_uri(uid))
+            current = own_triples(txn, uid)
             old_user = [t for t in current if not is_server_managed(t[1], t[2])]
             new_user = [t for t in snap if not is_server_managed(t[1], t[2])]
             if model == interaction.NON_RDF_SOURCE:

@@ -58,6 +58,7 @@ from lakesuperior.admin.http import parse_auth
 from lakesuperior.bench import clients
 from lakesuperior.bench.figures import machine, plot, summarize, summary_line
 from lakesuperior.bench.lag import LagSampler
+from lakesuperior.bench.memory import memory_figures
 from lakesuperior.bench.reads import read_phase, reads_line
 from lakesuperior.bench.targets import (
     OCTETS,
@@ -114,6 +115,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
     concurrent_wall: float | None = None   # --clients: the concurrent phase's wall time
     lag = None
     reads = None
+    memory = None
     try:
         internal = target.prepare(parent, opts.delete_container)
         gc.collect()
@@ -178,6 +180,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
                 error = str(e)
         lmdb_bytes, binary_bytes = target.sizes()
         pending = target.index_pending()
+        memory = memory_figures(opts.mode, opts.data_dir)
     finally:
         target.close()
     done = len(latencies)
@@ -196,6 +199,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         "bytes_per_triple": round(lmdb_bytes / triples, 1) if lmdb_bytes and triples else None,
         "post_run": post,
         "reads": reads,
+        "memory": memory,
         "machine": machine(),
         # more than WORKLOAD.md asks:
         "requested_count": opts.count, "resource_type": opts.resource_type,

@@ -89,6 +89,9 @@ def summary_line(res: dict[str, Any]) -> str:
     if lag:
         parts.append(f"index lag median {f(lag['median_s'], ' s')} max {f(lag['max_s'], ' s')}"
                      f" ({lag['max_entries']} entries)")
+    mem = res.get("memory")
+    if mem and mem.get("peak_rss_bytes"):
+        parts.append(f"peak RSS {mem['peak_rss_bytes'] / 1e6:.0f} MB")
     if res.get("commit_ms"):
         parts.append(f"transactions of {res['transaction']}: commit median "
                      f"{f(res['commit_ms']['median'], ' ms')} p95 {f(res['commit_ms']['p95'])}")

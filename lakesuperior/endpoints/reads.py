@@ -41,7 +41,7 @@ from lakesuperior.endpoints.representation import (
     needs_triples,
     not_modified_headers,
     read_options,
-    representation_triples,
+    representation_parts,
     resource_headers,
     timegate_headers,
     timemap_headers,
@@ -94,8 +94,9 @@ def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
     if media_type == HTML:
         body: str | bytes = _html(call, res, target)
     else:
-        body = rdfio.serialize(representation_triples(res, options), media_type,
-                               namespaces=DEFAULT_NAMESPACES)
+        triples, lists = representation_parts(res, options)
+        body = rdfio.serialize(triples, media_type, namespaces=DEFAULT_NAMESPACES,
+                               lists=lists)
     return Response(body, headers=headers)
 
 

@@ -116,13 +116,16 @@ def needs_triples(options: Mapping[str, bool]) -> bool:
     return bool(options.get("incl_inbound") or options.get("embed_children"))
 
 
-def representation_triples(res: Any, options: Mapping[str, bool] | None) -> list:
-    """The triples a representation shows: ``res.triples``, less the client's own
-    ones when ``incl_user_data`` is False."""
+def representation_parts(res: Any, options: Mapping[str, bool] | None
+                         ) -> tuple[list, list[rdfio.ObjectList]]:
+    """What a representation shows, as ``res.parts`` gives it (its triples but
+    containment, and the containment as object lists: ``rdfio.serialize``'s
+    ``lists``), less the client's own triples when ``incl_user_data`` is False."""
+    triples, lists = res.parts
     if options is None or options.get("incl_user_data", True):
-        return res.triples
+        return triples, lists
     user = set(res.user_data)
-    return [t for t in res.triples if t not in user]
+    return [t for t in triples if t not in user], lists
 
 
 # --- validators -----------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from lakesuperior.exceptions import AccessDeniedError
 from lakesuperior.model import acl
 from lakesuperior.model import authorizations as auth
 from lakesuperior.model.authorizations import AUTHENTICATED, EVERYONE, GROUP, HAS_MEMBER
+from lakesuperior.model.containment import contained, own_triples
 from lakesuperior.model.context import Context
 from lakesuperior.model.lookup import require_model, types_of
 from lakesuperior.model.membership import triples_about
@@ -240,9 +241,10 @@ def load_visible(ctx: Context, uid: str, visible: Callable[[str], bool], *,
     ``visible`` accepts (the resource itself is checked by the caller)."""
     txn = ctx.txn
     res = res_uri(uid)
-    own = txn.triples(res)
+    own = own_triples(txn, uid)
     if not own:
         require_model(txn, uid)
+    children = contained(txn, uid)
     extra: list[Triple] = []
     if incl_membership:
         extra.extend(triples_about(txn, uid))
@@ -251,9 +253,10 @@ def load_visible(ctx: Context, uid: str, visible: Callable[[str], bool], *,
                      if g != res and p != LDP_CONTAINS and g.startswith(RES_PREFIX)
                      and visible(g))
     if embed_children:
-        for _s, p, o in own:
-            if p == LDP_CONTAINS and visible(o):
-                extra.extend(t for t in txn.triples(o) if t[1] != LDP_CONTAINS
-                             and (incl_srv_mgd or not is_server_managed(t[1], t[2])))
+        for child in children:
+            if visible(child):
+                extra.extend(t for t in txn.triples(child, omit=LDP_CONTAINS)
+                             if incl_srv_mgd or not is_server_managed(t[1], t[2]))
     return view(ctx, uid, own, extra=extra, incl_children=incl_children,
-                incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid))
+                incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid),
+                contained=children)

@@ -1,9 +1,15 @@
 """Containment: the ``ldp:contains`` triples of a container, one per child.
 
 They live in the container's own graph and are added one by one with
-``txn.add`` (an O(log n) append), so that adding a child never rewrites the
-container and listing children is a range scan. Adding or removing a child
-touches the container's ``fcrepo:lastModified``.
+``txn.add`` (an O(log n) append, kept apart from the graph's record), so that
+adding a child never rewrites the container and listing children is a range
+scan. Adding or removing a child touches the container's ``fcrepo:lastModified``.
+
+A container's *own* triples are the others: ``own_triples`` reads them without
+reading its children, and ``write_graph(..., keep_children=True)`` replaces
+them leaving the containment unread and unwritten, so reading, replacing or
+patching a container costs what its own triples cost, however many children
+it has.
 """
 from __future__ import annotations
 
@@ -35,8 +41,18 @@ def remove_child(ctx: Context, parent: str, uid: str) -> None:
 
 def children_of(txn: Any, uid: str) -> list[str]:
     """Child uids of a live container (a range scan of its containment triples)."""
+    return [c[_CUT:-1] for c in contained(txn, uid)]
+
+
+def contained(txn: Any, uid: str) -> list[str]:
+    """Internal URIs of the children of a live container (one range read)."""
     res = res_uri(uid)
-    return [q[2][_CUT:-1] for q in txn.match(res, LDP_CONTAINS, None, res)]
+    return [q[2] for q in txn.match(res, LDP_CONTAINS, None, res)]
+
+
+def own_triples(txn: Any, uid: str) -> list[Triple]:
+    """A resource's triples but its containment (its children are not read)."""
+    return txn.triples(res_uri(uid), omit=LDP_CONTAINS)
 
 
 def children_in(triples: list[Triple]) -> list[str]:
@@ -45,13 +61,19 @@ def children_in(triples: list[Triple]) -> list[str]:
 
 
 def write_graph(ctx: Context, uid: str, triples: list[Triple],
-                children: list[str] | None = None, *, canonical: bool = False) -> None:
+                children: list[str] | None = None, *, canonical: bool = False,
+                keep_children: bool = False) -> None:
     """Set a resource's graph: its own triples in one record, then the
     containment triples (if any) appended one by one so that adding a child
-    later stays an append. ``canonical``: every term is known to be canonical
-    (the store skips re-validating them)."""
+    later stays an append. ``keep_children``: the resource's containment stays
+    as it is, unread (``triples`` replace its own triples only).
+    ``canonical``: every term is known to be canonical (the store skips
+    re-validating them)."""
     res = res_uri(uid)
     txn = ctx.txn
+    if keep_children:
+        txn.add_graph(res, triples, canonical=canonical, keep=LDP_CONTAINS)
+        return
     txn.add_graph(res, triples, canonical=canonical)
     if children:
         txn.add([(res, LDP_CONTAINS, res_uri(c), res) for c in children])

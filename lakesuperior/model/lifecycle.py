@@ -215,8 +215,7 @@ def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
         raise IncompatibleLdpTypeError(uid, f"{uid} is a {model_name(model)}: it cannot be "
                                             "replaced with a binary")
     interaction.check_change(uid, model, inp.model)
-    old = txn.triples(res_uri(uid))
-    children = containment.children_in(old)
+    old = containment.own_triples(txn, uid)
     extra_sm: list[Triple] = []
     dropped: list[Triple] = []
     if isinstance(inp, BinaryInput):
@@ -228,10 +227,10 @@ def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
     extra_sm += archival.kept(old, uid)
     new = renewed_server_triples(ctx, uid, model, old) + extra_sm + user
     versions.on_change(ctx, uid, archival.group_of(txn, uid), old)
-    containment.write_graph(ctx, uid, new, children, canonical=_canonical(inp))
+    containment.write_graph(ctx, uid, new, canonical=_canonical(inp), keep_children=True)
     record_change(ctx, uid, "update")
     after_change(ctx, uid, model, old, new)
-    res = _view_after_write(ctx, uid, model, new, children)
+    res = _view_after_write(ctx, uid, model, new)
     res.dropped = dropped
     return res
 
@@ -252,12 +251,11 @@ def state_of(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
             + _user_triples(then, uid, model, inp, handling, []))
 
 
-def _view_after_write(ctx: Context, uid: str, model: str, own: list[Triple],
-                      children: list[str]) -> RdfSource:
-    res = res_uri(uid)
-    full = own + [(res, LDP_CONTAINS, res_uri(c)) for c in children] if children else own
-    return view(ctx, uid, full, model=model, extra=membership.triples_about(ctx.txn, uid),
-                versions=versions.list_versions(ctx, uid))
+def _view_after_write(ctx: Context, uid: str, model: str, own: list[Triple]) -> RdfSource:
+    """The view a replace or update returns: the resource's own triples (its
+    containment is not read: ``get`` shows it)."""
+    return view(ctx, uid, own, model=model, extra=membership.triples_about(ctx.txn, uid),
+                versions=versions.list_versions(ctx, uid), contained=None)
 
 
 def after_change(ctx: Context, uid: str, model: str, old: list[Triple],
@@ -293,7 +291,7 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
     if model is None:
         model = require_model(txn, uid)
     if old is None:
-        old = txn.triples(res_uri(uid))
+        old = containment.own_triples(txn, uid)
     to_internal = ctx.urimap.to_internal
     removed_int = {(to_internal(s), p, to_internal(o)) for s, p, o in removed}
     edit = None
@@ -309,7 +307,6 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
                                           f"{uid}: {shown}")
     checker = InputChecker(ctx, uid, handling, model)
     added_checked = checker.check(added)
-    children = containment.children_in(old)
     old_user = [t for t in old if not is_server_managed(t[1], t[2])]
     kept = [t for t in old_user if t not in removed_int]
     present = set(kept)
@@ -321,10 +318,10 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
         sm += binary_sm
     new = sm + user
     versions.on_change(ctx, uid, archival.group_of(txn, uid), old)
-    containment.write_graph(ctx, uid, new, children)
+    containment.write_graph(ctx, uid, new, keep_children=True)
     record_change(ctx, uid, "update")
     after_change(ctx, uid, model, old, new)
-    res = _view_after_write(ctx, uid, model, new, children)
+    res = _view_after_write(ctx, uid, model, new)
     res.dropped = checker.dropped
     return res
 
@@ -341,7 +338,7 @@ def update_delta(ctx: Context, uid: str, remove: Iterable[Any] | None,
     """
     txn = ctx.txn
     model = require_model(txn, uid)
-    old = txn.triples(res_uri(uid))
+    old = containment.own_triples(txn, uid)
     pub = ctx.urimap.public_iri(uid)
     to_internal = ctx.urimap.to_internal
 

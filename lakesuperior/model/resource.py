@@ -4,6 +4,11 @@ A view is a snapshot: it holds the canonical (internal) triples read in one
 transaction and turns them into public form only when asked. Nothing builds an
 rdflib object unless ``imr`` is read.
 
+A container's children are held apart, as the list of their internal URIs the
+store read in one range (``containment.contained``): ``children`` and
+``serialize`` use it as it is, and only ``triples`` makes a tuple per child.
+The view a write returns has its own triples only (its containment is not read).
+
 Attributes of every view: ``uid``, ``uri``, ``interaction_model``, ``types``,
 ``ldp_types``, ``triples`` (the representation, public URIs), ``metadata``
 (server-managed triples), ``user_data`` (the client's triples), ``imr`` (an
@@ -25,7 +30,7 @@ import rdflib
 from lakesuperior import rdfio
 from lakesuperior.exceptions import BinaryNotFoundError
 from lakesuperior.model import interaction, membership
-from lakesuperior.model.containment import children_in
+from lakesuperior.model.containment import contained, own_triples
 from lakesuperior.model.context import Context
 from lakesuperior.model.external import EXTERNAL_HANDLING, EXTERNAL_URL
 from lakesuperior.model.literals import lexical
@@ -65,9 +70,11 @@ class RdfSource:
     def __init__(self, uid: str, own: list[Triple], *, urimap: UriMap,
                  extra: list[Triple] | None = None, incl_children: bool = True,
                  incl_srv_mgd: bool = True, versions: list[VersionInfo] | None = None,
-                 model: str | None = None, version_of: str | None = None):
+                 model: str | None = None, version_of: str | None = None,
+                 contained: list[str] | None = None):
         self.uid = uid
         self._own = own
+        self._contained = contained or []
         self._extra = extra or []
         self._urimap = urimap
         self._incl_children = incl_children
@@ -116,16 +123,29 @@ class RdfSource:
     @cached_property
     def triples(self) -> list[Triple]:
         """The representation: what ``get`` was asked to include, public URIs."""
+        triples, lists = self.parts
+        for ol in lists:
+            triples = triples + ol.triples()
+        return triples
+
+    @cached_property
+    def parts(self) -> tuple[list[Triple], list[rdfio.ObjectList]]:
+        """``triples`` in two parts: all but the containment, and the containment
+        as ``rdfio.ObjectList`` s (public URIs), which ``rdfio.serialize`` writes
+        without a tuple per child."""
         own = self._own
-        if not self._incl_children or not self._incl_srv_mgd:
-            keep_children = self._incl_children
-            keep_sm = self._incl_srv_mgd
-            own = [t for t in own
-                   if (keep_children if t[1] == LDP_CONTAINS
-                       else (keep_sm or not is_server_managed(t[1], t[2])))]
+        if not self._incl_srv_mgd:
+            own = [t for t in own if not is_server_managed(t[1], t[2])]
         if self._extra:
             own = own + self._extra
-        return self._urimap.triples_to_public(own)
+        urimap = self._urimap
+        triples = urimap.triples_to_public(own)
+        if not (self._incl_children and self._contained):
+            return triples, []
+        pub, cut = urimap.pub_prefix, len(RES_PREFIX)
+        objects = [pub + c[cut:] for c in self._contained]
+        return triples, [rdfio.ObjectList(urimap.to_public(res_uri(self.uid)), LDP_CONTAINS,
+                                          objects)]
 
     @cached_property
     def user_data(self) -> list[Triple]:
@@ -137,7 +157,7 @@ class RdfSource:
     def metadata(self) -> list[Triple]:
         """Server-managed triples, containment excluded (public URIs)."""
         return self._urimap.triples_to_public(
-            [t for t in self._own if t[1] != LDP_CONTAINS and is_server_managed(t[1], t[2])])
+            [t for t in self._own if is_server_managed(t[1], t[2])])
 
     @cached_property
     def imr(self) -> rdflib.Graph:
@@ -148,7 +168,8 @@ class RdfSource:
     @cached_property
     def children(self) -> list[str]:
         """Uids of the contained resources."""
-        return children_in(self._own)
+        cut = len(RES_PREFIX)
+        return [c[cut:-1] for c in self._contained]
 
     @property
     def version_info(self) -> list[VersionInfo]:
@@ -182,9 +203,10 @@ class RdfSource:
     def serialize(self, media_type: str = "text/turtle", *,
                   namespaces: Mapping[str, str] | None = None) -> bytes:
         """The representation in an RDF format (``rdfio.serialize``)."""
-        return rdfio.serialize(self.triples, media_type,
+        triples, lists = self.parts
+        return rdfio.serialize(triples, media_type,
                                namespaces=DEFAULT_NAMESPACES if namespaces is None
-                               else namespaces)
+                               else namespaces, lists=lists)
 
 
 class Container(RdfSource):
@@ -273,18 +295,30 @@ class _ViewOptions(TypedDict):
     versions: list[VersionInfo] | None
     model: str | None
     version_of: str | None
+    contained: list[str] | None
+
+
+#: ``view``'s ``contained`` when the caller gives none: found among ``own``.
+_IN_OWN: Any = object()
 
 
 def view(ctx: Context, uid: str, own: list[Triple], *, model: str | None = None,
          extra: list[Triple] | None = None, incl_children: bool = True,
          incl_srv_mgd: bool = True, versions: list[VersionInfo] | None = None,
-         version_of: str | None = None) -> RdfSource:
-    """Build the right view class for a resource's triples."""
+         version_of: str | None = None, contained: list[str] | None = _IN_OWN
+         ) -> RdfSource:
+    """Build the right view class for a resource's triples. ``contained``: the
+    internal URIs of its children, ``own`` then holding no containment (None:
+    not read); by default the containment triples among ``own``."""
+    if contained is _IN_OWN:
+        contained = [o for _s, p, o in own if p == LDP_CONTAINS]
+        if contained:
+            own = [t for t in own if t[1] != LDP_CONTAINS]
     if model is None:
         model = model_in(own, uid)
     kw: _ViewOptions = {"urimap": ctx.urimap, "extra": extra, "incl_children": incl_children,
                         "incl_srv_mgd": incl_srv_mgd, "versions": versions, "model": model,
-                        "version_of": version_of}
+                        "version_of": version_of, "contained": contained}
     if model == interaction.NON_RDF_SOURCE:
         return Binary(uid, own, binaries=ctx.binaries, **kw)
     if model in interaction.CONTAINERS:
@@ -297,23 +331,22 @@ def load(ctx: Context, uid: str, *, incl_children: bool = True, incl_inbound: bo
          incl_membership: bool = True) -> RdfSource:
     """Read a resource in ``ctx.txn``; ``ResourceNotExistsError`` / ``TombstoneError``."""
     txn = ctx.txn
-    res = res_uri(uid)
-    own = txn.triples(res)
+    own = own_triples(txn, uid)
     if not own:
         require_model(txn, uid)  # raises the right error
+    children = contained(txn, uid)
     extra: list[Triple] = []
     if incl_membership:
         extra.extend(membership.triples_about(txn, uid))
     if incl_inbound:
         extra.extend(inbound(txn, uid))
     if embed_children:
-        for _s, p, o in own:
-            if p == LDP_CONTAINS:
-                child = txn.triples(o)
-                extra.extend(t for t in child if t[1] != LDP_CONTAINS
-                             and (incl_srv_mgd or not is_server_managed(t[1], t[2])))
+        for child in children:
+            extra.extend(t for t in txn.triples(child, omit=LDP_CONTAINS)
+                         if incl_srv_mgd or not is_server_managed(t[1], t[2]))
     return view(ctx, uid, own, extra=extra, incl_children=incl_children,
-                incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid))
+                incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid),
+                contained=children)
 
 
 class ResourceInfo:

@@ -25,12 +25,12 @@ from rdflib.plugins.sparql.parser import parseUpdate
 from rdflib.plugins.sparql.update import evalUpdate
 
 from lakesuperior.exceptions import ServerManagedTermError, SparqlError
+from lakesuperior.model.containment import own_triples
 from lakesuperior.model.context import Context
 from lakesuperior.model.lifecycle import apply_delta
 from lakesuperior.model.lookup import require_model
 from lakesuperior.model.namespaces import LDP_CONTAINS, bare_iri
 from lakesuperior.model.resource import RdfSource
-from lakesuperior.model.uids import res_uri
 from lakesuperior.rdfio import graph_to_triples, triples_to_graph
 
 _ALLOWED = ("InsertData", "DeleteData", "DeleteWhere", "Modify")
@@ -144,8 +144,8 @@ def update(ctx: Context, uid: str, text: str | bytes, handling: str = "strict") 
     request = parse(text, base)
     if handling == "strict":
         _refuse_containment_delete(uid, request)
-    old = txn.triples(res_uri(uid))
-    before = ctx.urimap.triples_to_public([t for t in old if t[1] != LDP_CONTAINS])
+    old = own_triples(txn, uid)
+    before = ctx.urimap.triples_to_public(old)
     graph = triples_to_graph(before)
     evaluate(graph, request)
     after = graph_to_triples(graph)

@@ -143,7 +143,8 @@ def list_versions(ctx: Context, uid: str) -> list[VersionInfo]:
 
 
 def _own_triples(ctx: Context, uid: str) -> list[Triple]:
-    return [t for t in ctx.txn.triples(res_uri(uid)) if t[1] != LDP_CONTAINS]
+    """The resource's triples but its containment (not read)."""
+    return ctx.txn.triples(res_uri(uid), omit=LDP_CONTAINS)
 
 
 def settle(ctx: Context, uid: str, keep: str | None = None,

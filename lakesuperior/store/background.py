@@ -17,6 +17,7 @@ import fcntl
 import logging
 import os
 import threading
+from collections.abc import Callable
 from typing import IO, Any
 
 from lakesuperior.exceptions import LakesuperiorError
@@ -72,8 +73,9 @@ class IndexerThread:
     """The background indexer of ``store`` (a ``QuadStore``) on a daemon thread."""
 
     def __init__(self, store: Any, *, idle_poll: float = IDLE_POLL,
-                 lock_poll: float = LOCK_POLL):
+                 lock_poll: float = LOCK_POLL, after_batch: Callable[[], Any] | None = None):
         self.store = store
+        self.after_batch = after_batch    #: called after each batch applied
         self.idle_poll = idle_poll
         self.lock_poll = lock_poll
         self.lock = IndexerLock(store.path)
@@ -113,6 +115,8 @@ class IndexerThread:
                     continue
                 delay = self.idle_poll
                 self.applied += n
+                if n and self.after_batch is not None:
+                    self.after_batch()
                 if n < self.store.index_batch:      # caught up: look again soon
                     stop.wait(self.idle_poll)
         finally:

@@ -20,8 +20,10 @@ Quad = tuple[str, str, str, str]
 @disjoint_base
 class Reader(Txn):
     """The read API shared by ``ReadTxn`` and ``WriteTxn``."""
-    def triples(self, g: Term) -> list[Triple]:
-        """All triples of graph ``g`` (empty list if there is none)."""
+    def triples(self, g: Term, *, omit: Term | None = None) -> list[Triple]:
+        """All triples of graph ``g`` (empty list if there is none); ``omit``: a
+        predicate whose triples are left out, and its one-by-one runs not even read
+        (a container's own triples without its ``ldp:contains``)."""
     def has_graph(self, g: Term) -> bool:
         """Whether graph ``g`` holds at least one quad."""
     def graphs(self) -> Iterator[Term]:

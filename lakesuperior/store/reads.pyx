@@ -64,20 +64,50 @@ cdef class Reader(Txn):
 
     # -- graphs ----------------------------------------------------------------
 
-    def triples(self, g):
-        """All triples of graph ``g`` (empty list if there is none)."""
+    def triples(self, g, *, omit=None):
+        """All triples of graph ``g`` (empty list if there is none); ``omit``: a
+        predicate whose triples are left out, and its one-by-one runs not even read
+        (a container's own triples without its ``ldp:contains``)."""
         self._check()
         g = check_term(g, "graph name")
         if kind_of(g) != TERM_IRI:
             raise TermError("A graph name must be an IRI")
-        cdef uint64_t gid
+        cdef uint64_t gid, pid
         try:
             gid = self.iri_id(g, False)
             if not gid:
                 return []
-            return self.decode_triples(gid, self.graph_ids(gid))
+            if omit is None:
+                return self.decode_triples(gid, self.graph_ids(gid))
+            omit = check_term(omit, "predicate")
+            if kind_of(omit) != TERM_IRI:
+                raise TermError("A predicate must be an IRI")
+            pid = self.iri_id(omit, False)
+            return self.decode_triples(gid, self._ids_without(gid, pid))
         except lmdb.Error as e:
             raise backend_error(e) from e
+
+    cdef list _ids_without(self, uint64_t gid, uint64_t pid):
+        """(s, p, o) ids of graph ``gid`` but those of predicate ``pid``: the
+        record filtered, and gx with the runs of ``pid`` skipped unread."""
+        cdef Record rec = self.record(gid)
+        cdef list out = ([t for t in rec.triple_ids() if t[1] != pid]
+                         if rec is not None else [])
+        cdef bytes prefix = be(gid), key
+        cdef uint64_t ks, kp
+        cur = self.txn.cursor(db=self.store.db_gx)
+        ok = cur.set_range(prefix)
+        while ok:
+            key = cur.key()
+            if key[:8] != prefix:
+                break
+            kp = id_at(key, 16)
+            if kp != pid:
+                ks = id_at(key, 8)
+                for v in cur.iternext_dup():
+                    out.append((ks, kp, id_at(v, 0)))
+            ok = cur.next_nodup()
+        return out
 
     def has_graph(self, g):
         """Whether graph ``g`` holds at least one quad."""

@@ -20,6 +20,8 @@ cdef class WriteTxn(Reader):
                                bint trusted) except? 1
     cdef uint64_t _graph_id(self, g) except? 1
     cdef int _add_graph(self, g, list rows, bint trusted) except -1
+    cdef int _add_graph_keeping(self, g, list rows, bint trusted, str keep) except -1
+    cdef list _clear_gx_except(self, uint64_t gid, uint64_t kid)
     cdef int _clear_gx(self, uint64_t gid) except -1
     cdef Py_ssize_t _add(self, list quads, bint trusted) except -1
     cdef Py_ssize_t _add_to_graph(self, uint64_t gid, list triples, bint trusted) except -1

@@ -22,11 +22,13 @@ class WriteTxn(Reader):
     def commit(self) -> None:
         """Commit every write (growing the map and replaying them if it is full)."""
     def add_graph(self, g: Term, triples: Iterable[Triple], *,
-                  canonical: bool = False) -> None:
+                  canonical: bool = False, keep: Term | None = None) -> None:
         """Set the whole content of graph ``g`` (the fast path for resources).
 
         ``canonical=True``: every term is vouched canonical (``rdfio.parse`` output,
-        ``terms`` builders): only kinds and positions are checked."""
+        ``terms`` builders): only kinds and positions are checked. ``keep``: a
+        predicate whose triples in ``g`` stay as they are, neither read nor
+        rewritten: the write is as large as the other triples."""
     def add(self, quads: Iterable[Quad], *, canonical: bool = False) -> int:
         """Add quads (duplicates ignored); returns how many were new."""
     def remove(self, s: Term | None = None, p: Term | None = None,

@@ -37,6 +37,7 @@ cdef enum:
     OP_OUTBOX_APPEND = 7
     OP_OUTBOX_DROP = 8
     OP_OUTBOX_MARK = 9
+    OP_ADD_GRAPH_KEEPING = 10
 
 _ROLES = ("subject", "predicate", "object")
 
@@ -142,6 +143,8 @@ cdef class WriteTxn(Reader):
     cdef object _apply(self, int op, tuple args):
         if op == OP_ADD_GRAPH:
             return self._add_graph(args[0], args[1], args[2])
+        if op == OP_ADD_GRAPH_KEEPING:
+            return self._add_graph_keeping(args[0], args[1], args[2], args[3])
         if op == OP_ADD:
             return self._add(args[0], args[1])
         if op == OP_REMOVE:
@@ -278,15 +281,26 @@ cdef class WriteTxn(Reader):
 
     # -- writes --------------------------------------------------------------------
 
-    def add_graph(self, g, triples, *, bint canonical=False):
+    def add_graph(self, g, triples, *, bint canonical=False, keep=None):
         """Set the whole content of graph ``g``.
 
         ``canonical=True``: the caller vouches that every term is canonical (as
         ``rdfio.parse`` and the ``terms`` builders make them); the store then checks
         only each term's kind and position, not its syntax. Other callers' terms are
         validated and canonicalised.
+
+        ``keep``: a predicate whose triples in ``g`` stay as they are, neither read
+        nor rewritten (a container's ``ldp:contains`` when its own triples are
+        replaced): the other triples become ``triples``, and the write (its log entry
+        included) is as large as they are, however many triples are kept.
         """
-        self._run(OP_ADD_GRAPH, (g, list(triples), canonical))
+        if keep is None:
+            self._run(OP_ADD_GRAPH, (g, list(triples), canonical))
+            return
+        keep = check_term(keep, "predicate")
+        if kind_of(keep) != TERM_IRI:
+            raise TermError("A predicate must be an IRI")
+        self._run(OP_ADD_GRAPH_KEEPING, (g, list(triples), canonical, keep))
 
     cdef int _add_graph(self, g, list rows, bint trusted) except -1:
         cdef uint64_t gid = self._graph_id(g)
@@ -303,6 +317,62 @@ cdef class WriteTxn(Reader):
             self.records[gid] = None
         self._log(LOG_REPLACE, gid, old, [])
         return 0
+
+    cdef int _add_graph_keeping(self, g, list rows, bint trusted, str keep) except -1:
+        """``add_graph`` with ``keep``: the record is rewritten (O(its triples)), gx
+        loses its runs of other predicates, and the log gets the difference."""
+        cdef uint64_t gid = self._graph_id(g)
+        cdef uint64_t kid = self.iri_id(keep, False)
+        cdef Record rec = self.record(gid)
+        cdef dict local = rec.local_terms() if rec is not None else {}
+        buf, n = self._encode(rows, local, trusted)
+        cdef const IdTriple *ids = <const IdTriple *>PyBytes_AS_STRING(buf)
+        cdef list old = rec.triple_ids() if rec is not None else []
+        cdef list new = []
+        cdef Py_ssize_t i
+        cdef uint64_t s, p, o
+        gx = self.txn.cursor(db=self.store.db_gx)
+        for i in range(n):
+            s, p, o = ids[i].s, ids[i].p, ids[i].o
+            if (kid and p == kid and kind(s) == TERM_IRI and kind(o) == TERM_IRI
+                    and gx.set_key_dup(be_n(gid, s, p, 3), be(o))):
+                continue   # already one of the kept quads
+            new.append((s, p, o))
+        cdef set fresh = set(new)
+        new.extend(t for t in old if t[1] == kid and t not in fresh)
+        fresh = set(new)
+        cdef set before = set(old)
+        cdef list removed = [t for t in old if t not in fresh]
+        removed.extend(self._clear_gx_except(gid, kid))
+        cdef list added = [t for t in new if t not in before]
+        if removed or added:
+            self._put_record(gid, new, local)
+            self._log(LOG_DELTA, gid, removed, added)
+        return 0
+
+    cdef list _clear_gx_except(self, uint64_t gid, uint64_t kid):
+        """Delete graph ``gid``'s gx runs but those of predicate ``kid`` (skipped
+        whole, unread); return the (s, p, o) ids deleted."""
+        cdef list out = []
+        cdef bytes prefix = be(gid), key
+        cdef uint64_t ks, kp
+        cur = self.txn.cursor(db=self.store.db_gx)
+        ok = cur.set_range(prefix)
+        while ok:
+            key = cur.key()
+            if key[:8] != prefix:
+                break
+            kp = id_at(key, 16)
+            if kp == kid:
+                ok = cur.next_nodup()
+                continue
+            ks = id_at(key, 8)
+            for v in cur.iternext_dup():
+                out.append((ks, kp, id_at(v, 0)))
+            cur.set_key(key)
+            cur.delete(dupdata=True)
+            ok = cur.set_range(key)
+        return out
 
     cdef int _clear_gx(self, uint64_t gid) except -1:
         cur = self.txn.cursor(db=self.store.db_gx)

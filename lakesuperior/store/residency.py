@@ -1,0 +1,102 @@
+"""How much of the store's LMDB maps one process keeps resident.
+
+LMDB reads through a shared, read-only ``mmap`` of its files: every page a
+process has read stays mapped into it and counts in its resident set
+(``RssFile`` in ``/proc/self/status``) until the kernel wants the memory back,
+so a worker that has read a 4 GB store shows 4 GB of RSS. Those pages belong
+to the page cache, not to the process: dropping them from its page tables
+(``madvise(MADV_DONTNEED)``, safe on a shared file mapping at any moment, open
+transactions included) costs one minor fault the next time each is read, and
+the data stay cached. ``MapTrimmer`` does that when the process's resident
+file pages pass a bound (``store.resident_map_limit``), checked every
+``every`` calls and after each batch of the background indexer, so that a
+process's RSS stays bounded however large the store.
+Linux only; elsewhere it does nothing.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from collections.abc import Callable
+
+__all__ = ["MapTrimmer", "resident_file_bytes"]
+
+MADV_DONTNEED = 4
+#: Calls between two looks at ``/proc/self/status`` (about 30 us each).
+CHECK_EVERY = 128
+
+
+def resident_file_bytes() -> int:
+    """This process's resident pages of mapped files (``RssFile``), in bytes (0
+    where ``/proc`` does not say)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("RssFile:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _madvise() -> Callable[[int, int, int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.madvise
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+class MapTrimmer:
+    """Keeps the resident pages of a store's LMDB maps under ``limit`` bytes
+    (0: no bound) in this process (see the module docstring)."""
+
+    def __init__(self, store_dir: str, limit: int, every: int = CHECK_EVERY):
+        root = os.path.abspath(store_dir)
+        self.files = (os.path.join(root, "data.mdb"), os.path.join(root, "index", "data.mdb"))
+        self.limit = limit
+        self.every = max(1, every)
+        self.calls = 0
+        self.trims = 0
+        self._madvise = _madvise() if limit > 0 else None
+
+    def tick(self) -> None:
+        """Count one call; every ``every`` calls, trim if the resident file pages
+        are over the limit."""
+        if self._madvise is None:
+            return
+        self.calls += 1
+        if self.calls % self.every == 0:
+            self.check()
+
+    def check(self) -> None:
+        """Trim now if the resident file pages are over the limit (the background
+        indexer calls it after each batch: a batch reads pages all over the index)."""
+        if self._madvise is not None and resident_file_bytes() > self.limit:
+            self.trim()
+
+    def trim(self) -> int:
+        """Drop the store maps' pages from this process's resident set; return
+        how many mappings were trimmed."""
+        madvise = self._madvise or _madvise()
+        if madvise is None:
+            return 0
+        done = 0
+        try:
+            with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+                ranges = [line.split(None, 1)[0] for line in fh
+                          if line.rstrip("\n").endswith(self.files)]
+        except OSError:
+            return 0
+        for span in ranges:
+            start, end = (int(x, 16) for x in span.split("-"))
+            if madvise(start, end - start, MADV_DONTNEED) == 0:
+                done += 1
+        self.trims += 1
+        return done

@@ -1,0 +1,87 @@
+"""The resident pages of the store's LMDB maps stay bounded in a process
+(``store.resident_map_limit``, issue 15 deliverable 6): measured in page counts
+from ``/proc``, never by a clock."""
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from lakesuperior.config import Config
+from lakesuperior.exceptions import ConfigError
+from lakesuperior.store.residency import MapTrimmer, resident_file_bytes
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+BIG = '"' + "x" * 3000 + '"'
+
+
+def _fill(repo, n: int = 300) -> None:
+    with repo.transaction():
+        for i in range(n):
+            repo.create_or_replace(f"/r{i}", data=f"<> <http://ex.org/p> {BIG} .".encode(),
+                                   media_type="text/turtle")
+
+
+def _read_all(repo, n: int = 300) -> list:
+    return [repo.get(f"/r{i}").user_data for i in range(n)]
+
+
+def test_trim_drops_the_maps_pages_and_reads_go_on(repo_factory):
+    repo = repo_factory(resident_map_limit=0)
+    _fill(repo)
+    before = _read_all(repo)
+    resident = resident_file_bytes()
+    trimmer = MapTrimmer(repo.config.store_dir, 1 << 20)
+    assert trimmer.trim() >= 1
+    assert resident_file_bytes() < resident - (512 << 10)
+    assert _read_all(repo) == before
+
+
+def test_tick_trims_past_the_limit_only(repo_factory):
+    repo = repo_factory(resident_map_limit=0)
+    _fill(repo)
+    _read_all(repo)
+    never = MapTrimmer(repo.config.store_dir, 0, every=1)
+    high = MapTrimmer(repo.config.store_dir, 1 << 45, every=1)
+    low = MapTrimmer(repo.config.store_dir, 1, every=3)
+    for _ in range(6):
+        never.tick()
+        high.tick()
+        low.tick()
+    assert never.trims == 0 and high.trims == 0 and low.trims == 2
+
+
+def test_repository_keeps_its_maps_under_the_limit(repo_factory):
+    repo = repo_factory(resident_map_limit=1)
+    assert repo.map_trimmer.limit == 1
+    _fill(repo, 50)
+    for _ in range(3):
+        _read_all(repo, 50)
+    assert repo.map_trimmer.trims >= 1
+
+
+def test_resident_map_limit_configuration(monkeypatch):
+    assert Config.load(environ={}).resident_map_limit == 64 << 20
+    env = {"LSUP_STORE_RESIDENT_MAP_LIMIT": "0"}
+    assert Config.load(environ=env).resident_map_limit == 0
+    with pytest.raises(ConfigError, match="resident_map_limit"):
+        Config.load(environ={"LSUP_STORE_RESIDENT_MAP_LIMIT": "-1"})
+
+
+def test_the_background_indexer_checks_after_each_batch(repo_factory):
+    repo = repo_factory(resident_map_limit=1, background_index=False)
+    _fill(repo, 40)
+    from lakesuperior.store.background import IndexerThread
+    batches = []
+    thread = IndexerThread(repo.store, idle_poll=0.01,
+                           after_batch=lambda: batches.append(repo.map_trimmer.check()))
+    thread.start()
+    try:
+        for _ in range(6000):            # the thread applies the log, then idles
+            if not repo.store.pending():
+                break
+            thread.stop_event.wait(0.01)
+    finally:
+        thread.stop()
+    assert batches and thread.applied >= 40
