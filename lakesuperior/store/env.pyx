@@ -15,7 +15,7 @@ Two LMDB environments live in the store directory (see ``docs/storage.md``):
 
 ``index`` (derived from ``main``; rebuilt if lost or of another format)
     ``state``    format, last applied log seq
-    ``pos``, ``osp``, ``sg``  the union-graph indices (``layout.pxd``)
+    ``pos``, ``osp``, ``lit``, ``sg``  the union-graph indices (``layout.pxd``)
     ``gn``/``ng`` graph id <-> graph number (the index's 4-byte name of a graph)
 
 Every transaction on ``main`` is counted in ``open_txns`` (``txn.pyx`` keeps the
@@ -130,6 +130,7 @@ cdef class StoreEnv:
                 self.idb_pos = ienv.open_db(b"pos", **dup, **opts)
                 self.idb_osp = ienv.open_db(b"osp", **dup, **opts)
                 self.idb_sg = ienv.open_db(b"sg", **dup, **opts)
+                self.idb_lit = ienv.open_db(b"lit", **dup, **opts)
                 self.idb_gn = ienv.open_db(b"gn", **opts)
                 self.idb_ng = ienv.open_db(b"ng", **opts)
             except lmdb.NotFoundError:
@@ -200,7 +201,7 @@ cdef class StoreEnv:
             if ifmt != str(INDEX_FORMAT_VERSION).encode():
                 # Derived data missing or of another format: drop it; the indexer
                 # rebuilds it from the graphs (nothing to do for an empty store).
-                for db in (self.idb_pos, self.idb_osp, self.idb_sg, self.idb_gn,
+                for db in (self.idb_pos, self.idb_osp, self.idb_lit, self.idb_sg, self.idb_gn,
                            self.idb_ng, self.idb_state):
                     itxn.drop(db, delete=False)
                 itxn.put(b"format", str(INDEX_FORMAT_VERSION).encode(), db=self.idb_state)

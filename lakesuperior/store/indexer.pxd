@@ -6,7 +6,7 @@ from lakesuperior.store.txn cimport Txn
 
 cdef class Indexer:
     cdef StoreEnv store
-    cdef bytearray pos_add, osp_add, sg_add   # packed PosRow / OspRow / SgRow
+    cdef bytearray pos_add, osp_add, lit_add, sg_add   # packed PosRow / OspRow / LitRow / SgRow
     cdef dict gnums          # graph id -> graph number, met in this batch
     cdef uint32_t next_gnum  # the next graph number to give
     cdef uint32_t append_from  # rows of graph numbers from here on are appended

@@ -24,11 +24,13 @@ from cpython.bytes cimport PyBytes_AS_STRING
 from cpython.exc cimport PyErr_CheckSignals
 
 from lakesuperior.store.env cimport StoreEnv, applied_seq
-from lakesuperior.store.layout cimport (GNUM_SIZE, ID_SIZE, IDX_ROW_SIZE, LOG_REPLACE, OspRow,
-                                        PosRow, RebuildState, SG_ROW_SIZE, SgRow, TRIPLE_SIZE,
-                                        be, be32, be_n, get_be, get_be32, id_at, put_be,
-                                        put_be32, unpack_triples)
+from lakesuperior.store.layout cimport (EPOCH_SHIFT, GNUM_SIZE, ID_SIZE, IDX_ROW_SIZE,
+                                        LIT_ROW_SIZE, LOG_REPLACE, LitRow, OspRow, PosRow,
+                                        RebuildState, SG_ROW_SIZE, SgRow, TRIPLE_SIZE, be, be32,
+                                        be_n, get_be, get_be32, id_at, put_be, put_be32,
+                                        unpack_triples)
 from lakesuperior.store.records cimport Record
+from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI
 from lakesuperior.store.txn cimport Txn
 
 from lakesuperior.exceptions import DiskFullError, StoreBackendError, StoreError
@@ -46,11 +48,16 @@ cdef int _cmp_sg(const void *a, const void *b) noexcept nogil:
     return memcmp(a, b, SG_ROW_SIZE)
 
 
+cdef int _cmp_lit(const void *a, const void *b) noexcept nogil:
+    return memcmp(a, b, LIT_ROW_SIZE)
+
+
 cdef Py_ssize_t _sort_unique(unsigned char *rows, Py_ssize_t n, Py_ssize_t size) noexcept nogil:
     """Sort ``n`` packed rows of ``size`` bytes in place, drop repeats; the new n."""
     if n < 2:
         return n
-    qsort(rows, n, size, _cmp_row if size == IDX_ROW_SIZE else _cmp_sg)
+    qsort(rows, n, size, _cmp_row if size == IDX_ROW_SIZE else (
+        _cmp_lit if size == LIT_ROW_SIZE else _cmp_sg))
     cdef Py_ssize_t i, j = 0
     for i in range(1, n):
         if memcmp(rows + i * size, rows + j * size, size) != 0:
@@ -112,6 +119,7 @@ cdef class Indexer:
         self.store = store
         self.pos_add = bytearray()
         self.osp_add = bytearray()
+        self.lit_add = bytearray()
         self.sg_add = bytearray()
         self.gnums = {}
 
@@ -162,6 +170,7 @@ cdef class Indexer:
     cdef int _clear(self) except -1:
         del self.pos_add[:]
         del self.osp_add[:]
+        del self.lit_add[:]
         del self.sg_add[:]
         self.gnums.clear()
         return 0
@@ -260,12 +269,14 @@ cdef class Indexer:
 
     cdef int _add(self, uint32_t gnum, list triples) except -1:
         """Buffer index rows for the (s, p, o) id triples of graph number ``gnum``."""
-        cdef Py_ssize_t n = len(triples), i = 0
-        cdef Py_ssize_t p0 = len(self.pos_add), o0 = len(self.osp_add)
+        cdef Py_ssize_t n = len(triples), i = 0, j = 0, k = 0
+        cdef Py_ssize_t p0 = len(self.pos_add), o0 = len(self.osp_add), l0 = len(self.lit_add)
         self.pos_add.extend(bytes(IDX_ROW_SIZE * n))
         self.osp_add.extend(bytes(IDX_ROW_SIZE * n))
+        self.lit_add.extend(bytes(LIT_ROW_SIZE * n))
         cdef PosRow *pos = <PosRow *>(<unsigned char *>self.pos_add + p0)
         cdef OspRow *osp = <OspRow *>(<unsigned char *>self.osp_add + o0)
+        cdef LitRow *lit = <LitRow *>(<unsigned char *>self.lit_add + l0)
         cdef uint64_t s, p, o, last_s = 0
         cdef SgRow sg
         for s, p, o in triples:
@@ -273,21 +284,33 @@ cdef class Indexer:
             put_be32(pos[i].g, gnum)
             put_be(pos[i].o, o)
             put_be(pos[i].s, s)
-            put_be(osp[i].o, o)
-            put_be32(osp[i].g, gnum)
-            put_be(osp[i].s, s)
-            put_be(osp[i].p, p)
+            if (o >> KIND_SHIFT) == TERM_IRI:
+                put_be(osp[j].o, o)
+                put_be32(osp[j].g, gnum)
+                put_be(osp[j].s, s)
+                put_be(osp[j].p, p)
+                j += 1
+            else:
+                put_be32(lit[k].epoch, gnum >> EPOCH_SHIFT)
+                put_be(lit[k].o, o)
+                put_be32(lit[k].g, gnum)
+                put_be(lit[k].s, s)
+                put_be(lit[k].p, p)
+                k += 1
             if s != last_s:
                 put_be(sg.s, s)
                 put_be32(sg.g, gnum)
                 self.sg_add.extend((<unsigned char *>&sg)[:SG_ROW_SIZE])
                 last_s = s
             i += 1
+        del self.osp_add[o0 + IDX_ROW_SIZE * j:]
+        del self.lit_add[l0 + LIT_ROW_SIZE * k:]
         return 0
 
     cdef int _flush(self, itxn) except -1:
         """Write the buffered rows, sorted and unique (rows already there are
-        skipped); the rows of graphs numbered in this transaction are appended."""
+        skipped); in pos, osp and sg, the rows of graphs numbered in this
+        transaction are appended (lit's rows are in object order: put in place)."""
         cdef StoreEnv st = self.store
         cdef bytes packed
         cdef const unsigned char *rows
@@ -295,6 +318,7 @@ cdef class Indexer:
         cdef list old, new
         for db, buf, size in ((st.idb_pos, self.pos_add, IDX_ROW_SIZE),
                               (st.idb_osp, self.osp_add, IDX_ROW_SIZE),
+                              (st.idb_lit, self.lit_add, LIT_ROW_SIZE),
                               (st.idb_sg, self.sg_add, SG_ROW_SIZE)):
             if not buf:
                 continue
@@ -302,12 +326,16 @@ cdef class Indexer:
             packed = bytes(buf[:n * size])
             del buf[:]
             rows = <const unsigned char *>PyBytes_AS_STRING(packed)
+            cur = itxn.cursor(db=db)
+            if size == LIT_ROW_SIZE:
+                cur.putmulti([(packed[i:i + GNUM_SIZE], packed[i + GNUM_SIZE:i + size])
+                              for i in range(0, n * size, size)], dupdata=False)
+                continue
             old = []
             new = []
             for i in range(0, n * size, size):   # the graph number follows the key
                 (new if get_be32(rows + i + ID_SIZE) >= self.append_from else old).append(
                     (packed[i:i + ID_SIZE], packed[i + ID_SIZE:i + size]))
-            cur = itxn.cursor(db=db)
             if old:
                 cur.putmulti(old, dupdata=False)
             if new:
@@ -327,6 +355,7 @@ cdef class Indexer:
             return 0     # never indexed: no rows
         pos = itxn.cursor(db=st.idb_pos)
         osp = itxn.cursor(db=st.idb_osp)
+        lit = itxn.cursor(db=st.idb_lit)
         sg = itxn.cursor(db=st.idb_sg)
         cdef bytes g = be32(gnum)
         cdef uint64_t s, p, o
@@ -334,8 +363,11 @@ cdef class Indexer:
         for s, p, o in triples:
             if pos.set_key_dup(be(p), g + be_n(o, s, 0, 2)):
                 pos.delete()
-            if osp.set_key_dup(be(o), g + be_n(s, p, 0, 2)):
-                osp.delete()
+            if (o >> KIND_SHIFT) == TERM_IRI:
+                if osp.set_key_dup(be(o), g + be_n(s, p, 0, 2)):
+                    osp.delete()
+            elif lit.set_key_dup(be32(gnum >> EPOCH_SHIFT), be(o) + g + be_n(s, p, 0, 2)):
+                lit.delete()
             subjects.add(s)
         # A subject leaves sg only when the graph has no triple about it now
         # (a range lookup per subject, never a read of the whole graph).
