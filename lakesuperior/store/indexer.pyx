@@ -294,8 +294,6 @@ cdef class Indexer:
                 put_be32(lit[k].epoch, gnum >> EPOCH_SHIFT)
                 put_be(lit[k].o, o)
                 put_be32(lit[k].g, gnum)
-                put_be(lit[k].s, s)
-                put_be(lit[k].p, p)
                 k += 1
             if s != last_s:
                 put_be(sg.s, s)
@@ -359,19 +357,27 @@ cdef class Indexer:
         sg = itxn.cursor(db=st.idb_sg)
         cdef bytes g = be32(gnum)
         cdef uint64_t s, p, o
-        cdef set subjects = set()
+        cdef set subjects = set(), objects = set()
         for s, p, o in triples:
             if pos.set_key_dup(be(p), g + be_n(o, s, 0, 2)):
                 pos.delete()
             if (o >> KIND_SHIFT) == TERM_IRI:
                 if osp.set_key_dup(be(o), g + be_n(s, p, 0, 2)):
                     osp.delete()
-            elif lit.set_key_dup(be32(gnum >> EPOCH_SHIFT), be(o) + g + be_n(s, p, 0, 2)):
-                lit.delete()
+            else:
+                objects.add(o)
             subjects.add(s)
+        cdef Record rec = rt.record(gid)
+        # A literal or blank node leaves lit only when no triple of the graph has
+        # it as its object now (they are all in the record).
+        if objects:
+            if rec is not None:
+                objects.difference_update([t[2] for t in rec.triple_ids()])
+            for o in objects:
+                if lit.set_key_dup(be32(gnum >> EPOCH_SHIFT), be(o) + g):
+                    lit.delete()
         # A subject leaves sg only when the graph has no triple about it now
         # (a range lookup per subject, never a read of the whole graph).
-        cdef Record rec = rt.record(gid)
         for s in subjects:
             if rec is not None and rec.triple_ids_for(s):
                 continue

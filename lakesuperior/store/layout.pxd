@@ -13,8 +13,8 @@ cdef enum:
     IDX_ROW_SIZE = 28        # a pos / osp row: key id + (graph number, id, id)
     IDX_VAL_SIZE = 20        # its value (dupfixed)
     SG_ROW_SIZE = 12         # an sg row: s + graph number
-    LIT_ROW_SIZE = 32        # a lit row: epoch + (o, graph number, s, p)
-    LIT_VAL_SIZE = 28        # its value (dupfixed)
+    LIT_ROW_SIZE = 16        # a lit row: epoch + (o, graph number)
+    LIT_VAL_SIZE = 12        # its value (dupfixed)
     EPOCH_SHIFT = 12         # a lit epoch: 4096 consecutive graph numbers
     TRIPLE_SIZE = 24         # a logged (s, p, o) triple
     LOG_REPLACE = 1          # log entry: a whole graph was set (read its content)
@@ -46,18 +46,16 @@ cdef struct OspRow:
     unsigned char s[8]
     unsigned char p[8]
 
-# lit: key epoch (u32: g# >> EPOCH_SHIFT), values (o, g#, s, p) (dupfixed 28 B):
-# the quads whose object is a literal or a blank node (osp has the others). Such
+# lit: key epoch (u32: g# >> EPOCH_SHIFT), values (o, g#) (dupfixed 12 B): which
+# graphs hold a literal or blank node as an object (osp has the IRI objects). Such
 # objects are mostly distinct, so a key each (as in osp) would cost a node each;
-# here they are packed rows. New rows land in the last epoch, so a batch rewrites
-# the pages of one epoch, not of the whole table; a lookup of an object probes
-# each epoch (a range in each).
+# here they are packed rows, and the graph's record gives the triples. New rows
+# land in the last epoch, so a batch rewrites the pages of one epoch, not of the
+# whole table; a lookup of an object probes each epoch (a range in each).
 cdef struct LitRow:
     unsigned char epoch[4]
     unsigned char o[8]
     unsigned char g[4]
-    unsigned char s[8]
-    unsigned char p[8]
 
 # sg: key s, values g# (dupfixed 4 B): the graphs where s is a subject.
 cdef struct SgRow:

@@ -24,7 +24,7 @@ from lakesuperior.store.access cimport (PATH_ALL, PATH_COUNT_OSP, PATH_COUNT_POS
 from lakesuperior.store.env cimport applied_seq
 from lakesuperior.store.indexer cimport graph_number, graph_of
 from lakesuperior.store.layout cimport (GNUM_SIZE, GxRow, IDX_ROW_SIZE, IDX_VAL_SIZE,
-                                        LIT_VAL_SIZE, LitRow, OspRow, PosRow, ROW_SIZE, be,
+                                        LIT_VAL_SIZE, OspRow, PosRow, ROW_SIZE, be,
                                         be_n, get_be, get_be32, id_at)
 from lakesuperior.store.records cimport Record
 from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI, kind_of
@@ -277,47 +277,49 @@ cdef class Reader(Txn):
                 yield (ts, tp, to, gname)
 
     def _lit_quads(self, s, uint64_t pid, str o, uint64_t oid, set skip):
-        """Union quads whose object is the literal or blank node of id ``oid``
-        (``lit``: a range in each epoch), but graphs in ``skip``."""
+        """Union quads whose object is the literal or blank node of id ``oid``,
+        but graphs in ``skip``: ``lit`` gives the graphs (a range in each epoch),
+        their records the triples."""
         cdef bytes obj = be(oid), v
         cdef bytes probe = obj + bytes(LIT_VAL_SIZE - 8)   # the first row for oid
-        cdef const LitRow *row
-        cdef uint64_t rs, rg
-        cdef uint32_t gnum
+        cdef uint64_t rg, ts_, tp_, to_
         cdef Record rec
+        cdef list gids = []
         cur = self.itxn.cursor(db=self.store.idb_lit)
         epoch = cur.first()
         while epoch:
             ep = cur.key()
             found = cur.set_range_dup(ep, probe)
             while found:
-                v = ep + cur.value()       # a whole LitRow
-                if len(v) != sizeof(LitRow):
+                v = cur.value()
+                if len(v) != LIT_VAL_SIZE:
                     raise StoreError("Corrupt index: a lit row is truncated")
-                row = <const LitRow *>PyBytes_AS_STRING(v)
-                if v[4:12] != obj:
+                if v[:8] != obj:
                     break
+                gids.append(get_be32(<const unsigned char *>PyBytes_AS_STRING(v) + 8))
                 found = cur.next_dup()
-                if pid and get_be(row.p) != pid:
+            cur.set_key(ep)
+            epoch = cur.next_nodup()
+        for gnum in gids:
+            rg = graph_of(self.itxn, self.store, gnum)
+            if not rg or rg in skip:
+                continue
+            self._check()
+            rec = self.record(rg)
+            gname = self.decode_opt(rg, None)
+            if rec is None or gname is None:
+                continue   # written after this snapshot
+            for ts_, tp_, to_ in rec.triple_ids():
+                if to_ != oid or (pid and tp_ != pid):
                     continue
-                gnum = get_be32(row.g)
-                rg = graph_of(self.itxn, self.store, gnum)
-                if not rg or rg in skip:
+                ts = self.decode_opt(ts_, rec)
+                tp = self.decode_opt(tp_, rec)
+                to = self.decode_opt(to_, rec)
+                if ts is None or tp is None or to is None:
                     continue
-                self._check()
-                rs = get_be(row.s)
-                rec = self.record(rg)
-                gname = self.decode_opt(rg, None)
-                ts = self.decode_opt(rs, rec)
-                tp = self.decode_opt(get_be(row.p), rec)
-                to = self.decode_opt(oid, rec)
-                if gname is None or ts is None or tp is None or to is None:
-                    continue   # written after this snapshot
                 if (s is not None and ts != s) or to != o:
                     continue   # another term with the same hash
                 yield (ts, tp, to, gname)
-            cur.set_key(ep)
-            epoch = cur.next_nodup()
 
     cdef list _graph_hits(self, uint64_t gid, str g, s, p, o, Path path):
         """Decoded quads of graph ``gid`` matching (s, p, o): the record, and gx but
