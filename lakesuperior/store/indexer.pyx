@@ -312,6 +312,7 @@ cdef class Indexer:
         cdef StoreEnv st = self.store
         cdef bytes packed
         cdef const unsigned char *rows
+        cdef unsigned char *ptr
         cdef Py_ssize_t size, n, i
         cdef list old, new
         for db, buf, size in ((st.idb_pos, self.pos_add, IDX_ROW_SIZE),
@@ -320,7 +321,10 @@ cdef class Indexer:
                               (st.idb_sg, self.sg_add, SG_ROW_SIZE)):
             if not buf:
                 continue
-            n = _sort_unique(<unsigned char *>(<bytearray>buf), len(buf) // size, size)
+            ptr = <unsigned char *>(<bytearray>buf)
+            n = len(buf) // size
+            with nogil:          # the writer's thread may run meanwhile
+                n = _sort_unique(ptr, n, size)
             packed = bytes(buf[:n * size])
             del buf[:]
             rows = <const unsigned char *>PyBytes_AS_STRING(packed)

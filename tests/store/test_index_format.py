@@ -14,7 +14,7 @@ import pytest
 from lakesuperior.store.quadstore import INDEX_FORMAT_VERSION, QuadStore
 from lakesuperior.store.terms import literal
 
-from .test_index_tail import CONTAINER, P, RES, TYPE, answers, graph, write_history
+from .test_index_tail import CONTAINER, RES, TYPE, P, answers, graph, write_history
 
 
 @pytest.fixture
