@@ -20,6 +20,3 @@ cdef class Indexer:
     cdef int _add(self, uint32_t gnum, list triples) except -1
     cdef int _flush(self, itxn) except -1
     cdef int _remove(self, itxn, Txn rt, uint64_t gid, list triples) except -1
-
-cdef uint32_t graph_number(itxn, StoreEnv store, uint64_t gid) except? 0
-cdef uint64_t graph_of(itxn, StoreEnv store, uint32_t gnum) except? 0

@@ -31,6 +31,7 @@ from lakesuperior.store.layout cimport (EPOCH_SHIFT, GNUM_SIZE, ID_SIZE, IDX_ROW
                                         unpack_triples)
 from lakesuperior.store.records cimport Record
 from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI
+from lakesuperior.store.unionrows cimport graph_number
 from lakesuperior.store.txn cimport Txn
 
 from lakesuperior.exceptions import DiskFullError, StoreBackendError, StoreError
@@ -65,22 +66,6 @@ cdef Py_ssize_t _sort_unique(unsigned char *rows, Py_ssize_t n, Py_ssize_t size)
             if j != i:
                 memmove(rows + j * size, rows + i * size, size)
     return j + 1
-
-
-cdef uint32_t graph_number(itxn, StoreEnv store, uint64_t gid) except? 0:
-    """The index's number for graph ``gid`` (0: the index never met it)."""
-    raw = itxn.get(be(gid), db=store.idb_gn)
-    if raw is None:
-        return 0
-    if len(raw) != GNUM_SIZE:
-        raise StoreError("Corrupt index: a graph number is truncated")
-    return get_be32(<const unsigned char *>PyBytes_AS_STRING(raw))
-
-
-cdef uint64_t graph_of(itxn, StoreEnv store, uint32_t gnum) except? 0:
-    """The graph id of graph number ``gnum`` (0: none)."""
-    raw = itxn.get(be32(gnum), db=store.idb_ng)
-    return id_at(raw, 0) if raw is not None else 0
 
 
 cdef list _graphs_after(Txn rt, uint64_t after, Py_ssize_t limit):

@@ -10,7 +10,6 @@ from typing_extensions import disjoint_base
 
 from lakesuperior.store.txn import Txn
 
-MAX_PREFIXES: int
 OUTBOX_SEQ: bytes
 OUTBOX_PUBLISHED: bytes
 

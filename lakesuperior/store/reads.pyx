@@ -14,21 +14,21 @@ in its own main snapshot.
 import lmdb
 
 from libc.stdint cimport uint32_t, uint64_t
-from libc.stdlib cimport bsearch, qsort
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcpy
 from cpython.bytes cimport PyBytes_AS_STRING
 
 from lakesuperior.store.access cimport (PATH_ALL, PATH_COUNT_OSP, PATH_COUNT_POS, PATH_GRAPH,
                                         PATH_GRAPH_S, PATH_GRAPH_SP, PATH_OSP, PATH_SG, Path,
                                         access_path)
 from lakesuperior.store.env cimport applied_seq
-from lakesuperior.store.indexer cimport graph_number, graph_of
 from lakesuperior.store.layout cimport (GNUM_SIZE, GxRow, IDX_ROW_SIZE, IDX_VAL_SIZE,
-                                        LIT_VAL_SIZE, OspRow, PosRow, ROW_SIZE, be,
+                                        OspRow, PosRow, ROW_SIZE, be,
                                         be_n, get_be, get_be32, id_at)
 from lakesuperior.store.records cimport Record
 from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI, kind_of
 from lakesuperior.store.txn cimport Txn, check_pattern, check_term
+from lakesuperior.store.unionrows cimport (graph_number, graph_of, has16, lit_graphs,
+                                           prefix_flags, sort_unique16)
 
 from lakesuperior.exceptions import StoreBackendError, StoreError, TermError
 from lakesuperior.store.indexer import LOG_HEAD
@@ -45,28 +45,6 @@ Quad = tuple[str, str, str, str]
 cdef object backend_error(e):
     """The ``StoreError`` for a raw LMDB error."""
     return StoreBackendError(f"LMDB error: {e}")
-
-
-# How many graph prefixes the store remembers its graphs' answers for.
-MAX_PREFIXES = 8
-
-
-cdef int _cmp16(const void *a, const void *b) noexcept nogil:
-    return memcmp(a, b, 16)
-
-
-cdef Py_ssize_t _sort_unique16(unsigned char *keys, Py_ssize_t n) noexcept nogil:
-    """Sort ``n`` 16-byte keys in place and drop repeats; the new n."""
-    if n < 2:
-        return n
-    qsort(keys, n, 16, _cmp16)
-    cdef Py_ssize_t i, j = 0
-    for i in range(1, n):
-        if memcmp(keys + 16 * i, keys + 16 * j, 16) != 0:
-            j += 1
-            if j != i:
-                memcpy(keys + 16 * j, keys + 16 * i, 16)
-    return j + 1
 
 
 cdef inline int kind(uint64_t tid) noexcept nogil:
@@ -278,29 +256,10 @@ cdef class Reader(Txn):
 
     def _lit_quads(self, s, uint64_t pid, str o, uint64_t oid, set skip):
         """Union quads whose object is the literal or blank node of id ``oid``,
-        but graphs in ``skip``: ``lit`` gives the graphs (a range in each epoch),
-        their records the triples."""
-        cdef bytes obj = be(oid), v
-        cdef bytes probe = obj + bytes(LIT_VAL_SIZE - 8)   # the first row for oid
+        but graphs in ``skip``: ``lit`` gives the graphs, their records the triples."""
         cdef uint64_t rg, ts_, tp_, to_
         cdef Record rec
-        cdef list gids = []
-        cur = self.itxn.cursor(db=self.store.idb_lit)
-        epoch = cur.first()
-        while epoch:
-            ep = cur.key()
-            found = cur.set_range_dup(ep, probe)
-            while found:
-                v = cur.value()
-                if len(v) != LIT_VAL_SIZE:
-                    raise StoreError("Corrupt index: a lit row is truncated")
-                if v[:8] != obj:
-                    break
-                gids.append(get_be32(<const unsigned char *>PyBytes_AS_STRING(v) + 8))
-                found = cur.next_dup()
-            cur.set_key(ep)
-            epoch = cur.next_nodup()
-        for gnum in gids:
+        for gnum in lit_graphs(self.itxn, self.store, oid):
             rg = graph_of(self.itxn, self.store, gnum)
             if not rg or rg in skip:
                 continue
@@ -401,7 +360,7 @@ cdef class Reader(Txn):
     cdef Py_ssize_t _count_index(self, s, p, o, bint distinct, str graph_prefix) except -1:
         """Count a union pattern of IRIs on the index (PATH_COUNT_*), decoding
         nothing (with ``graph_prefix``, each graph's name once per store, see
-        ``_prefix_flags``). The tail's graphs are counted from their records
+        ``unionrows.prefix_flags``). The tail's graphs are counted from their records
         instead of their rows. O(rows under the key) at most; O(1) for a plain
         count of a bound predicate or object with an empty tail."""
         self._open_index()
@@ -436,8 +395,12 @@ cdef class Reader(Txn):
             return len(tail_keys) if distinct else tail_n
         if not distinct and graph_prefix is None and not sid and not (oid and pid) and not skip:
             return cur.count() + tail_n
+        cdef unsigned char *fl = NULL
+        cdef Py_ssize_t flen = 0
         if graph_prefix is not None:
-            flags = self._prefix_flags(graph_prefix)
+            flags = prefix_flags(self.itxn, self.store, graph_prefix)
+            fl = <unsigned char *>flags
+            flen = len(flags)
         raw = bytes(cur.getmulti([be(key)], dupdata=True, dupfixed_bytes=IDX_VAL_SIZE,
                                  keyfixed=True))
         cdef const OspRow *osp = <const OspRow *>PyBytes_AS_STRING(raw)
@@ -464,7 +427,12 @@ cdef class Reader(Txn):
                 prev_gnum = gnum
                 prev_ok = not (skip and gnum in skip)
                 if prev_ok and flags is not None:
-                    prev_ok = self._prefix_ok(flags, graph_prefix, gnum)
+                    if gnum < flen and fl[gnum]:      # known: no Python call
+                        prev_ok = fl[gnum] == 1
+                    else:
+                        prev_ok = self._prefix_ok(flags, graph_prefix, gnum)
+                        fl = <unsigned char *>flags    # it may have grown
+                        flen = len(flags)
             if not prev_ok:
                 continue
             if distinct:
@@ -474,31 +442,15 @@ cdef class Reader(Txn):
                 n += 1
         if not distinct:
             return n + tail_n
-        m = _sort_unique16(kbuf, m)
+        m = sort_unique16(kbuf, m)
         for k in tail_keys:   # the tail's matches not counted on the index already
-            if bsearch(PyBytes_AS_STRING(k), kbuf, m, 16, _cmp16) == NULL:
+            if not has16(kbuf, m, PyBytes_AS_STRING(k)):
                 n += 1
         return m + n
 
-    cdef bytearray _prefix_flags(self, str graph_prefix):
-        """The store's answers, by graph number, to "does the graph's name start
-        with ``graph_prefix``" (0: not known yet, 1: yes, 2: no). A graph number
-        names one graph for the life of the index (``state.gen``), and a graph
-        id one name, so they never go stale; a new index starts afresh."""
-        gen = self.itxn.get(b"gen", db=self.store.idb_state)
-        if gen != self.store.prefix_gen:
-            self.store.prefix_ok = {}
-            self.store.prefix_gen = gen
-        flags = self.store.prefix_ok.get(graph_prefix)
-        if flags is None:
-            if len(self.store.prefix_ok) >= MAX_PREFIXES:
-                self.store.prefix_ok.clear()
-            flags = self.store.prefix_ok[graph_prefix] = bytearray()
-        return flags
-
     cdef bint _prefix_ok(self, bytearray flags, str graph_prefix, uint32_t gnum) except -1:
         """Whether graph number ``gnum``'s name starts with ``graph_prefix`` (see
-        ``_prefix_flags``; an answer is remembered once the name is known)."""
+        ``unionrows.prefix_flags``; an answer is remembered once the name is known)."""
         if gnum < len(flags) and flags[gnum]:
             return flags[gnum] == 1
         cdef uint64_t gid = graph_of(self.itxn, self.store, gnum)
