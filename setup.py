@@ -14,6 +14,7 @@ MODULES = [
     "lakesuperior.store.env",
     "lakesuperior.store.txn",
     "lakesuperior.store.access",
+    "lakesuperior.store.unionrows",
     "lakesuperior.store.indexer",
     "lakesuperior.store.reads",
     "lakesuperior.store.writes",

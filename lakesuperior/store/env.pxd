@@ -11,7 +11,10 @@ cdef class StoreEnv:
     cdef object env, ienv
     cdef object db_meta, db_terms, db_collide, db_rec, db_gx, db_log, db_ns, db_nsr
     cdef object db_outbox
-    cdef object idb_state, idb_pos, idb_osp, idb_sg
+    cdef object idb_state, idb_pos, idb_osp, idb_sg, idb_lit, idb_gn, idb_ng
+    cdef bint index_usable    # False: a read-only open of an index of another format
+    cdef bytes prefix_gen     # the index generation (``state.gen``) prefix_ok is for
+    cdef dict prefix_ok       # graph prefix -> bytearray by graph number: 0 unknown, 1 yes, 2 no
     cdef int pid
     cdef dict iri_ids     # canonical IRI -> id, for committed IRIs only
     cdef dict iri_strs    # id -> canonical IRI

@@ -13,9 +13,10 @@ Two LMDB environments live in the store directory (see ``docs/storage.md``):
     ``outbox``   seq -> change event (the change feed, ``model/events.py``),
                  written in the same transaction as the change it describes
 
-``index`` (derived from ``main``; rebuilt if lost)
+``index`` (derived from ``main``; rebuilt if lost or of another format)
     ``state``    format, last applied log seq
-    ``pos``, ``osp``, ``sg``  the union-graph indices (``layout.pxd``)
+    ``pos``, ``osp``, ``lit``, ``sg``  the union-graph indices (``layout.pxd``)
+    ``gn``/``ng`` graph id <-> graph number (the index's 4-byte name of a graph)
 
 Every transaction on ``main`` is counted in ``open_txns`` (``txn.pyx`` keeps the
 account, also for a transaction dropped without ``abort()``): the map can only
@@ -40,7 +41,8 @@ from lakesuperior.exceptions import (DiskFullError, StoreBackendError, StoreBusy
 # in place when opened for writing, every record re-encoded in one transaction.
 FORMAT_VERSION = 3
 UPGRADABLE_FORMATS = (1, 2)
-INDEX_FORMAT_VERSION = 1
+# 2: rows name graphs by 4-byte graph numbers (``gn``, ``ng``), first in each value.
+INDEX_FORMAT_VERSION = 2
 # Address space, not disk: the data file grows with its pages. Reserved large up
 # front so that the map (almost) never has to grow: LMDB can remap only when no
 # transaction of this process is open, which a threaded server rarely offers.
@@ -78,6 +80,8 @@ cdef class StoreEnv:
         self.iri_cache = iri_cache
         self.iri_ids = {}
         self.iri_strs = {}
+        self.prefix_gen = None
+        self.prefix_ok = {}
         self.open_txns = 0
         self.closed = True
         if not readonly:
@@ -128,10 +132,24 @@ cdef class StoreEnv:
             opts = dict(txn=txn, create=not self.readonly)
             if txn is None:
                 del opts["txn"]
-            self.idb_state = ienv.open_db(b"state", **opts)
-            self.idb_pos = ienv.open_db(b"pos", **dup, **opts)
-            self.idb_osp = ienv.open_db(b"osp", **dup, **opts)
-            self.idb_sg = ienv.open_db(b"sg", **dup, **opts)
+            try:
+                self.idb_state = ienv.open_db(b"state", **opts)
+                self.idb_pos = ienv.open_db(b"pos", **dup, **opts)
+                self.idb_osp = ienv.open_db(b"osp", **dup, **opts)
+                self.idb_sg = ienv.open_db(b"sg", **dup, **opts)
+                self.idb_lit = ienv.open_db(b"lit", **dup, **opts)
+                self.idb_gn = ienv.open_db(b"gn", **opts)
+                self.idb_ng = ienv.open_db(b"ng", **opts)
+            except lmdb.NotFoundError:
+                # Read-only, and the index is missing or of an older format:
+                # queries read every graph directly (``index_usable``).
+                self.index_usable = False
+                return
+        self.index_usable = True
+        if self.readonly:
+            with ienv.begin() as itxn:
+                ifmt = itxn.get(b"format", db=self.idb_state)
+            self.index_usable = ifmt == str(INDEX_FORMAT_VERSION).encode()
 
     cdef object _open_outbox(self, env, dict opts):
         """The outbox table; a read-only open of a format-1 store (which has none)
@@ -197,9 +215,11 @@ cdef class StoreEnv:
             if ifmt != str(INDEX_FORMAT_VERSION).encode():
                 # Derived data missing or of another format: drop it; the indexer
                 # rebuilds it from the graphs (nothing to do for an empty store).
-                for db in (self.idb_pos, self.idb_osp, self.idb_sg, self.idb_state):
+                for db in (self.idb_pos, self.idb_osp, self.idb_lit, self.idb_sg, self.idb_gn,
+                           self.idb_ng, self.idb_state):
                     itxn.drop(db, delete=False)
                 itxn.put(b"format", str(INDEX_FORMAT_VERSION).encode(), db=self.idb_state)
+                itxn.put(b"gen", os.urandom(8), db=self.idb_state)
                 itxn.put(b"seq", be(last if not has_data else 0), db=self.idb_state)
                 if has_data:
                     itxn.put(b"rebuild", be_n(last, 0, 0, 2), db=self.idb_state)

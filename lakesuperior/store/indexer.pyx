@@ -6,36 +6,66 @@ batches, by the background indexer (``background.py``) or ``QuadStore.index()``;
 a union-graph read never runs it: it reads the entries not applied yet (the
 tail) from the graphs themselves (``reads.pyx``). Each batch is one index
 transaction: a batch cut short (a crash, SIGKILL) is simply done again.
+
+Rows name a graph by its graph number (``gn`` / ``ng``), given in the order the
+indexer first meets graphs and first in every value: the rows of graphs new to
+the index sort after every row already there under the same key, so they are
+appended (``MDB_APPENDDUP``): full pages, and a batch touches the last pages of
+each key's run instead of pages all over the index.
 """
 import struct
 
 import lmdb
 
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 from libc.stdlib cimport qsort
-from libc.string cimport memcmp
+from libc.string cimport memcmp, memmove
 from cpython.bytes cimport PyBytes_AS_STRING
 from cpython.exc cimport PyErr_CheckSignals
 
 from lakesuperior.store.env cimport StoreEnv, applied_seq
-from lakesuperior.store.layout cimport (ID_SIZE, LOG_REPLACE, OspRow, PosRow, RebuildState,
-                                        ROW_SIZE, SG_ROW_SIZE,
-                                        SgRow, TRIPLE_SIZE, be, be_n, get_be, id_at, put_be,
+from lakesuperior.store.layout cimport (EPOCH_SHIFT, GNUM_SIZE, ID_SIZE, IDX_ROW_SIZE,
+                                        LIT_ROW_SIZE, LOG_REPLACE, LitRow, OspRow, PosRow,
+                                        RebuildState, SG_ROW_SIZE, SgRow, TRIPLE_SIZE, be, be32,
+                                        be_n, get_be, get_be32, id_at, put_be, put_be32,
                                         unpack_triples)
 from lakesuperior.store.records cimport Record
+from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI
+from lakesuperior.store.unionrows cimport graph_number
 from lakesuperior.store.txn cimport Txn
 
 from lakesuperior.exceptions import DiskFullError, StoreBackendError, StoreError
 
 LOG_HEAD = struct.Struct("<BQII")  # kind, graph id, n_removed, n_added
 
+cdef uint32_t MAX_GNUM = 0xFFFFFFFF
+
 
 cdef int _cmp_row(const void *a, const void *b) noexcept nogil:
-    return memcmp(a, b, ROW_SIZE)
+    return memcmp(a, b, IDX_ROW_SIZE)
 
 
 cdef int _cmp_sg(const void *a, const void *b) noexcept nogil:
     return memcmp(a, b, SG_ROW_SIZE)
+
+
+cdef int _cmp_lit(const void *a, const void *b) noexcept nogil:
+    return memcmp(a, b, LIT_ROW_SIZE)
+
+
+cdef Py_ssize_t _sort_unique(unsigned char *rows, Py_ssize_t n, Py_ssize_t size) noexcept nogil:
+    """Sort ``n`` packed rows of ``size`` bytes in place, drop repeats; the new n."""
+    if n < 2:
+        return n
+    qsort(rows, n, size, _cmp_row if size == IDX_ROW_SIZE else (
+        _cmp_lit if size == LIT_ROW_SIZE else _cmp_sg))
+    cdef Py_ssize_t i, j = 0
+    for i in range(1, n):
+        if memcmp(rows + i * size, rows + j * size, size) != 0:
+            j += 1
+            if j != i:
+                memmove(rows + j * size, rows + i * size, size)
+    return j + 1
 
 
 cdef list _graphs_after(Txn rt, uint64_t after, Py_ssize_t limit):
@@ -65,16 +95,18 @@ cdef list _graphs_after(Txn rt, uint64_t after, Py_ssize_t limit):
 cdef class Indexer:
     """Applies logged changes to the ``index`` environment, in batches.
 
-    Additions are buffered and written sorted with ``putmulti`` (far fewer
-    page visits than one put at a time); the buffer is flushed before any
-    removal, so the log's order is kept where it matters.
+    Additions are buffered and written sorted (far fewer page visits than one
+    put at a time), those of graphs numbered in this batch appended; the buffer
+    is flushed before any removal, so the log's order is kept where it matters.
     """
 
     def __cinit__(self, StoreEnv store):
         self.store = store
         self.pos_add = bytearray()
         self.osp_add = bytearray()
+        self.lit_add = bytearray()
         self.sg_add = bytearray()
+        self.gnums = {}
 
     def run(self, uint64_t until=0, Py_ssize_t batches=0):
         """Apply log entries (all, or up to ``until``; at most ``batches`` index
@@ -86,6 +118,7 @@ cdef class Indexer:
             try:
                 self._make_room()
                 with st.ienv.begin(write=True) as itxn:
+                    self._start(itxn)
                     state = itxn.get(b"rebuild", db=st.idb_state)
                     rebuilding = state is not None
                     if rebuilding:
@@ -97,12 +130,16 @@ cdef class Indexer:
                 st.grow(st.ienv, 0)
                 continue
             except lmdb.Error as e:
+                self._clear()
                 if isinstance(st.write_failure(e, 0), DiskFullError):
                     raise DiskFullError(
                         "Insufficient storage: the disk holding the repository's index is "
                         "full; the union index cannot take in recent writes (they are kept)"
                     ) from e
                 raise StoreBackendError(f"Indexing failed: {e}") from e
+            except BaseException:
+                self._clear()
+                raise
             total += n
             done += 1
             if (not rebuilding and n < st.index_batch) or (batches and done >= batches):
@@ -118,8 +155,39 @@ cdef class Indexer:
     cdef int _clear(self) except -1:
         del self.pos_add[:]
         del self.osp_add[:]
+        del self.lit_add[:]
         del self.sg_add[:]
+        self.gnums.clear()
         return 0
+
+    cdef int _start(self, itxn) except -1:
+        """Begin an index transaction: the next graph number to give."""
+        self.gnums.clear()
+        cur = itxn.cursor(db=self.store.idb_ng)
+        if cur.last():
+            self.next_gnum = get_be32(<const unsigned char *>PyBytes_AS_STRING(cur.key())) + 1
+        else:
+            self.next_gnum = 1
+        self.append_from = self.next_gnum
+        return 0
+
+    cdef uint32_t _gnum(self, itxn, uint64_t gid, bint create) except? 0:
+        """Graph ``gid``'s number; a new one if it has none and ``create`` (else 0)."""
+        got = self.gnums.get(gid)
+        if got is not None:
+            return got
+        cdef uint32_t n = graph_number(itxn, self.store, gid)
+        if not n:
+            if not create:
+                return 0
+            if self.next_gnum == MAX_GNUM:
+                raise StoreError("The union index has no graph number left: rebuild it")
+            n = self.next_gnum
+            self.next_gnum += 1
+            itxn.put(be(gid), be32(n), db=self.store.idb_gn)
+            itxn.put(be32(n), be(gid), db=self.store.idb_ng, append=True)
+        self.gnums[gid] = n
+        return n
 
     cdef Py_ssize_t _rebuild_chunk(self, itxn, bytes state) except -1:
         """Index the next ``index_batch`` graphs of a rebuild (new or lost index).
@@ -137,7 +205,9 @@ cdef class Indexer:
             gids = _graphs_after(rt, after, st.index_batch)
             for gid in gids:
                 PyErr_CheckSignals()
-                self._add(gid, rt.graph_ids(gid))
+                ids = rt.graph_ids(gid)
+                if ids:
+                    self._add(self._gnum(itxn, gid, True), ids)
             self._flush(itxn)
         finally:
             rt.abort()
@@ -169,9 +239,11 @@ cdef class Indexer:
                     self._flush(itxn)
                     self._remove(itxn, rt, gid, unpack_triples(entry, head, nrem))
                 if kind_ == LOG_REPLACE:
-                    self._add(gid, rt.graph_ids(gid))
+                    ids = rt.graph_ids(gid)
                 else:
-                    self._add(gid, unpack_triples(entry, head + TRIPLE_SIZE * nrem, nadd))
+                    ids = unpack_triples(entry, head + TRIPLE_SIZE * nrem, nadd)
+                if ids:
+                    self._add(self._gnum(itxn, gid, True), ids)
                 n += 1
             self._flush(itxn)
         finally:
@@ -180,76 +252,126 @@ cdef class Indexer:
             itxn.put(b"seq", be(seq), db=st.idb_state)
         return n
 
-    cdef int _add(self, uint64_t gid, list triples) except -1:
-        """Buffer index rows for the (s, p, o) id triples of graph ``gid``."""
-        cdef Py_ssize_t n = len(triples), i = 0
-        cdef Py_ssize_t p0 = len(self.pos_add), o0 = len(self.osp_add)
-        self.pos_add.extend(bytes(ROW_SIZE * n))
-        self.osp_add.extend(bytes(ROW_SIZE * n))
+    cdef int _add(self, uint32_t gnum, list triples) except -1:
+        """Buffer index rows for the (s, p, o) id triples of graph number ``gnum``."""
+        cdef Py_ssize_t n = len(triples), i = 0, j = 0, k = 0
+        cdef Py_ssize_t p0 = len(self.pos_add), o0 = len(self.osp_add), l0 = len(self.lit_add)
+        self.pos_add.extend(bytes(IDX_ROW_SIZE * n))
+        self.osp_add.extend(bytes(IDX_ROW_SIZE * n))
+        self.lit_add.extend(bytes(LIT_ROW_SIZE * n))
         cdef PosRow *pos = <PosRow *>(<unsigned char *>self.pos_add + p0)
         cdef OspRow *osp = <OspRow *>(<unsigned char *>self.osp_add + o0)
+        cdef LitRow *lit = <LitRow *>(<unsigned char *>self.lit_add + l0)
         cdef uint64_t s, p, o, last_s = 0
         cdef SgRow sg
         for s, p, o in triples:
             put_be(pos[i].p, p)
+            put_be32(pos[i].g, gnum)
             put_be(pos[i].o, o)
             put_be(pos[i].s, s)
-            put_be(pos[i].g, gid)
-            put_be(osp[i].o, o)
-            put_be(osp[i].s, s)
-            put_be(osp[i].p, p)
-            put_be(osp[i].g, gid)
+            if (o >> KIND_SHIFT) == TERM_IRI:
+                put_be(osp[j].o, o)
+                put_be32(osp[j].g, gnum)
+                put_be(osp[j].s, s)
+                put_be(osp[j].p, p)
+                j += 1
+            else:
+                put_be32(lit[k].epoch, gnum >> EPOCH_SHIFT)
+                put_be(lit[k].o, o)
+                put_be32(lit[k].g, gnum)
+                k += 1
             if s != last_s:
                 put_be(sg.s, s)
-                put_be(sg.g, gid)
+                put_be32(sg.g, gnum)
                 self.sg_add.extend((<unsigned char *>&sg)[:SG_ROW_SIZE])
                 last_s = s
             i += 1
+        del self.osp_add[o0 + IDX_ROW_SIZE * j:]
+        del self.lit_add[l0 + LIT_ROW_SIZE * k:]
         return 0
 
     cdef int _flush(self, itxn) except -1:
-        """Write the buffered rows, sorted (duplicates are skipped)."""
+        """Write the buffered rows, sorted and unique (rows already there are
+        skipped); in pos, osp and sg, the rows of graphs numbered in this
+        transaction are appended (lit's rows are in object order: put in place)."""
         cdef StoreEnv st = self.store
         cdef bytes packed
+        cdef const unsigned char *rows
+        cdef unsigned char *ptr
         cdef Py_ssize_t size, n, i
-        for db, buf, size in ((st.idb_pos, self.pos_add, ROW_SIZE),
-                              (st.idb_osp, self.osp_add, ROW_SIZE),
+        cdef list old, new
+        for db, buf, size in ((st.idb_pos, self.pos_add, IDX_ROW_SIZE),
+                              (st.idb_osp, self.osp_add, IDX_ROW_SIZE),
+                              (st.idb_lit, self.lit_add, LIT_ROW_SIZE),
                               (st.idb_sg, self.sg_add, SG_ROW_SIZE)):
             if not buf:
                 continue
+            ptr = <unsigned char *>(<bytearray>buf)
             n = len(buf) // size
-            qsort(<unsigned char *>(<bytearray>buf), n, size,
-                  _cmp_row if size == ROW_SIZE else _cmp_sg)
-            packed = bytes(buf)
-            itxn.cursor(db=db).putmulti(
-                [(packed[i:i + ID_SIZE], packed[i + ID_SIZE:i + size])
-                 for i in range(0, n * size, size)],
-                dupdata=False)
+            with nogil:          # the writer's thread may run meanwhile
+                n = _sort_unique(ptr, n, size)
+            packed = bytes(buf[:n * size])
             del buf[:]
+            rows = <const unsigned char *>PyBytes_AS_STRING(packed)
+            cur = itxn.cursor(db=db)
+            if size == LIT_ROW_SIZE:
+                cur.putmulti([(packed[i:i + GNUM_SIZE], packed[i + GNUM_SIZE:i + size])
+                              for i in range(0, n * size, size)], dupdata=False)
+                continue
+            old = []
+            new = []
+            for i in range(0, n * size, size):   # the graph number follows the key
+                (new if get_be32(rows + i + ID_SIZE) >= self.append_from else old).append(
+                    (packed[i:i + ID_SIZE], packed[i + ID_SIZE:i + size]))
+            if old:
+                cur.putmulti(old, dupdata=False)
+            if new:
+                consumed, added = cur.putmulti(new, dupdata=False, append=True)
+                if added != consumed:   # not after the last row: put them in place
+                    cur.putmulti(new, dupdata=False)
+        # Rows of the graphs numbered so far are in the tree now: later rows of
+        # theirs may sort before them, so they are no longer appended.
+        self.append_from = self.next_gnum
         return 0
 
     cdef int _remove(self, itxn, Txn rt, uint64_t gid, list triples) except -1:
         """Delete the index rows of removed triples of graph ``gid``."""
         cdef StoreEnv st = self.store
+        cdef uint32_t gnum = self._gnum(itxn, gid, False)
+        if not gnum:
+            return 0     # never indexed: no rows
         pos = itxn.cursor(db=st.idb_pos)
         osp = itxn.cursor(db=st.idb_osp)
+        lit = itxn.cursor(db=st.idb_lit)
         sg = itxn.cursor(db=st.idb_sg)
+        cdef bytes g = be32(gnum)
         cdef uint64_t s, p, o
-        cdef set subjects = set()
+        cdef set subjects = set(), objects = set()
         for s, p, o in triples:
-            if pos.set_key_dup(be(p), be_n(o, s, gid, 3)):
+            if pos.set_key_dup(be(p), g + be_n(o, s, 0, 2)):
                 pos.delete()
-            if osp.set_key_dup(be(o), be_n(s, p, gid, 3)):
-                osp.delete()
+            if (o >> KIND_SHIFT) == TERM_IRI:
+                if osp.set_key_dup(be(o), g + be_n(s, p, 0, 2)):
+                    osp.delete()
+            else:
+                objects.add(o)
             subjects.add(s)
+        cdef Record rec = rt.record(gid)
+        # A literal or blank node leaves lit only when no triple of the graph has
+        # it as its object now (they are all in the record).
+        if objects:
+            if rec is not None:
+                objects.difference_update([t[2] for t in rec.triple_ids()])
+            for o in objects:
+                if lit.set_key_dup(be32(gnum >> EPOCH_SHIFT), be(o) + g):
+                    lit.delete()
         # A subject leaves sg only when the graph has no triple about it now
         # (a range lookup per subject, never a read of the whole graph).
-        cdef Record rec = rt.record(gid)
         for s in subjects:
             if rec is not None and rec.triple_ids_for(s):
                 continue
             if rt.gx_ids(gid, s, 0):
                 continue
-            if sg.set_key_dup(be(s), be(gid)):
+            if sg.set_key_dup(be(s), g):
                 sg.delete()
         return 0

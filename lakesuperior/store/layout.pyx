@@ -1,6 +1,6 @@
 """Codecs of the quad store's byte layout (the structs are in ``layout.pxd``)."""
 cimport cython
-from libc.stdint cimport uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING, PyBytes_GET_SIZE
 
 from lakesuperior.exceptions import StoreError
@@ -20,6 +20,26 @@ cdef uint64_t get_be(const unsigned char *buf) noexcept nogil:
     for i in range(8):
         v = (v << 8) | buf[i]
     return v
+
+
+cdef void put_be32(unsigned char *buf, uint32_t v) noexcept nogil:
+    """Write ``v`` as 4 big-endian bytes (a graph number)."""
+    buf[0] = (v >> 24) & 0xFF
+    buf[1] = (v >> 16) & 0xFF
+    buf[2] = (v >> 8) & 0xFF
+    buf[3] = v & 0xFF
+
+
+cdef uint32_t get_be32(const unsigned char *buf) noexcept nogil:
+    """Read 4 big-endian bytes."""
+    return (<uint32_t>buf[0] << 24) | (<uint32_t>buf[1] << 16) | (<uint32_t>buf[2] << 8) | buf[3]
+
+
+cdef bytes be32(uint32_t v):
+    """``v`` as 4 big-endian bytes."""
+    cdef bytes out = PyBytes_FromStringAndSize(NULL, GNUM_SIZE)
+    put_be32(<unsigned char *>PyBytes_AS_STRING(out), v)
+    return out
 
 
 cdef bytes be(uint64_t v):

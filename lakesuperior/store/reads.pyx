@@ -13,19 +13,22 @@ in its own main snapshot.
 """
 import lmdb
 
-from libc.stdint cimport uint64_t
-from libc.string cimport memcmp
+from libc.stdint cimport uint32_t, uint64_t
+from libc.string cimport memcpy
 from cpython.bytes cimport PyBytes_AS_STRING
 
 from lakesuperior.store.access cimport (PATH_ALL, PATH_COUNT_OSP, PATH_COUNT_POS, PATH_GRAPH,
                                         PATH_GRAPH_S, PATH_GRAPH_SP, PATH_OSP, PATH_SG, Path,
                                         access_path)
 from lakesuperior.store.env cimport applied_seq
-from lakesuperior.store.layout cimport (GxRow, OspRow, PosRow, ROW_SIZE, be, be_n, get_be,
-                                        id_at)
+from lakesuperior.store.layout cimport (GNUM_SIZE, GxRow, IDX_ROW_SIZE, IDX_VAL_SIZE,
+                                        OspRow, PosRow, ROW_SIZE, be,
+                                        be_n, get_be, get_be32, id_at)
 from lakesuperior.store.records cimport Record
 from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI, kind_of
 from lakesuperior.store.txn cimport Txn, check_pattern, check_term
+from lakesuperior.store.unionrows cimport (graph_number, graph_of, has16, lit_graphs,
+                                           prefix_flags, sort_unique16)
 
 from lakesuperior.exceptions import StoreBackendError, StoreError, TermError
 from lakesuperior.store.indexer import LOG_HEAD
@@ -169,6 +172,8 @@ cdef class Reader(Txn):
             if gid:
                 yield from self._graph_quads(gid, g, s, p, o, path)
             return
+        if not self.store.index_usable and path != PATH_ALL:
+            path = PATH_ALL      # a read-only store whose index is of another format
         if path == PATH_ALL:
             gids = sorted(self.graph_id_set())
         else:
@@ -220,12 +225,13 @@ cdef class Reader(Txn):
     def _index_quads(self, s, p, o, Path path, set skip):
         """Union quads from ``osp`` (o bound) or ``pos`` (p bound), but graphs in ``skip``."""
         cdef uint64_t pid = 0, key, rs, rp, ro, rg
+        cdef uint32_t gnum, prev_gnum = 0
         cdef bytes raw
         cdef const OspRow *osp
         cdef const PosRow *pos
         cdef Py_ssize_t i, n
-        cdef dict gnames = {}
         cdef Record rec
+        cdef str gname = None
         if p is not None:
             pid = self.iri_id(p, False)
             if not pid:
@@ -235,23 +241,40 @@ cdef class Reader(Txn):
         cur = self.itxn.cursor(db=db)
         for key in keys:
             self._check()
+            if path == PATH_OSP and kind(key) != TERM_IRI:
+                yield from self._lit_quads(s, pid, o, key, skip)
+                continue
             if not cur.set_key(be(key)):
                 continue
-            raw = bytes(cur.getmulti([be(key)], dupdata=True, dupfixed_bytes=24, keyfixed=True))
+            raw = bytes(cur.getmulti([be(key)], dupdata=True, dupfixed_bytes=IDX_VAL_SIZE,
+                                     keyfixed=True))
             osp = <const OspRow *>PyBytes_AS_STRING(raw)
             pos = <const PosRow *>PyBytes_AS_STRING(raw)
-            n = len(raw) // ROW_SIZE
+            n = len(raw) // IDX_ROW_SIZE
+            prev_gnum = 0
             for i in range(n):
                 if path == PATH_OSP:
-                    rs, rp, ro, rg = get_be(osp[i].s), get_be(osp[i].p), key, get_be(osp[i].g)
-                    if pid and rp != pid:
+                    if pid and get_be(osp[i].p) != pid:
                         continue
+                    gnum = get_be32(osp[i].g)
                 else:
-                    rs, rp, ro, rg = get_be(pos[i].s), key, get_be(pos[i].o), get_be(pos[i].g)
-                if rg in skip:
-                    continue
+                    gnum = get_be32(pos[i].g)
+                if gnum != prev_gnum:   # rows are sorted by graph number first
+                    prev_gnum = gnum
+                    rg = graph_of(self.itxn, self.store, gnum)
+                    gname = None
+                    if rg and rg not in skip:
+                        gname = self.decode_opt(rg, None)
+                    rec = None
+                if gname is None:
+                    continue    # a graph of the tail (read directly), or unknown here
+                if path == PATH_OSP:
+                    rs, rp, ro = get_be(osp[i].s), get_be(osp[i].p), key
+                else:
+                    rs, rp, ro = get_be(pos[i].s), key, get_be(pos[i].o)
                 self._check()
-                rec = self.record(rg) if (kind(rs) != TERM_IRI or kind(ro) != TERM_IRI) else None
+                if rec is None and (kind(rs) != TERM_IRI or kind(ro) != TERM_IRI):
+                    rec = self.record(rg)
                 ts = self.decode_opt(rs, rec)
                 tp = self.decode_opt(rp, rec)
                 to = self.decode_opt(ro, rec)
@@ -259,11 +282,32 @@ cdef class Reader(Txn):
                     continue   # written after this snapshot
                 if (s is not None and ts != s) or (o is not None and to != o):
                     continue
-                gname = gnames.get(rg)
-                if gname is None:
-                    gname = gnames[rg] = self.decode_opt(rg, None)
-                if gname is None:
+                yield (ts, tp, to, gname)
+
+    def _lit_quads(self, s, uint64_t pid, str o, uint64_t oid, set skip):
+        """Union quads whose object is the literal or blank node of id ``oid``,
+        but graphs in ``skip``: ``lit`` gives the graphs, their records the triples."""
+        cdef uint64_t rg, ts_, tp_, to_
+        cdef Record rec
+        for gnum in lit_graphs(self.itxn, self.store, oid):
+            rg = graph_of(self.itxn, self.store, gnum)
+            if not rg or rg in skip:
+                continue
+            self._check()
+            rec = self.record(rg)
+            gname = self.decode_opt(rg, None)
+            if rec is None or gname is None:
+                continue   # written after this snapshot
+            for ts_, tp_, to_ in rec.triple_ids():
+                if to_ != oid or (pid and tp_ != pid):
                     continue
+                ts = self.decode_opt(ts_, rec)
+                tp = self.decode_opt(tp_, rec)
+                to = self.decode_opt(to_, rec)
+                if ts is None or tp is None or to is None:
+                    continue
+                if (s is not None and ts != s) or to != o:
+                    continue   # another term with the same hash
                 yield (ts, tp, to, gname)
 
     cdef list _graph_hits(self, uint64_t gid, str g, s, p, o, Path path):
@@ -311,7 +355,7 @@ cdef class Reader(Txn):
             return 0
         cdef Path path = access_path(s is not None, p is not None, o is not None,
                                      g is not None, is_iri(s) and is_iri(o), True,
-                                     bool(self.touched))
+                                     bool(self.touched) or not self.store.index_usable)
         cdef uint64_t gid
         try:
             if path == PATH_GRAPH_SP:
@@ -345,15 +389,19 @@ cdef class Reader(Txn):
 
     cdef Py_ssize_t _count_index(self, s, p, o, bint distinct, str graph_prefix) except -1:
         """Count a union pattern of IRIs on the index (PATH_COUNT_*), decoding
-        nothing but, with ``graph_prefix``, the name of each graph met (once).
-        The tail's graphs are counted from their records instead of their rows."""
+        nothing (with ``graph_prefix``, each graph's name once per store, see
+        ``unionrows.prefix_flags``). The tail's graphs are counted from their records
+        instead of their rows. O(rows under the key) at most; O(1) for a plain
+        count of a bound predicate or object with an empty tail."""
         self._open_index()
-        cdef uint64_t sid = 0, pid = 0, oid = 0, key, rg, prev_g = 0
-        cdef Py_ssize_t n = 0, i, rows
+        cdef uint64_t sid = 0, pid = 0, oid = 0, key
+        cdef uint32_t gnum, prev_gnum = 0
+        cdef Py_ssize_t n = 0, i, rows, m = 0
         cdef bytes raw
-        cdef dict keep = {}
-        cdef bint prev_ok = False
-        cdef set skip = self.tail
+        cdef bint prev_ok = True
+        cdef bytearray flags = None, keys = None
+        cdef unsigned char *kbuf = NULL
+        cdef set skip = self._graph_numbers(self.tail)
         if s is not None:
             sid = self.iri_id(s, False)
             if not sid:
@@ -368,7 +416,7 @@ cdef class Reader(Txn):
                 return 0
         cdef set tail_keys = set()
         cdef Py_ssize_t tail_n = 0
-        if skip:
+        if self.tail:
             tail_n = self._count_tail(sid, pid, oid, graph_prefix, tail_keys if distinct else None)
         db = self.store.idb_osp if oid else self.store.idb_pos
         key = oid if oid else pid
@@ -376,44 +424,83 @@ cdef class Reader(Txn):
         if not cur.set_key(be(key)):
             return len(tail_keys) if distinct else tail_n
         if not distinct and graph_prefix is None and not sid and not (oid and pid) and not skip:
-            return cur.count()
-        raw = bytes(cur.getmulti([be(key)], dupdata=True, dupfixed_bytes=24, keyfixed=True))
+            return cur.count() + tail_n
+        cdef unsigned char *fl = NULL
+        cdef Py_ssize_t flen = 0
+        if graph_prefix is not None:
+            flags = prefix_flags(self.itxn, self.store, graph_prefix)
+            fl = <unsigned char *>flags
+            flen = len(flags)
+        raw = bytes(cur.getmulti([be(key)], dupdata=True, dupfixed_bytes=IDX_VAL_SIZE,
+                                 keyfixed=True))
         cdef const OspRow *osp = <const OspRow *>PyBytes_AS_STRING(raw)
         cdef const PosRow *pos = <const PosRow *>PyBytes_AS_STRING(raw)
-        rows = len(raw) // ROW_SIZE
-        # Values are sorted with the graph last: copies of one triple are adjacent.
-        # ``same`` is the triple's part of a row (osp: s, p; pos: o, s).
-        cdef const unsigned char *prev = NULL
+        rows = len(raw) // IDX_ROW_SIZE
+        if distinct:
+            keys = bytearray(16 * rows)
+            kbuf = <unsigned char *>keys
+        # ``same`` is the triple's part of a row (osp: s, p; pos: o, s); rows are
+        # sorted by graph number first, so each graph's rows are one run.
         cdef const unsigned char *same
         for i in range(rows):
             if oid:
                 if (sid and get_be(osp[i].s) != sid) or (pid and get_be(osp[i].p) != pid):
                     continue
                 same = osp[i].s
-                rg = get_be(osp[i].g)
+                gnum = get_be32(osp[i].g)
             else:
                 if sid and get_be(pos[i].s) != sid:
                     continue
                 same = pos[i].o
-                rg = get_be(pos[i].g)
-            if skip and rg in skip:
+                gnum = get_be32(pos[i].g)
+            if gnum != prev_gnum:
+                prev_gnum = gnum
+                prev_ok = not (skip and gnum in skip)
+                if prev_ok and flags is not None:
+                    if gnum < flen and fl[gnum]:      # known: no Python call
+                        prev_ok = fl[gnum] == 1
+                    else:
+                        prev_ok = self._prefix_ok(flags, graph_prefix, gnum)
+                        fl = <unsigned char *>flags    # it may have grown
+                        flen = len(flags)
+            if not prev_ok:
                 continue
-            if distinct and prev != NULL and memcmp(prev, same, 16) == 0:
-                continue
-            if graph_prefix is not None:
-                if rg != prev_g or not prev_g:
-                    ok = keep.get(rg)
-                    if ok is None:
-                        name = self.decode_opt(rg, None)
-                        ok = keep[rg] = name is not None and name.startswith(graph_prefix)
-                    prev_g, prev_ok = rg, ok
-                if not prev_ok:
-                    continue
-            prev = same
-            if tail_keys:
-                tail_keys.discard(same[:16])
-            n += 1
-        return n + (len(tail_keys) if distinct else tail_n)
+            if distinct:
+                memcpy(kbuf + 16 * m, same, 16)
+                m += 1
+            else:
+                n += 1
+        if not distinct:
+            return n + tail_n
+        m = sort_unique16(kbuf, m)
+        for k in tail_keys:   # the tail's matches not counted on the index already
+            if not has16(kbuf, m, PyBytes_AS_STRING(k)):
+                n += 1
+        return m + n
+
+    cdef bint _prefix_ok(self, bytearray flags, str graph_prefix, uint32_t gnum) except -1:
+        """Whether graph number ``gnum``'s name starts with ``graph_prefix`` (see
+        ``unionrows.prefix_flags``; an answer is remembered once the name is known)."""
+        if gnum < len(flags) and flags[gnum]:
+            return flags[gnum] == 1
+        cdef uint64_t gid = graph_of(self.itxn, self.store, gnum)
+        name = self.decode_opt(gid, None) if gid else None
+        if name is None:
+            return False      # not in this snapshot: nothing to remember
+        if gnum >= len(flags):
+            flags.extend(bytes(gnum + 1 - len(flags) + 1024))
+        flags[gnum] = 1 if name.startswith(graph_prefix) else 2
+        return flags[gnum] == 1
+
+    cdef set _graph_numbers(self, set gids):
+        """The index's numbers of graphs ``gids`` (those it has met)."""
+        cdef set out = set()
+        cdef uint32_t gnum
+        for gid in gids:
+            gnum = graph_number(self.itxn, self.store, gid)
+            if gnum:
+                out.add(gnum)
+        return out
 
     cdef Py_ssize_t _count_tail(self, uint64_t sid, uint64_t pid, uint64_t oid,
                                 str graph_prefix, set keys) except -1:
@@ -446,11 +533,17 @@ cdef class Reader(Txn):
         """The graphs where ``s`` is a subject (sg), the tail's, and every graph
         this txn changed."""
         cdef set out = set()
+        cdef uint64_t gid
         cur = self.itxn.cursor(db=self.store.idb_sg)
         for sid in self.candidates(s):
             if cur.set_key(be(sid)):
                 for v in cur.iternext_dup():
-                    out.add(id_at(v, 0))
+                    if len(v) != GNUM_SIZE:
+                        raise StoreError("Corrupt index: a graph number is truncated")
+                    gid = graph_of(self.itxn, self.store,
+                                   get_be32(<const unsigned char *>PyBytes_AS_STRING(v)))
+                    if gid:
+                        out.add(gid)
         out.update(self.tail)
         out.update(self.touched)
         return out

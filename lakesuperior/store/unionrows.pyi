@@ -1,0 +1,3 @@
+"""Reading the union index's rows: graph numbers, ``lit``, sorted pair sets."""
+
+MAX_PREFIXES: int

@@ -1,0 +1,97 @@
+"""Reading the union index's rows: graph numbers, ``lit``, sorted pair sets.
+
+The layout is in ``layout.pxd``; ``indexer.pyx`` writes the rows, ``reads.pyx``
+answers union patterns with these helpers.
+"""
+from libc.stdint cimport uint32_t, uint64_t
+from libc.stdlib cimport bsearch, qsort
+from libc.string cimport memcmp, memcpy
+from cpython.bytes cimport PyBytes_AS_STRING
+
+from lakesuperior.store.env cimport StoreEnv
+from lakesuperior.store.layout cimport (GNUM_SIZE, LIT_VAL_SIZE, be, be32, get_be32, id_at)
+
+from lakesuperior.exceptions import StoreError
+
+# How many graph prefixes a store remembers its graphs' answers for.
+MAX_PREFIXES = 8
+
+
+cdef uint32_t graph_number(itxn, StoreEnv store, uint64_t gid) except? 0:
+    """The index's number for graph ``gid`` (0: the index never met it)."""
+    raw = itxn.get(be(gid), db=store.idb_gn)
+    if raw is None:
+        return 0
+    if len(raw) != GNUM_SIZE:
+        raise StoreError("Corrupt index: a graph number is truncated")
+    return get_be32(<const unsigned char *>PyBytes_AS_STRING(raw))
+
+
+cdef uint64_t graph_of(itxn, StoreEnv store, uint32_t gnum) except? 0:
+    """The graph id of graph number ``gnum`` (0: none)."""
+    raw = itxn.get(be32(gnum), db=store.idb_ng)
+    return id_at(raw, 0) if raw is not None else 0
+
+
+cdef int _cmp16(const void *a, const void *b) noexcept nogil:
+    return memcmp(a, b, 16)
+
+
+cdef Py_ssize_t sort_unique16(unsigned char *keys, Py_ssize_t n) noexcept nogil:
+    """Sort ``n`` 16-byte keys in place and drop repeats; the new n."""
+    if n < 2:
+        return n
+    qsort(keys, n, 16, _cmp16)
+    cdef Py_ssize_t i, j = 0
+    for i in range(1, n):
+        if memcmp(keys + 16 * i, keys + 16 * j, 16) != 0:
+            j += 1
+            if j != i:
+                memcpy(keys + 16 * j, keys + 16 * i, 16)
+    return j + 1
+
+
+cdef bint has16(const unsigned char *keys, Py_ssize_t n, const void *key) noexcept nogil:
+    """Whether sorted 16-byte ``keys`` hold ``key``."""
+    return bsearch(key, keys, n, 16, _cmp16) != NULL
+
+
+cdef bytearray prefix_flags(itxn, StoreEnv store, str graph_prefix):
+    """The store's answers, by graph number, to "does the graph's name start
+    with ``graph_prefix``" (0: not known yet, 1: yes, 2: no). A graph number
+    names one graph for the life of the index (``state.gen``), and a graph id
+    one name, so an answer never goes stale; a new index starts afresh."""
+    gen = itxn.get(b"gen", db=store.idb_state)
+    if gen != store.prefix_gen:
+        store.prefix_ok = {}
+        store.prefix_gen = gen
+    flags = store.prefix_ok.get(graph_prefix)
+    if flags is None:
+        if len(store.prefix_ok) >= MAX_PREFIXES:
+            store.prefix_ok.clear()
+        flags = store.prefix_ok[graph_prefix] = bytearray()
+    return flags
+
+
+cdef list lit_graphs(itxn, StoreEnv store, uint64_t oid):
+    """The numbers of the graphs that hold literal / blank node ``oid`` as an
+    object (``lit``: a range in each epoch)."""
+    cdef bytes obj = be(oid), v
+    cdef bytes probe = obj + bytes(LIT_VAL_SIZE - 8)   # the first row for oid
+    cdef list out = []
+    cur = itxn.cursor(db=store.idb_lit)
+    epoch = cur.first()
+    while epoch:
+        ep = cur.key()
+        found = cur.set_range_dup(ep, probe)
+        while found:
+            v = cur.value()
+            if len(v) != LIT_VAL_SIZE:
+                raise StoreError("Corrupt index: a lit row is truncated")
+            if v[:8] != obj:
+                break
+            out.append(get_be32(<const unsigned char *>PyBytes_AS_STRING(v) + 8))
+            found = cur.next_dup()
+        cur.set_key(ep)
+        epoch = cur.next_nodup()
+    return out
