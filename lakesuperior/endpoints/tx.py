@@ -23,7 +23,6 @@ when it was staged) and as the user that sent it (access was checked then).
 from __future__ import annotations
 
 import io
-import os
 import sys
 from contextlib import ExitStack
 from datetime import UTC, datetime
@@ -55,8 +54,8 @@ from lakesuperior.model.staging import (
     Staging,
     TxInfo,
     load_parsed,
+    open_part,
 )
-from lakesuperior.model.staging import related as uids_related
 from lakesuperior.repository import Repository
 
 ATOMIC_ID = "Atomic-ID"
@@ -239,13 +238,12 @@ def _attempt(info: TxInfo, uid: str, method: str, agent: Agent, body: Received,
     request; stage it if it is a successful write. None: run it again with ``every``."""
     repo, staging = _state()
     first = {} if uid in info.touched else {uid: _etag(repo, uid)}
-    ops = staging.operations(
-        info, None if every else (lambda uids: any(uids_related(u, uid) for u in uids)))
+    ops = staging.operations(info, None if every else uid)
     for op in ops:
         _run(op, _agent_of(op))
     own = Operation(method, request_path(), public_root(), _staged_headers(),
                     [uid], authn.recorded_name(agent), datetime.now(UTC).isoformat(),
-                    body.path)
+                    None if body.path is None else (body.path, 0, body.size))
     seen: dict[str, Any] = {}
     response = _run(own, agent, _own_headers(), body.data, seen)
     failed = response.status_code >= 400 or DROPPED_HEADER in response.headers
@@ -253,9 +251,8 @@ def _attempt(info: TxInfo, uid: str, method: str, agent: Agent, body: Received,
         return None
     if method in WRITES and response.status_code < 400:
         _name_new_child(own, response, first)
-        staging.stage(info, own, body.size, first,
+        staging.stage(info, own, body, first,
                       seen.get(PARSED_KEY) if method == "PUT" else None)
-        body.kept = True
     else:
         staging.touch(info, first)
     return response
@@ -300,13 +297,12 @@ def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = No
     path, _, query = op.path.partition("?")
     raw = root.path + op.path
     body: IO[bytes] | None = None
+    length = 0
     if data is not None:
-        body = io.BytesIO(data)
+        body, length = io.BytesIO(data), len(data)
     elif op.body is not None:
-        body = open(op.body, "rb")
+        body, length = open_part(op.body), op.body[2]
     try:
-        length = 0 if body is None else (len(data) if data is not None
-                                          else os.fstat(body.fileno()).st_size)
         environ = _environ(op.method, root, path, query, headers or op.headers, body, length)
         environ.update({"RAW_URI": raw, "REQUEST_URI": raw, authn.AGENT_KEY: agent})
         parsed = load_parsed(op)
