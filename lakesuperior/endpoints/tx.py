@@ -72,6 +72,10 @@ _NOT_STAGED = frozenset(("atomic-id", "authorization", "cookie", "host", "conten
                          "if-match", "if-none-match", "if-modified-since",
                          "if-unmodified-since", "te", "trailer", "upgrade"))
 
+#: Request headers the request itself does not run with (it runs inside the
+#: transaction, on a body already read).
+_NOT_RUN = frozenset(("atomic-id", "content-length", "transfer-encoding"))
+
 bp = Blueprint("tx", __name__)
 
 
@@ -241,11 +245,14 @@ def _attempt(info: TxInfo, uid: str, method: str, agent: Agent, body: Received,
     ops = staging.operations(info, None if every else uid)
     for op in ops:
         _run(op, _agent_of(op))
-    own = Operation(method, request_path(), public_root(), _staged_headers(),
+    sent = list(request.headers.items())
+    own = Operation(method, request_path(), public_root(),
+                    [(k, v) for k, v in sent if k.lower() not in _NOT_STAGED],
                     [uid], authn.recorded_name(agent), datetime.now(UTC).isoformat(),
                     None if body.path is None else (body.path, 0, body.size))
     seen: dict[str, Any] = {}
-    response = _run(own, agent, _own_headers(), body.data, seen)
+    response = _run(own, agent, [(k, v) for k, v in sent if k.lower() not in _NOT_RUN],
+                    body.data, seen)
     failed = response.status_code >= 400 or DROPPED_HEADER in response.headers
     if failed and not every and len(ops) < info.operations:
         return None
@@ -256,15 +263,6 @@ def _attempt(info: TxInfo, uid: str, method: str, agent: Agent, body: Received,
     else:
         staging.touch(info, first)
     return response
-
-
-def _staged_headers() -> list[tuple[str, str]]:
-    return [(k, v) for k, v in request.headers.items() if k.lower() not in _NOT_STAGED]
-
-
-def _own_headers() -> list[tuple[str, str]]:
-    return [(k, v) for k, v in request.headers.items()
-            if k.lower() not in ("atomic-id", "content-length", "transfer-encoding")]
 
 
 def _name_new_child(op: Operation, response: Response, first: dict[str, str | None]) -> None:

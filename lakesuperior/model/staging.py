@@ -363,7 +363,7 @@ class Staging:
             op.body = (os.path.basename(body.path), 0, body.size)
             body.kept = True
         if parsed is not None:
-            text = "".join(f"{t[0]} {t[1]} {t[2]} .\n" for t in parsed).encode()
+            text = (" .\n".join(map(" ".join, parsed)) + " .\n").encode() if parsed else b""
             chunks.append(text)
             op.parsed = (_DATA, at, len(text))
             at += len(text)
