@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import UTC, datetime
 from email.utils import formatdate
@@ -31,6 +32,7 @@ from typing import IO, Any
 from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
 
 from flask import Blueprint, Flask, Response, current_app, request
+from flask.typing import ResponseReturnValue
 
 from lakesuperior import headers as hdr
 from lakesuperior.agents import Agent
@@ -199,8 +201,9 @@ def _etag(repo: Repository, uid: str) -> str | None:
 
 # --- LDP requests with Atomic-ID -----------------------------------------------------------
 
-def within() -> Response:
-    """Answer the current LDP request inside the transaction its ``Atomic-ID`` names.
+def within(serve: Callable[[], ResponseReturnValue]) -> Response:
+    """Answer the current LDP request inside the transaction its ``Atomic-ID`` names
+    (``serve``: the view's answer to the request, without the transaction).
 
     A read runs after every staged write of the transaction. A write runs first after
     the staged writes on its branch of the tree only; if it then fails, or drops links
@@ -226,7 +229,7 @@ def within() -> Response:
                             staging.check_room(info)
                         body = stack.enter_context(
                             staging.receive(info, request.stream if write else None))
-                    response = _attempt(info, uid, method, agent, body, every)
+                    response = _attempt(info, uid, method, agent, body, every, serve)
                     raise _Rollback
             except _Rollback:
                 pass
@@ -237,7 +240,7 @@ def within() -> Response:
 
 
 def _attempt(info: TxInfo, uid: str, method: str, agent: Agent, body: Received,
-             every: bool) -> Response | None:
+             every: bool, serve: Callable[[], ResponseReturnValue]) -> Response | None:
     """Run the staged writes (``every`` one, else those on ``uid``'s branch), then the
     request; stage it if it is a successful write. None: run it again with ``every``."""
     repo, staging = _state()
@@ -251,8 +254,12 @@ def _attempt(info: TxInfo, uid: str, method: str, agent: Agent, body: Received,
                     [uid], authn.recorded_name(agent), datetime.now(UTC).isoformat(),
                     None if body.path is None else (body.path, 0, body.size))
     seen: dict[str, Any] = {}
-    response = _run(own, agent, [(k, v) for k, v in sent if k.lower() not in _NOT_RUN],
-                    body.data, seen)
+    if request.content_length is None and body.size:   # chunked: runs with a length
+        response = _run(own, agent, [(k, v) for k, v in sent if k.lower() not in _NOT_RUN],
+                        body.data, seen)
+    else:
+        response = _serve_here(own, body, serve)
+        seen = request.environ
     failed = response.status_code >= 400 or DROPPED_HEADER in response.headers
     if failed and not every and len(ops) < info.operations:
         return None
@@ -263,6 +270,35 @@ def _attempt(info: TxInfo, uid: str, method: str, agent: Agent, body: Received,
     else:
         staging.touch(info, first)
     return response
+
+
+def _serve_here(op: Operation, body: Received, serve: Callable[[], ResponseReturnValue]
+                ) -> Response:
+    """Answer the current request with ``serve``, in its own request context, reading
+    its body as received (again, if it runs twice) and recording ``op``'s time; its
+    response, read to the end."""
+    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    stream: IO[bytes] | None = None
+    if body.data is not None:
+        stream = io.BytesIO(body.data)
+    elif body.path is not None:
+        stream = open(body.path, "rb")
+    if stream is not None:    # the view reads the body from here (it was read once)
+        request.environ["wsgi.input"] = stream
+        request.stream = stream
+    repo: Repository = app.extensions["lakesuperior"].repository
+    try:
+        with repo.clock(datetime.fromisoformat(op.at)):
+            try:
+                response = app.make_response(serve())
+            except Exception as e:  # the error response, as the app answers it
+                response = app.make_response(app.handle_user_exception(e))
+            response.direct_passthrough = False
+            response.make_sequence()
+            return response
+    finally:
+        if stream is not None:
+            stream.close()
 
 
 def _name_new_child(op: Operation, response: Response, first: dict[str, str | None]) -> None:
