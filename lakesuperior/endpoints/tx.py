@@ -11,9 +11,10 @@ How it works (``model.staging`` keeps the state on disk, shared by every worker)
 an LDP request with ``Atomic-ID`` takes the repository's write transaction, runs
 again the staged requests of the transaction (a read: all of them; a write: those
 that touched its target, an ancestor or a descendant of it, and all of them if it
-then fails or drops links), then runs itself; a write that
-succeeded is staged (its body kept in the transaction's directory); then the
-write transaction is rolled back. Nothing is in the store until ``PUT``, which
+then fails or drops links), each as a request of its own, then runs itself (in
+its own request context, the view reading the body as it was received); a write
+that succeeded is staged (its body kept in the transaction's directory); then
+the write transaction is rolled back. Nothing is in the store until ``PUT``, which
 checks that no resource the transaction touched was changed since it first did
 (409 otherwise), then runs every staged request again, in order, in one write
 transaction that commits (with the change events of all of them), or in none.
