@@ -72,6 +72,7 @@ _ID = re.compile(r"[0-9a-f]{32}")
 #: are streamed to a file of their own.
 KEEP_IN_MEMORY = 1 << 20
 _META, _JOURNAL, _DATA = "meta.json", "journal", "data"
+_PAD = 256   #: ``meta.json`` is padded to a multiple of this (JSON allows the spaces)
 _PERSISTED = ("id", "owner", "expires", "state", "closed_at", "operations", "size",
               "journal_bytes", "data_bytes")
 
@@ -368,10 +369,8 @@ class Staging:
             op.parsed = (_DATA, at, len(text))
             at += len(text)
         if chunks:
-            with open(os.path.join(self._dir(info.id), _DATA), "r+b") as fh:
-                fh.seek(info.data_bytes)
-                fh.truncate()    # drop what a request killed mid-append left
-                fh.writelines(chunks)
+            _append_at(os.path.join(self._dir(info.id), _DATA), info.data_bytes,
+                       b"".join(chunks) if len(chunks) > 1 else chunks[0])
         info.data_bytes = at
         info.operations += 1
         info.size += body.size
@@ -381,10 +380,7 @@ class Staging:
     def _append(self, info: TxInfo, record: dict[str, Any]) -> None:
         """Append ``record`` to the journal, then make it count (``meta.json``)."""
         line = (json.dumps(record) + "\n").encode()
-        with open(os.path.join(self._dir(info.id), _JOURNAL), "r+b") as fh:
-            fh.seek(info.journal_bytes)
-            fh.truncate()   # drop what a request killed mid-append left
-            fh.write(line)
+        _append_at(os.path.join(self._dir(info.id), _JOURNAL), info.journal_bytes, line)
         journal = self._journal(info)
         info.journal_bytes += len(line)
         self._write(info)
@@ -466,11 +462,29 @@ def load_parsed(op: Operation) -> list[tuple[str, str, str]] | None:
 
 
 def _overwrite(path: str, data: bytes) -> None:
-    """Write ``path`` in place (its readers hold the same lock as its writer)."""
+    """Write ``path`` in place (its readers hold the same lock as its writer), padded
+    with spaces to a multiple of ``_PAD`` bytes: it is cut only when it shrinks."""
+    data = data.ljust(-(-len(data) // _PAD) * _PAD)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
     try:
-        os.write(fd, data)
-        os.ftruncate(fd, len(data))
+        os.pwrite(fd, data, 0)
+        if os.fstat(fd).st_size > len(data):
+            os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
+
+
+def _append_at(path: str, at: int, data: bytes) -> None:
+    """Write ``data`` at ``at``, the length of ``path`` that counts: what a worker
+    killed mid-append left past it is cut first."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        if os.fstat(fd).st_size != at:
+            os.ftruncate(fd, at)
+        view = memoryview(data)
+        while view:
+            written = os.pwrite(fd, view, at)
+            view, at = view[written:], at + written
     finally:
         os.close(fd)
 
