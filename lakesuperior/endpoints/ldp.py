@@ -39,7 +39,10 @@ class LdpView(MethodView):
 
     def dispatch_request(self, **kwargs: str) -> ResponseReturnValue:
         if tx.ATOMIC_ID in request.headers:
-            return tx.within()
+            return tx.within(self._serve)
+        return self._serve()
+
+    def _serve(self) -> ResponseReturnValue:
         call = Call()
         if call.target.kind == "acl":
             return acl.serve(call)

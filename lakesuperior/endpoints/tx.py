@@ -11,9 +11,10 @@ How it works (``model.staging`` keeps the state on disk, shared by every worker)
 an LDP request with ``Atomic-ID`` takes the repository's write transaction, runs
 again the staged requests of the transaction (a read: all of them; a write: those
 that touched its target, an ancestor or a descendant of it, and all of them if it
-then fails or drops links), then runs itself; a write that
-succeeded is staged (its body kept in the transaction's directory); then the
-write transaction is rolled back. Nothing is in the store until ``PUT``, which
+then fails or drops links), each as a request of its own, then runs itself (in
+its own request context, the view reading the body as it was received); a write
+that succeeded is staged (its body kept in the transaction's directory); then
+the write transaction is rolled back. Nothing is in the store until ``PUT``, which
 checks that no resource the transaction touched was changed since it first did
 (409 otherwise), then runs every staged request again, in order, in one write
 transaction that commits (with the change events of all of them), or in none.
@@ -23,8 +24,8 @@ when it was staged) and as the user that sent it (access was checked then).
 from __future__ import annotations
 
 import io
-import os
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import UTC, datetime
 from email.utils import formatdate
@@ -32,6 +33,7 @@ from typing import IO, Any
 from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
 
 from flask import Blueprint, Flask, Response, current_app, request
+from flask.typing import ResponseReturnValue
 
 from lakesuperior import headers as hdr
 from lakesuperior.agents import Agent
@@ -55,8 +57,8 @@ from lakesuperior.model.staging import (
     Staging,
     TxInfo,
     load_parsed,
+    open_part,
 )
-from lakesuperior.model.staging import related as uids_related
 from lakesuperior.repository import Repository
 
 ATOMIC_ID = "Atomic-ID"
@@ -72,6 +74,10 @@ _NOT_STAGED = frozenset(("atomic-id", "authorization", "cookie", "host", "conten
                          "transfer-encoding", "connection", "keep-alive", "expect",
                          "if-match", "if-none-match", "if-modified-since",
                          "if-unmodified-since", "te", "trailer", "upgrade"))
+
+#: Request headers the request itself does not run with (it runs inside the
+#: transaction, on a body already read).
+_NOT_RUN = frozenset(("atomic-id", "content-length", "transfer-encoding"))
 
 bp = Blueprint("tx", __name__)
 
@@ -196,8 +202,9 @@ def _etag(repo: Repository, uid: str) -> str | None:
 
 # --- LDP requests with Atomic-ID -----------------------------------------------------------
 
-def within() -> Response:
-    """Answer the current LDP request inside the transaction its ``Atomic-ID`` names.
+def within(serve: Callable[[], ResponseReturnValue]) -> Response:
+    """Answer the current LDP request inside the transaction its ``Atomic-ID`` names
+    (``serve``: the view's answer to the request, without the transaction).
 
     A read runs after every staged write of the transaction. A write runs first after
     the staged writes on its branch of the tree only; if it then fails, or drops links
@@ -223,7 +230,7 @@ def within() -> Response:
                             staging.check_room(info)
                         body = stack.enter_context(
                             staging.receive(info, request.stream if write else None))
-                    response = _attempt(info, uid, method, agent, body, every)
+                    response = _attempt(info, uid, method, agent, body, every, serve)
                     raise _Rollback
             except _Rollback:
                 pass
@@ -234,40 +241,65 @@ def within() -> Response:
 
 
 def _attempt(info: TxInfo, uid: str, method: str, agent: Agent, body: Received,
-             every: bool) -> Response | None:
+             every: bool, serve: Callable[[], ResponseReturnValue]) -> Response | None:
     """Run the staged writes (``every`` one, else those on ``uid``'s branch), then the
     request; stage it if it is a successful write. None: run it again with ``every``."""
     repo, staging = _state()
     first = {} if uid in info.touched else {uid: _etag(repo, uid)}
-    ops = staging.operations(
-        info, None if every else (lambda uids: any(uids_related(u, uid) for u in uids)))
+    ops = staging.operations(info, None if every else uid)
     for op in ops:
         _run(op, _agent_of(op))
-    own = Operation(method, request_path(), public_root(), _staged_headers(),
+    sent = list(request.headers.items())
+    own = Operation(method, request_path(), public_root(),
+                    [(k, v) for k, v in sent if k.lower() not in _NOT_STAGED],
                     [uid], authn.recorded_name(agent), datetime.now(UTC).isoformat(),
-                    body.path)
+                    None if body.path is None else (body.path, 0, body.size))
     seen: dict[str, Any] = {}
-    response = _run(own, agent, _own_headers(), body.data, seen)
+    if request.content_length is None and body.size:   # chunked: runs with a length
+        response = _run(own, agent, [(k, v) for k, v in sent if k.lower() not in _NOT_RUN],
+                        body.data, seen)
+    else:
+        response = _serve_here(own, body, serve)
+        seen = request.environ
     failed = response.status_code >= 400 or DROPPED_HEADER in response.headers
     if failed and not every and len(ops) < info.operations:
         return None
     if method in WRITES and response.status_code < 400:
         _name_new_child(own, response, first)
-        staging.stage(info, own, body.size, first,
+        staging.stage(info, own, body, first,
                       seen.get(PARSED_KEY) if method == "PUT" else None)
-        body.kept = True
     else:
         staging.touch(info, first)
     return response
 
 
-def _staged_headers() -> list[tuple[str, str]]:
-    return [(k, v) for k, v in request.headers.items() if k.lower() not in _NOT_STAGED]
-
-
-def _own_headers() -> list[tuple[str, str]]:
-    return [(k, v) for k, v in request.headers.items()
-            if k.lower() not in ("atomic-id", "content-length", "transfer-encoding")]
+def _serve_here(op: Operation, body: Received, serve: Callable[[], ResponseReturnValue]
+                ) -> Response:
+    """Answer the current request with ``serve``, in its own request context, reading
+    its body as received (again, if it runs twice) and recording ``op``'s time; its
+    response, read to the end."""
+    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    stream: IO[bytes] | None = None
+    if body.data is not None:
+        stream = io.BytesIO(body.data)
+    elif body.path is not None:
+        stream = open(body.path, "rb")
+    if stream is not None:    # the view reads the body from here (it was read once)
+        request.environ["wsgi.input"] = stream
+        request.stream = stream
+    repo: Repository = app.extensions["lakesuperior"].repository
+    try:
+        with repo.clock(datetime.fromisoformat(op.at)):
+            try:
+                response = app.make_response(serve())
+            except Exception as e:  # the error response, as the app answers it
+                response = app.make_response(app.handle_user_exception(e))
+            response.direct_passthrough = False
+            response.make_sequence()
+            return response
+    finally:
+        if stream is not None:
+            stream.close()
 
 
 def _name_new_child(op: Operation, response: Response, first: dict[str, str | None]) -> None:
@@ -300,13 +332,12 @@ def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = No
     path, _, query = op.path.partition("?")
     raw = root.path + op.path
     body: IO[bytes] | None = None
+    length = 0
     if data is not None:
-        body = io.BytesIO(data)
+        body, length = io.BytesIO(data), len(data)
     elif op.body is not None:
-        body = open(op.body, "rb")
+        body, length = open_part(op.body), op.body[2]
     try:
-        length = 0 if body is None else (len(data) if data is not None
-                                          else os.fstat(body.fileno()).st_size)
         environ = _environ(op.method, root, path, query, headers or op.headers, body, length)
         environ.update({"RAW_URI": raw, "REQUEST_URI": raw, authn.AGENT_KEY: agent})
         parsed = load_parsed(op)

@@ -2,6 +2,7 @@
 visibility, commit, rollback, expiry, conflicts, limits, events."""
 from __future__ import annotations
 
+import json
 import os
 from email.utils import parsedate_to_datetime
 
@@ -29,10 +30,22 @@ def events(repo):
 
 
 def staged_files(repo):
+    """What the transactions under the staging directory hold of staged requests: their
+    files, but ``data`` only if not empty and ``journal`` only if it holds a request
+    (not only the first state of what a transaction read)."""
     root = repo.config.staging_dir
-    return sorted(os.path.relpath(os.path.join(d, f), root)
-                  for d, _, fs in os.walk(root) for f in fs if f != "meta.json"
-                  and f != ".alive")
+    out = []
+    for d, _, fs in os.walk(root):
+        for f in fs:
+            path = os.path.join(d, f)
+            if f in ("meta.json", ".alive") or (f == "data" and not os.path.getsize(path)):
+                continue
+            if f == "journal":
+                with open(path, encoding="utf-8") as fh:
+                    if not any("op" in json.loads(line) for line in fh):
+                        continue
+            out.append(os.path.relpath(path, root))
+    return sorted(out)
 
 
 # --- the endpoint ---------------------------------------------------------------------------
