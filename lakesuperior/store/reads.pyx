@@ -96,20 +96,7 @@ cdef class Reader(Txn):
         cdef Record rec = self.record(gid)
         cdef list out = ([t for t in rec.triple_ids() if t[1] != pid]
                          if rec is not None else [])
-        cdef bytes prefix = be(gid), key
-        cdef uint64_t ks, kp
-        cur = self.txn.cursor(db=self.store.db_gx)
-        ok = cur.set_range(prefix)
-        while ok:
-            key = cur.key()
-            if key[:8] != prefix:
-                break
-            kp = id_at(key, 16)
-            if kp != pid:
-                ks = id_at(key, 8)
-                for v in cur.iternext_dup():
-                    out.append((ks, kp, id_at(v, 0)))
-            ok = cur.next_nodup()
+        out.extend(self.gx_ids(gid, 0, 0, pid))
         return out
 
     def has_graph(self, g):

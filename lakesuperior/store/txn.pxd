@@ -27,7 +27,7 @@ cdef class Txn:
     cdef str decode(self, uint64_t tid, Record rec)
     cdef str decode_opt(self, uint64_t tid, Record rec)
     cdef Record record(self, uint64_t gid)
-    cdef list gx_ids(self, uint64_t gid, uint64_t s, uint64_t p)
+    cdef list gx_ids(self, uint64_t gid, uint64_t s, uint64_t p, uint64_t skip_p=*)
     cdef list graph_ids(self, uint64_t gid)
     cdef set graph_id_set(self)
     cdef list decode_triples(self, uint64_t gid, list ids)

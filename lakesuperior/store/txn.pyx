@@ -237,8 +237,9 @@ cdef class Txn:
         self.records[gid] = rec
         return rec
 
-    cdef list gx_ids(self, uint64_t gid, uint64_t s, uint64_t p):
-        """(s, p, o) ids of graph ``gid``'s one-by-one quads, optionally by s / p."""
+    cdef list gx_ids(self, uint64_t gid, uint64_t s, uint64_t p, uint64_t skip_p=0):
+        """(s, p, o) ids of graph ``gid``'s one-by-one quads, optionally by s / p;
+        the runs of predicate ``skip_p`` (if not 0) are skipped unread."""
         cdef list out = []
         cdef int n = 1 + (s != 0) + (s != 0 and p != 0)
         cdef bytes prefix = be_n(gid, s, p, n)
@@ -255,7 +256,10 @@ cdef class Txn:
                 break
             ks = get_be((<const GxRow *>PyBytes_AS_STRING(key)).s)   # a key: g, s, p
             kp = get_be((<const GxRow *>PyBytes_AS_STRING(key)).p)
-            if cur.count() > 8:
+            if skip_p and kp == skip_p:
+                if not cur.next_nodup():
+                    break
+            elif cur.count() > 8:
                 raw = bytes(cur.getmulti([key], dupdata=True, dupfixed_bytes=8, keyfixed=True))
                 rows = <const GxRow *>PyBytes_AS_STRING(raw)
                 count = len(raw) // ROW_SIZE

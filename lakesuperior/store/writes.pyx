@@ -353,25 +353,10 @@ cdef class WriteTxn(Reader):
     cdef list _clear_gx_except(self, uint64_t gid, uint64_t kid):
         """Delete graph ``gid``'s gx runs but those of predicate ``kid`` (skipped
         whole, unread); return the (s, p, o) ids deleted."""
-        cdef list out = []
-        cdef bytes prefix = be(gid), key
-        cdef uint64_t ks, kp
-        cur = self.txn.cursor(db=self.store.db_gx)
-        ok = cur.set_range(prefix)
-        while ok:
-            key = cur.key()
-            if key[:8] != prefix:
-                break
-            kp = id_at(key, 16)
-            if kp == kid:
-                ok = cur.next_nodup()
-                continue
-            ks = id_at(key, 8)
-            for v in cur.iternext_dup():
-                out.append((ks, kp, id_at(v, 0)))
-            cur.set_key(key)
-            cur.delete(dupdata=True)
-            ok = cur.set_range(key)
+        cdef list out = self.gx_ids(gid, 0, 0, kid)
+        cdef set keys = {(s, p) for s, p, _ in out}
+        for s, p in keys:
+            self.txn.delete(be_n(gid, s, p, 3), db=self.store.db_gx)
         return out
 
     cdef int _clear_gx(self, uint64_t gid) except -1:
