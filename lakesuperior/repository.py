@@ -178,10 +178,11 @@ class Repository(AccessControl):
                 raise
             return
         with tx.lock:
-            with self.store.write() as txn:
+            with self.store.write(durable=False) as txn:
                 ctx = Context(txn, self.settings, self.binaries, self._urimap(base_uri))
                 yield ctx
                 self._write_events(txn, ctx.events)
+        self.store.make_durable()     # outside the lock: one sync for many writers
 
     def _write_events(self, txn: Any, changes: events.ChangeSet) -> None:
         """The write's events into the outbox, in its transaction, just before commit."""
@@ -238,7 +239,7 @@ class Repository(AccessControl):
             return
         tx = self._tx
         with tx.lock:
-            with self.store.write() as txn:
+            with self.store.write(durable=False) as txn:
                 tx.txn = txn
                 tx.owner = threading.get_ident()
                 tx.error = None
@@ -254,6 +255,7 @@ class Repository(AccessControl):
                     tx.txn = None
                     tx.owner = None
                     tx.error = None
+        self.store.make_durable()
 
     @contextmanager
     def clock(self, now: datetime) -> Iterator[None]:
