@@ -174,10 +174,11 @@ class Repository(AccessControl):
                 raise
             return
         with tx.lock:
-            with self.store.write() as txn:
+            with self.store.write(durable=False) as txn:
                 ctx = Context(txn, self.settings, self.binaries, self._urimap(base_uri))
                 yield ctx
                 self._write_events(txn, ctx.events)
+        self.store.make_durable()     # outside the lock: one sync for many writers
         self.map_trimmer.tick()
 
     def _write_events(self, txn: Any, changes: events.ChangeSet) -> None:
@@ -236,7 +237,7 @@ class Repository(AccessControl):
             return
         tx = self._tx
         with tx.lock:
-            with self.store.write() as txn:
+            with self.store.write(durable=False) as txn:
                 tx.txn = txn
                 tx.owner = threading.get_ident()
                 tx.error = None
@@ -252,6 +253,7 @@ class Repository(AccessControl):
                     tx.txn = None
                     tx.owner = None
                     tx.error = None
+        self.store.make_durable()
         self.map_trimmer.tick()
 
     @contextmanager

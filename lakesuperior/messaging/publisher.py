@@ -80,6 +80,9 @@ class Publisher:
         if not pending:
             self.mark()
             return 0
+        # A commit is synced before its writer returns, but another process may
+        # have committed these events a moment ago: on disk before they leave.
+        self.repo.store.make_durable()
         acked = self.broker.send(pending)
         self.position = pending[acked - 1].seq
         self.status.broker = "up"

@@ -8,6 +8,7 @@ cdef class StoreEnv:
     cdef readonly bint readonly
     cdef readonly Py_ssize_t index_batch
     cdef readonly int hash_bits
+    cdef readonly object durability   # DurabilityGate (None: sync off, or read-only)
     cdef object env, ienv
     cdef object db_meta, db_terms, db_collide, db_rec, db_gx, db_log, db_ns, db_nsr
     cdef object db_outbox

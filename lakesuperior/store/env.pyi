@@ -3,6 +3,8 @@ from typing import Any
 
 from typing_extensions import disjoint_base
 
+from lakesuperior.store.durability import DurabilityGate
+
 FORMAT_VERSION: int
 UPGRADABLE_FORMATS: tuple[int, ...]
 INDEX_FORMAT_VERSION: int
@@ -29,10 +31,16 @@ class StoreEnv:
     def iri_cache(self) -> int: ...
     def iri_cache_size(self) -> int:
         """How many IRIs the in-memory IRI cache holds."""
+    def durability(self) -> DurabilityGate | None: ...
     def __init__(self, path: str, *, map_size: int = ..., sync: bool = True,
                  readonly: bool = False, index_batch: int = ...,
                  hash_bits: int | None = None, iri_cache: int = ...) -> None:
         """Open (creating if new) the store in directory ``path``."""
+    def _sync_main(self) -> None:
+        """Flush the main environment, meta page included (fsync)."""
+    def make_durable(self) -> None:
+        """Return once every write committed before the call is on disk (one
+        coalesced sync, ``durability.py``; nothing to do with ``sync`` off)."""
     def _forget_cache(self) -> None:
         """Drop the term caches (after a clean-up that removed terms)."""
     def disk_size(self) -> int:

@@ -2,7 +2,9 @@
 
 Two LMDB environments live in the store directory (see ``docs/storage.md``):
 
-``main`` (durable; every write request commits here, fsync on by default)
+``main`` (durable; every write request commits here, fsync on by default:
+         one fsync of the data pages in the commit, then a coalesced sync
+         before the write is acknowledged, ``durability.py``)
     ``meta``     format version and store facts
     ``terms``    IRI dictionary: id -> canonical UTF-8 (ids are content hashes)
     ``collide``  hash collisions: natural id -> probed ids (dupsort)
@@ -34,6 +36,7 @@ from lakesuperior.store.terms cimport HASH_MASK
 
 from lakesuperior.exceptions import (DiskFullError, StoreBackendError, StoreBusyError,
                                      StoreError, StoreFormatError)
+from lakesuperior.store.durability import DurabilityGate
 
 # 2: the ``outbox`` table (a format-1 store is upgraded in place when opened
 # for writing: the table is created empty).
@@ -84,14 +87,17 @@ cdef class StoreEnv:
         self.prefix_ok = {}
         self.open_txns = 0
         self.closed = True
+        self.durability = DurabilityGate(self._sync_main) if sync and not readonly else None
         if not readonly:
             os.makedirs(os.path.join(self.path, "index"), exist_ok=True)
         elif not os.path.isdir(self.path):
             raise StoreError(f"No store at {self.path}")
         try:
+            # metasync off: a commit flushes its data pages, and the meta page
+            # is flushed by the coalesced sync that acknowledges the write.
             self.env = lmdb.open(self.path, map_size=map_size, max_dbs=16,
-                                 sync=sync, readonly=readonly, max_readers=512,
-                                 max_spare_txns=4)
+                                 sync=sync, metasync=False, readonly=readonly,
+                                 max_readers=512, max_spare_txns=4)
             # The index is derived data, rewritten in batches: give it a large
             # map up front (address space only) so it rarely has to grow.
             self.ienv = lmdb.open(os.path.join(self.path, "index"),
@@ -207,14 +213,22 @@ cdef class StoreEnv:
         self.hash_mask = (HASH_MASK >> (62 - bits))
         if self.readonly:
             return
-        with self.env.begin() as txn:
-            has_data = bool(txn.stat(self.db_rec)["entries"] or txn.stat(self.db_gx)["entries"])
-            last = last_seq(txn, self.db_log)
         with self.ienv.begin(write=True) as itxn:
+            # Main is read after the index's write lock is taken: no indexer
+            # can apply a commit this snapshot does not hold.
+            with self.env.begin() as txn:
+                has_data = bool(txn.stat(self.db_rec)["entries"]
+                                or txn.stat(self.db_gx)["entries"])
+                last = last_seq(txn, self.db_log)
             ifmt = itxn.get(b"format", db=self.idb_state)
-            if ifmt != str(INDEX_FORMAT_VERSION).encode():
-                # Derived data missing or of another format: drop it; the indexer
-                # rebuilds it from the graphs (nothing to do for an empty store).
+            rebuild = itxn.get(b"rebuild", db=self.idb_state)
+            ahead = (id_at(rebuild, 0) if rebuild is not None and len(rebuild) >= 8
+                     else applied_seq(itxn, self.idb_state)) > last
+            if ifmt != str(INDEX_FORMAT_VERSION).encode() or ahead:
+                # Derived data missing, of another format, or ahead of main (a
+                # machine crash undid main's last commits, not yet synced, after
+                # the indexer applied them): drop it; the indexer rebuilds it
+                # from the graphs (nothing to do for an empty store).
                 for db in (self.idb_pos, self.idb_osp, self.idb_lit, self.idb_sg, self.idb_gn,
                            self.idb_ng, self.idb_state):
                     itxn.drop(db, delete=False)
@@ -323,6 +337,20 @@ cdef class StoreEnv:
     def iri_cache_size(self):
         """How many IRIs the in-memory IRI cache holds."""
         return len(self.iri_strs)
+
+    def _sync_main(self):
+        """Flush the main environment, meta page included (fsync)."""
+        try:
+            self.env.sync(True)
+        except lmdb.Error as e:
+            raise StoreBackendError(f"Cannot sync the store to disk: {e}") from e
+
+    def make_durable(self):
+        """Return once every write committed before the call is on disk (one
+        coalesced sync, ``durability.py``; nothing to do with ``sync`` off)."""
+        if self.durability is not None:
+            self.check_open()
+            self.durability.sync()
 
     def _forget_cache(self):
         """Drop the term caches (after a clean-up that removed terms)."""

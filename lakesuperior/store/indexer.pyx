@@ -123,6 +123,9 @@ cdef class Indexer:
                     rebuilding = state is not None
                     if rebuilding:
                         n = self._rebuild_chunk(itxn, state)
+                        # The chunk read graphs as committed: make them durable
+                        # first (the open-time check sees only log seqs).
+                        st.make_durable()
                     else:
                         n = self._batch(itxn, until)
             except lmdb.MapFullError:

@@ -38,8 +38,10 @@ class QuadStore(StoreEnv):
     """An RDF quad store in one directory: snapshots, the write transaction, the index."""
     def read(self) -> ReadTxn:
         """A read snapshot (context manager)."""
-    def write(self) -> WriteTxn:
-        """The write transaction (context manager); one at a time per process."""
+    def write(self, durable: bool = True) -> WriteTxn:
+        """The write transaction (context manager); one at a time per process.
+        Its commit returns once the write is on disk; with ``durable=False`` the
+        caller makes it durable (``make_durable()``) after releasing its locks."""
     def index(self, batches: int = 0) -> int:
         """Bring the union-graph indices up to date (or apply at most ``batches``
         index transactions); returns log entries applied."""

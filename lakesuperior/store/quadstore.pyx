@@ -40,8 +40,11 @@ cdef class QuadStore(StoreEnv):
         self.check_open()
         return ReadTxn(self, False)
 
-    def write(self):
-        """The write transaction (context manager)."""
+    def write(self, bint durable=True):
+        """The write transaction (context manager). Its commit returns once the
+        write is on disk; with ``durable=False`` the caller makes it durable
+        (``make_durable()``) after releasing its own locks, so that one sync
+        covers the commits of several threads."""
         self.check_open()
         if self.readonly:
             raise StoreError("The store is open read-only")
@@ -49,7 +52,9 @@ cdef class QuadStore(StoreEnv):
             self.ensure_room()
         except lmdb.Error as e:
             raise StoreBackendError(f"Cannot grow the store's map: {e}") from e
-        return WriteTxn(self, True)
+        txn = WriteTxn(self, True)
+        txn.deferred = not durable
+        return txn
 
     def index(self, Py_ssize_t batches=0):
         """Bring the union-graph indices up to date (or apply at most ``batches``

@@ -7,6 +7,7 @@ from lakesuperior.store.records cimport Record
 cdef class WriteTxn(Reader):
     cdef list journal         # (op, args) of every write so far: replayed after growth
     cdef Py_ssize_t written   # bytes put so far (sizes the growth)
+    cdef public bint deferred  # commit without the durability sync (the caller makes it)
 
     cdef object _run(self, int op, tuple args)
     cdef object _apply(self, int op, tuple args)

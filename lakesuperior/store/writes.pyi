@@ -13,6 +13,7 @@ from lakesuperior.store.reads import Quad, Reader, Term, Triple
 @disjoint_base
 class WriteTxn(Reader):
     """The one write transaction; reads its own writes."""
+    deferred: bool
     def __enter__(self) -> WriteTxn: ...
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Literal[False]: ...
     def match(self, s: Term | None = None, p: Term | None = None,
@@ -20,7 +21,8 @@ class WriteTxn(Reader):
         """Quads matching a pattern, read at the call: the caller may write while
         iterating."""
     def commit(self) -> None:
-        """Commit every write (growing the map and replaying them if it is full)."""
+        """Commit every write (growing the map and replaying them if it is full);
+        then, unless ``deferred``, make it durable (``StoreEnv.make_durable``)."""
     def add_graph(self, g: Term, triples: Iterable[Triple], *,
                   canonical: bool = False, keep: Term | None = None) -> None:
         """Set the whole content of graph ``g`` (the fast path for resources).

@@ -69,7 +69,8 @@ cdef class WriteTxn(Reader):
         return iter(list(Reader.match(self, s, p, o, g)))
 
     def commit(self):
-        """Commit every write (growing the map and replaying them if it is full)."""
+        """Commit every write (growing the map and replaying them if it is full);
+        then, unless ``deferred``, make it durable (``StoreEnv.make_durable``)."""
         if self.done:
             return
         try:
@@ -94,6 +95,8 @@ cdef class WriteTxn(Reader):
         self._end()
         if self.new_iris:
             self.store.remember(self.new_iris)
+        if not self.deferred:
+            self.store.make_durable()
 
     # -- growth and replay -------------------------------------------------------
 
