@@ -8,8 +8,9 @@ The leader applies the log in batches (``QuadStore.index()``, ``store.index_batc
 entries per index transaction, and at most ``indexer.MAX_BATCH_TRIPLES`` triples)
 as long as a full batch waits, then looks again every ``IDLE_POLL``: during a
 sustained ingest the index trails the last commit by about one batch. A batch
-is one index transaction, so killing the indexer at any moment loses nothing: the next leader resumes from the last batch committed.
-Readers never wait for it (``reads.pyx`` answers the tail from the graphs).
+is one index transaction, so killing the indexer at any moment loses nothing:
+the next leader resumes from the last batch committed. Readers never wait for
+it (``reads.pyx`` answers the tail from the graphs).
 """
 from __future__ import annotations
 
