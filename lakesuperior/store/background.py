@@ -6,7 +6,7 @@ store directory indexes (``fcntl.flock``: a process that dies, a gunicorn worker
 included, releases it, and another thread takes over within ``LOCK_POLL``).
 The leader applies the log in batches (``QuadStore.index()``, ``store.index_batch``
 entries per index transaction, and at most ``indexer.MAX_BATCH_TRIPLES`` triples)
-as long as a full batch waits, then looks again every ``IDLE_POLL``: during a
+as long as another batch as large waits, then looks again every ``IDLE_POLL``: during a
 sustained ingest the index trails the last commit by about one batch. A batch
 is one index transaction, so killing the indexer at any moment loses nothing:
 the next leader resumes from the last batch committed. Readers never wait for
@@ -110,8 +110,9 @@ class IndexerThread:
                 batch = self.store.index_batch
                 try:
                     n = self.store.index(1)
-                    # a batch cut at MAX_BATCH_TRIPLES is short, but more may wait
-                    more = n >= batch or (n > 0 and self.store.pending() >= batch)
+                    # a batch cut at MAX_BATCH_TRIPLES is short: go on while
+                    # another as large waits
+                    more = n >= batch or (n > 0 and self.store.pending() >= n)
                 except LakesuperiorError as e:      # closed, full disk, backend
                     log.warning("The background indexer could not apply the log: %s", e)
                     delay = min(max(delay * 2, 0.5), MAX_BACKOFF)
