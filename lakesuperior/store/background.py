@@ -5,11 +5,12 @@ One per store, however many processes open it: each process may run an
 store directory indexes (``fcntl.flock``: a process that dies, a gunicorn worker
 included, releases it, and another thread takes over within ``LOCK_POLL``).
 The leader applies the log in batches (``QuadStore.index()``, ``store.index_batch``
-entries per index transaction) as long as there is any, then looks again every
-``IDLE_POLL``: during a sustained ingest the index trails the last commit by
-about one batch. A batch is one index transaction, so killing the indexer at any
-moment loses nothing: the next leader resumes from the last batch committed.
-Readers never wait for it (``reads.pyx`` answers the tail from the graphs).
+entries per index transaction, and at most ``indexer.MAX_BATCH_TRIPLES`` triples)
+as long as another batch as large waits, then looks again every ``IDLE_POLL``: during a
+sustained ingest the index trails the last commit by about one batch. A batch
+is one index transaction, so killing the indexer at any moment loses nothing:
+the next leader resumes from the last batch committed. Readers never wait for
+it (``reads.pyx`` answers the tail from the graphs).
 """
 from __future__ import annotations
 
@@ -106,8 +107,12 @@ class IndexerThread:
                 if not self.lock.acquire():
                     stop.wait(self.lock_poll)
                     continue
+                batch = self.store.index_batch
                 try:
                     n = self.store.index(1)
+                    # a batch cut at MAX_BATCH_TRIPLES is short: go on while
+                    # another as large waits
+                    more = n >= batch or (n > 0 and self.store.pending() >= n)
                 except LakesuperiorError as e:      # closed, full disk, backend
                     log.warning("The background indexer could not apply the log: %s", e)
                     delay = min(max(delay * 2, 0.5), MAX_BACKOFF)
@@ -117,7 +122,7 @@ class IndexerThread:
                 self.applied += n
                 if n and self.after_batch is not None:
                     self.after_batch()
-                if n < self.store.index_batch:      # caught up: look again soon
+                if not more:                        # caught up: look again soon
                     stop.wait(self.idle_poll)
         finally:
             self.lock.release()

@@ -10,6 +10,7 @@ cdef class Indexer:
     cdef dict gnums          # graph id -> graph number, met in this batch
     cdef uint32_t next_gnum  # the next graph number to give
     cdef uint32_t append_from  # rows of graph numbers from here on are appended
+    cdef bint cut            # the last batch stopped at MAX_BATCH_TRIPLES (more may wait)
 
     cdef int _make_room(self) except -1
     cdef int _clear(self) except -1

@@ -7,6 +7,7 @@ from typing_extensions import disjoint_base
 from lakesuperior.store.env import StoreEnv
 
 LOG_HEAD: Struct
+MAX_BATCH_TRIPLES: int
 
 @disjoint_base
 class Indexer:

@@ -39,6 +39,11 @@ from lakesuperior.exceptions import DiskFullError, StoreBackendError, StoreError
 LOG_HEAD = struct.Struct("<BQII")  # kind, graph id, n_removed, n_added
 
 cdef uint32_t MAX_GNUM = 0xFFFFFFFF
+#: Most triples one batch applies (added or removed), whatever ``index_batch``
+#: says: a batch touches up to a page of the index per row (new keys land all
+#: over ``osp`` and ``sg``) and LMDB keeps a copy of each page it dirties, so
+#: rows, not log entries, decide a batch's memory (about 128 MB at most here).
+MAX_BATCH_TRIPLES = 32768
 
 
 cdef int _cmp_row(const void *a, const void *b) noexcept nogil:
@@ -145,7 +150,8 @@ cdef class Indexer:
                 raise
             total += n
             done += 1
-            if (not rebuilding and n < st.index_batch) or (batches and done >= batches):
+            if ((not rebuilding and n < st.index_batch and not self.cut)
+                    or (batches and done >= batches)):
                 return total
 
     cdef int _make_room(self) except -1:
@@ -224,8 +230,9 @@ cdef class Indexer:
     cdef Py_ssize_t _batch(self, itxn, uint64_t until) except -1:
         cdef StoreEnv st = self.store
         cdef uint64_t applied = applied_seq(itxn, st.idb_state), seq = applied
-        cdef Py_ssize_t n = 0, head = LOG_HEAD.size
+        cdef Py_ssize_t n = 0, head = LOG_HEAD.size, triples = 0
         cdef Txn rt = Txn(st, False)
+        self.cut = False
         try:
             cur = rt.txn.cursor(db=st.db_log)
             if not cur.set_range(be(applied + 1)):
@@ -235,9 +242,14 @@ cdef class Indexer:
                 if (until and seq > until and n) or n >= st.index_batch:
                     seq -= 1
                     break
+                if n and triples >= MAX_BATCH_TRIPLES:
+                    self.cut = True
+                    seq -= 1
+                    break
                 if n % 64 == 0:
                     PyErr_CheckSignals()   # Ctrl-C aborts the batch (nothing applied)
                 kind_, gid, nrem, nadd = LOG_HEAD.unpack_from(entry)
+                triples += nrem
                 if nrem:
                     self._flush(itxn)
                     self._remove(itxn, rt, gid, unpack_triples(entry, head, nrem))
@@ -246,6 +258,7 @@ cdef class Indexer:
                 else:
                     ids = unpack_triples(entry, head + TRIPLE_SIZE * nrem, nadd)
                 if ids:
+                    triples += len(ids)
                     self._add(self._gnum(itxn, gid, True), ids)
                 n += 1
             self._flush(itxn)

@@ -10,7 +10,10 @@ transactions included) costs one minor fault the next time each is read, and
 the data stay cached. ``MapTrimmer`` does that when the process's resident
 file pages pass a bound (``store.resident_map_limit``), checked every
 ``every`` calls and after each batch of the background indexer, so that a
-process's RSS stays bounded however large the store.
+process's RSS stays bounded however large the store. A write reads pages all
+over the term table (one per new term, as the store grows), so the pages
+mapped between two checks, not the bound, set how far the peak passes it: the
+check reads ``/proc/self/statm`` (about 8 us) every 16 calls.
 Linux only; elsewhere it does nothing.
 """
 from __future__ import annotations
@@ -23,8 +26,9 @@ from collections.abc import Callable
 __all__ = ["MapTrimmer", "resident_file_bytes"]
 
 MADV_DONTNEED = 4
-#: Calls between two looks at ``/proc/self/status`` (about 30 us each).
-CHECK_EVERY = 128
+#: Calls between two looks at ``/proc/self/statm``: at 200 triples a write, 128
+#: calls mapped up to 50 MB past the bound in a 20,000-resource store.
+CHECK_EVERY = 16
 
 
 def resident_file_bytes() -> int:
@@ -38,6 +42,17 @@ def resident_file_bytes() -> int:
     except (OSError, ValueError, IndexError):
         pass
     return 0
+
+
+def _resident_shared_bytes(page_size: int) -> int:
+    """This process's resident shared pages (``RssFile`` plus ``RssShmem``, from
+    ``/proc/self/statm``: cheaper to read than ``status``), in bytes (0 where
+    ``/proc`` does not say)."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[2]) * page_size
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _madvise() -> Callable[[int, int, int], int] | None:
@@ -65,6 +80,7 @@ class MapTrimmer:
         self.calls = 0
         self.trims = 0
         self._madvise = _madvise() if limit > 0 else None
+        self._page_size = os.sysconf("SC_PAGE_SIZE") if self._madvise is not None else 4096
 
     def tick(self) -> None:
         """Count one call; every ``every`` calls, trim if the resident file pages
@@ -78,7 +94,8 @@ class MapTrimmer:
     def check(self) -> None:
         """Trim now if the resident file pages are over the limit (the background
         indexer calls it after each batch: a batch reads pages all over the index)."""
-        if self._madvise is not None and resident_file_bytes() > self.limit:
+        if (self._madvise is not None
+                and _resident_shared_bytes(self._page_size) > self.limit):
             self.trim()
 
     def trim(self) -> int:
