@@ -21,6 +21,21 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def child_pids(pid: int) -> list[int]:
+    """Pids of the live children of process ``pid`` (from ``/proc``): a server's workers."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
 def get_status(port: int, path: str = "/rest/") -> int:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:

@@ -12,25 +12,11 @@ import urllib.parse
 from pathlib import Path
 
 from lakesuperior.store.quadstore import QuadStore
-from tests.servers import lsup_server
+from tests.servers import child_pids, lsup_server
 
 WAIT = 60.0
 COUNT = ("PREFIX ldp: <http://www.w3.org/ns/ldp#> "
          "SELECT (COUNT(?s) AS ?c) WHERE { ?s a ldp:Container }")
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                out.append(int(entry))
-    return out
 
 
 def _lock_holders(lock: Path) -> set[int]:
@@ -90,8 +76,8 @@ def test_one_indexer_among_two_workers_and_a_killed_one_is_replaced(tmp_path):
     store_dir = tmp_path / "data" / "ldprs"
     lock = store_dir / "indexer.lock"
     with lsup_server(tmp_path, {"LSUP_SERVER_WORKERS": "2"}) as (proc, port, _log):
-        workers = _wait_for(lambda: set(_children(proc.pid)) if len(
-            _children(proc.pid)) == 2 else set())
+        workers = _wait_for(lambda: set(child_pids(proc.pid)) if len(
+            child_pids(proc.pid)) == 2 else set())
         assert len(workers) == 2
         holders = _wait_for(lambda: _lock_holders(lock))
         assert len(holders) == 1 and holders <= workers     # one indexer, a worker
@@ -103,6 +89,6 @@ def test_one_indexer_among_two_workers_and_a_killed_one_is_replaced(tmp_path):
         assert all(_put(port, f"/rest/b{i}") == 201 for i in range(30))
         assert _containers(port) == 61
         new = _wait_for(lambda: _lock_holders(lock) - {old})
-        assert len(new) == 1 and new <= set(_children(proc.pid))
+        assert len(new) == 1 and new <= set(child_pids(proc.pid))
         assert _wait_for(lambda: _pending(store_dir) == 0)
         assert _lock_holders(lock) == new

@@ -19,7 +19,7 @@ from lakesuperior.cli import cli
 from lakesuperior.config import Config
 from lakesuperior.endpoints.app import create_app
 
-from ..servers import lsup_server
+from ..servers import child_pids, lsup_server
 from .conftest import WAIT, messaging
 
 
@@ -122,20 +122,6 @@ def test_events_replay_refuses_bad_input(invoke, tmp_path, running_broker):
 
 # --- the server -------------------------------------------------------------------------
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                out.append(int(entry))
-    return out
-
-
 def _put(port: int, path: str) -> int:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
@@ -179,7 +165,7 @@ def test_server_sigkilled_mid_ingest_every_acknowledged_change_has_its_event(
         deadline = time.monotonic() + WAIT
         while len(acknowledged) < 150 and time.monotonic() < deadline:
             time.sleep(0.01)
-        for pid in [proc.pid, *_children(proc.pid)]:
+        for pid in [proc.pid, *child_pids(proc.pid)]:
             os.kill(pid, signal.SIGKILL)
         writer.join(WAIT)
     assert len(acknowledged) >= 150 and not writer.is_alive()
@@ -208,7 +194,7 @@ def test_server_runs_one_publisher_among_its_workers_and_survives_their_death(
             assert _put(port, f"/rest/w{i}") == 201
         msgs = sub.wait_for(lambda m: len(m) >= 40)
         assert sub.wait_for(lambda m: len(m) > 40, timeout=1) == msgs
-        workers = _children(proc.pid)
+        workers = child_pids(proc.pid)
         assert len(workers) == 3
         for pid in workers:
             os.kill(pid, signal.SIGKILL)

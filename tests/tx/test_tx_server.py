@@ -7,7 +7,7 @@ import os
 import signal
 import time
 
-from tests.servers import lsup_server
+from tests.servers import child_pids, lsup_server
 
 TITLE = b'<> <http://purl.org/dc/terms/title> "%s" .'
 
@@ -55,14 +55,6 @@ def test_tx_across_workers_and_servers(tmp_path):
         assert call(port_a, "GET", tx_path(tx))[0] == 410
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as fh:
-            return [int(p) for p in fh.read().split()]
-    except OSError:
-        return []
-
-
 def _gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -86,7 +78,7 @@ def test_tx_sigkill_with_open_transaction_restart_leaves_no_trace(tmp_path):
                     {"Content-Type": "text/turtle", "Atomic-ID": tx})[0] == 201
         assert call(port, "POST", "/rest/kept", b"bytes",
                     {"Content-Type": "text/plain", "Atomic-ID": tx})[0] == 201
-        victims = [proc.pid, *_children(proc.pid)]
+        victims = [proc.pid, *child_pids(proc.pid)]
         for pid in victims:
             os.kill(pid, signal.SIGKILL)
         proc.wait()
