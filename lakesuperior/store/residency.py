@@ -23,25 +23,12 @@ import os
 import sys
 from collections.abc import Callable
 
-__all__ = ["MapTrimmer", "resident_file_bytes"]
+__all__ = ["MapTrimmer"]
 
 MADV_DONTNEED = 4
 #: Calls between two looks at ``/proc/self/statm``: at 200 triples a write, 128
 #: calls mapped up to 50 MB past the bound in a 20,000-resource store.
 CHECK_EVERY = 16
-
-
-def resident_file_bytes() -> int:
-    """This process's resident pages of mapped files (``RssFile``), in bytes (0
-    where ``/proc`` does not say)."""
-    try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as fh:
-            for line in fh:
-                if line.startswith("RssFile:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
 
 
 def _resident_shared_bytes(page_size: int) -> int:

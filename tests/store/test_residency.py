@@ -7,9 +7,10 @@ import sys
 
 import pytest
 
+from lakesuperior.bench.memory import process_memory
 from lakesuperior.config import Config
 from lakesuperior.exceptions import ConfigError
-from lakesuperior.store.residency import MapTrimmer, resident_file_bytes
+from lakesuperior.store.residency import MapTrimmer
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -23,6 +24,12 @@ def _fill(repo, n: int = 300) -> None:
                                    media_type="text/turtle")
 
 
+def _resident_file_bytes() -> int:
+    figures = process_memory()
+    assert figures is not None and "rss_file_bytes" in figures
+    return figures["rss_file_bytes"]
+
+
 def _read_all(repo, n: int = 300) -> list:
     return [repo.get(f"/r{i}").user_data for i in range(n)]
 
@@ -31,10 +38,10 @@ def test_trim_drops_the_maps_pages_and_reads_go_on(repo_factory):
     repo = repo_factory(resident_map_limit=0)
     _fill(repo)
     before = _read_all(repo)
-    resident = resident_file_bytes()
+    resident = _resident_file_bytes()
     trimmer = MapTrimmer(repo.config.store_dir, 1 << 20)
     assert trimmer.trim() >= 1
-    assert resident_file_bytes() < resident - (512 << 10)
+    assert _resident_file_bytes() < resident - (512 << 10)
     assert _read_all(repo) == before
 
 
