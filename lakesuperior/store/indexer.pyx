@@ -18,8 +18,6 @@ import struct
 import lmdb
 
 from libc.stdint cimport uint32_t, uint64_t
-from libc.stdlib cimport qsort
-from libc.string cimport memcmp, memmove
 from cpython.bytes cimport PyBytes_AS_STRING
 from cpython.exc cimport PyErr_CheckSignals
 
@@ -31,7 +29,7 @@ from lakesuperior.store.layout cimport (EPOCH_SHIFT, GNUM_SIZE, ID_SIZE, IDX_ROW
                                         unpack_triples)
 from lakesuperior.store.records cimport Record
 from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI
-from lakesuperior.store.unionrows cimport graph_number
+from lakesuperior.store.unionrows cimport graph_number, sort_unique_rows
 from lakesuperior.store.txn cimport Txn
 
 from lakesuperior.exceptions import DiskFullError, StoreBackendError, StoreError
@@ -44,33 +42,6 @@ cdef uint32_t MAX_GNUM = 0xFFFFFFFF
 #: over ``osp`` and ``sg``) and LMDB keeps a copy of each page it dirties, so
 #: rows, not log entries, decide a batch's memory (about 128 MB at most here).
 MAX_BATCH_TRIPLES = 32768
-
-
-cdef int _cmp_row(const void *a, const void *b) noexcept nogil:
-    return memcmp(a, b, IDX_ROW_SIZE)
-
-
-cdef int _cmp_sg(const void *a, const void *b) noexcept nogil:
-    return memcmp(a, b, SG_ROW_SIZE)
-
-
-cdef int _cmp_lit(const void *a, const void *b) noexcept nogil:
-    return memcmp(a, b, LIT_ROW_SIZE)
-
-
-cdef Py_ssize_t _sort_unique(unsigned char *rows, Py_ssize_t n, Py_ssize_t size) noexcept nogil:
-    """Sort ``n`` packed rows of ``size`` bytes in place, drop repeats; the new n."""
-    if n < 2:
-        return n
-    qsort(rows, n, size, _cmp_row if size == IDX_ROW_SIZE else (
-        _cmp_lit if size == LIT_ROW_SIZE else _cmp_sg))
-    cdef Py_ssize_t i, j = 0
-    for i in range(1, n):
-        if memcmp(rows + i * size, rows + j * size, size) != 0:
-            j += 1
-            if j != i:
-                memmove(rows + j * size, rows + i * size, size)
-    return j + 1
 
 
 cdef list _graphs_after(Txn rt, uint64_t after, Py_ssize_t limit):
@@ -325,7 +296,7 @@ cdef class Indexer:
             ptr = <unsigned char *>(<bytearray>buf)
             n = len(buf) // size
             with nogil:          # the writer's thread may run meanwhile
-                n = _sort_unique(ptr, n, size)
+                n = sort_unique_rows(ptr, n, size)
             packed = bytes(buf[:n * size])
             del buf[:]
             rows = <const unsigned char *>PyBytes_AS_STRING(packed)

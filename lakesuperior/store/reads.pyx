@@ -28,7 +28,7 @@ from lakesuperior.store.records cimport Record
 from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI, kind_of
 from lakesuperior.store.txn cimport Txn, check_pattern, check_term
 from lakesuperior.store.unionrows cimport (graph_number, graph_of, has16, lit_graphs,
-                                           prefix_flags, sort_unique16)
+                                           prefix_flags, sort_unique_rows)
 
 from lakesuperior.exceptions import StoreBackendError, StoreError, TermError
 from lakesuperior.store.indexer import LOG_HEAD
@@ -459,7 +459,7 @@ cdef class Reader(Txn):
                 n += 1
         if not distinct:
             return n + tail_n
-        m = sort_unique16(kbuf, m)
+        m = sort_unique_rows(kbuf, m, 16)
         for k in tail_keys:   # the tail's matches not counted on the index already
             if not has16(kbuf, m, PyBytes_AS_STRING(k)):
                 n += 1

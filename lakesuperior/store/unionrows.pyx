@@ -33,21 +33,30 @@ cdef uint64_t graph_of(itxn, StoreEnv store, uint32_t gnum) except? 0:
     return id_at(raw, 0) if raw is not None else 0
 
 
+cdef int _cmp12(const void *a, const void *b) noexcept nogil:
+    return memcmp(a, b, 12)
+
+
 cdef int _cmp16(const void *a, const void *b) noexcept nogil:
     return memcmp(a, b, 16)
 
 
-cdef Py_ssize_t sort_unique16(unsigned char *keys, Py_ssize_t n) noexcept nogil:
-    """Sort ``n`` 16-byte keys in place and drop repeats; the new n."""
+cdef int _cmp28(const void *a, const void *b) noexcept nogil:
+    return memcmp(a, b, 28)
+
+
+cdef Py_ssize_t sort_unique_rows(unsigned char *rows, Py_ssize_t n, Py_ssize_t size) noexcept nogil:
+    """Sort ``n`` packed rows of ``size`` bytes (12, 16 or 28: the index's rows
+    and pair keys) in place and drop repeats; the new n."""
     if n < 2:
         return n
-    qsort(keys, n, 16, _cmp16)
+    qsort(rows, n, size, _cmp12 if size == 12 else (_cmp16 if size == 16 else _cmp28))
     cdef Py_ssize_t i, j = 0
     for i in range(1, n):
-        if memcmp(keys + 16 * i, keys + 16 * j, 16) != 0:
+        if memcmp(rows + i * size, rows + j * size, size) != 0:
             j += 1
             if j != i:
-                memcpy(keys + 16 * j, keys + 16 * i, 16)
+                memcpy(rows + j * size, rows + i * size, size)
     return j + 1
 
 
