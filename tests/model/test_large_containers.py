@@ -53,7 +53,9 @@ class CountingTxn:
 
 
 def _container(repo_factory: Any, name: str, children: int) -> Any:
-    repo = repo_factory(name)
+    # Auto-versioning off: whether a write settles the container's version in place
+    # depends on the clock (same second or not), which would make the counts flaky.
+    repo = repo_factory(name, versioning_auto=False)
     repo.create_or_replace("/c", data=f'<> {P} "one" .'.encode(), media_type="text/turtle")
     with repo.transaction():
         for i in range(children):
