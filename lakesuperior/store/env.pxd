@@ -21,6 +21,8 @@ cdef class StoreEnv:
     cdef dict iri_strs    # id -> canonical IRI
     cdef readonly Py_ssize_t iri_cache   # most IRIs the two dicts above hold
     cdef Py_ssize_t open_txns
+    cdef Py_ssize_t ahead_end   # the main data file is known written up to here
+    cdef Py_ssize_t page_size
     cdef bint closed
     cdef uint64_t hash_mask
 
@@ -32,6 +34,7 @@ cdef class StoreEnv:
     cdef object begin(self, env, bint write)
     cdef int ensure_room(self) except -1
     cdef int grow(self, env, Py_ssize_t need) except -1
+    cdef int write_ahead(self) except -1
     cdef int check_no_txns(self, str what) except -1
     cdef object write_failure(self, e, Py_ssize_t need)
     cdef int remember(self, dict iris) except -1

@@ -52,6 +52,7 @@ cdef class WriteTxn(Reader):
     def __cinit__(self, *args):
         self.journal = []
         self.written = 0
+        self.store.write_ahead()
 
     def __enter__(self):
         return self
