@@ -10,7 +10,7 @@ cdef class StoreEnv:
     cdef readonly int hash_bits
     cdef readonly object durability   # DurabilityGate (None: sync off, or read-only)
     cdef object env, ienv
-    cdef object db_meta, db_terms, db_collide, db_rec, db_gx, db_log, db_ns, db_nsr
+    cdef object db_meta, db_collide, db_rec, db_gx, db_log, db_ns, db_nsr
     cdef object db_outbox
     cdef object idb_state, idb_pos, idb_osp, idb_sg, idb_lit, idb_gn, idb_ng
     cdef bint index_usable    # False: a read-only open of an index of another format
@@ -30,6 +30,7 @@ cdef class StoreEnv:
     cdef object _open_outbox(self, env, dict opts)
     cdef _check_format(self, hash_bits)
     cdef int _upgrade_records(self, txn) except -1
+    cdef int _move_terms(self, txn) except -1
     cdef int check_open(self) except -1
     cdef object begin(self, env, bint write)
     cdef int ensure_room(self) except -1
