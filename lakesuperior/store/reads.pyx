@@ -660,7 +660,7 @@ cdef class Reader(Txn):
             pub = self.txn.get(OUTBOX_PUBLISHED, db=self.store.db_meta)
             return {"first": first, "last": last,
                     "entries": self.txn.stat(self.store.db_outbox)["entries"],
-                    "seq": id_at(seq, 0) if seq is not None else 0,
+                    "seq": max(id_at(seq, 0) if seq is not None else 0, last),
                     "published": id_at(pub, 0) if pub is not None else 0}
         except lmdb.Error as e:
             raise backend_error(e) from e
