@@ -67,6 +67,7 @@ def test_outbox_append_leaves_meta_alone_and_seqs_are_never_reused(tmp_path):
     env = lmdb.open(str(tmp_path / "s"), max_dbs=16, readonly=True, lock=False)
     try:
         with env.begin() as txn:       # written by the drop, not by the appends
-            assert txn.get(b"outbox_seq", db=env.open_db(b"meta", txn=txn)) == (3).to_bytes(8, "big")
+            meta = env.open_db(b"meta", txn=txn)
+            assert txn.get(b"outbox_seq", db=meta) == (3).to_bytes(8, "big")
     finally:
         env.close()
