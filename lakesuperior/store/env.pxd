@@ -10,7 +10,7 @@ cdef class StoreEnv:
     cdef readonly int hash_bits
     cdef readonly object durability   # DurabilityGate (None: sync off, or read-only)
     cdef object env, ienv
-    cdef object db_meta, db_terms, db_collide, db_rec, db_gx, db_log, db_ns, db_nsr
+    cdef object db_meta, db_collide, db_rec, db_gx, db_log, db_ns, db_nsr
     cdef object db_outbox
     cdef object idb_state, idb_pos, idb_osp, idb_sg, idb_lit, idb_gn, idb_ng
     cdef bint index_usable    # False: a read-only open of an index of another format
@@ -21,6 +21,8 @@ cdef class StoreEnv:
     cdef dict iri_strs    # id -> canonical IRI
     cdef readonly Py_ssize_t iri_cache   # most IRIs the two dicts above hold
     cdef Py_ssize_t open_txns
+    cdef Py_ssize_t ahead_end   # the main data file is known written up to here
+    cdef Py_ssize_t page_size
     cdef bint closed
     cdef uint64_t hash_mask
 
@@ -28,10 +30,12 @@ cdef class StoreEnv:
     cdef object _open_outbox(self, env, dict opts)
     cdef _check_format(self, hash_bits)
     cdef int _upgrade_records(self, txn) except -1
+    cdef int _move_terms(self, txn) except -1
     cdef int check_open(self) except -1
     cdef object begin(self, env, bint write)
     cdef int ensure_room(self) except -1
     cdef int grow(self, env, Py_ssize_t need) except -1
+    cdef int write_ahead(self) except -1
     cdef int check_no_txns(self, str what) except -1
     cdef object write_failure(self, e, Py_ssize_t need)
     cdef int remember(self, dict iris) except -1

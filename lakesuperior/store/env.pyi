@@ -13,6 +13,8 @@ DEFAULT_INDEX_BATCH: int
 INDEX_MAP_SIZE: int
 DEFAULT_IRI_CACHE: int
 NO_ROOM_MARGIN: int
+WRITE_AHEAD_MIN: int
+WRITE_AHEAD_MAX: int
 
 @disjoint_base
 class StoreEnv:

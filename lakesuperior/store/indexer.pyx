@@ -53,7 +53,8 @@ cdef list _graphs_after(Txn rt, uint64_t after, Py_ssize_t limit):
     cur = rt.txn.cursor(db=rt.store.db_rec)
     ok = cur.set_range(be(after + 1))
     while ok and len(out) < limit:
-        out.add(id_at(cur.key(), 0))
+        if len(cur.key()) == ID_SIZE:    # a record (else an IRI's string)
+            out.add(id_at(cur.key(), 0))
         ok = cur.next()
     if ok:
         upper = id_at(cur.key(), 0)    # stopped at the limit: gx up to here only

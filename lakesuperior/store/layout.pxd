@@ -8,6 +8,8 @@ from libc.stdint cimport uint32_t, uint64_t
 
 cdef enum:
     ID_SIZE = 8
+    TERM_KEY_SIZE = 9        # rec: an IRI's key, its id then TERM_KEY_TAG
+    TERM_KEY_TAG = 0x69      # b"i"
     ROW_SIZE = 32            # a gx row: four ids
     GNUM_SIZE = 4            # a graph number of the index (``gn`` / ``ng``)
     IDX_ROW_SIZE = 28        # a pos / osp row: key id + (graph number, id, id)
@@ -19,6 +21,11 @@ cdef enum:
     TRIPLE_SIZE = 24         # a logged (s, p, o) triple
     LOG_REPLACE = 1          # log entry: a whole graph was set (read its content)
     LOG_DELTA = 2            # log entry: single quads were added / removed
+
+# rec: key g (8 B) -> the graph's record (records.pyx); key (id, TERM_KEY_TAG) (9 B)
+# -> an IRI's canonical UTF-8 (the IRI dictionary, format 4). A graph's name sorts
+# right after its record: writing a new resource puts both in one leaf.
+cdef bytes term_key(uint64_t v)
 
 # gx: key (g, s, p), values o (dupsort, dupfixed 8 B): IRI-only quads.
 cdef struct GxRow:

@@ -49,6 +49,15 @@ cdef bytes be(uint64_t v):
     return out
 
 
+cdef bytes term_key(uint64_t v):
+    """The ``rec`` key of IRI ``v``'s string: ``v`` big-endian, then ``TERM_KEY_TAG``."""
+    cdef bytes out = PyBytes_FromStringAndSize(NULL, TERM_KEY_SIZE)
+    cdef unsigned char *buf = <unsigned char *>PyBytes_AS_STRING(out)
+    put_be(buf, v)
+    buf[ID_SIZE] = TERM_KEY_TAG
+    return out
+
+
 cdef bytes be_n(uint64_t a, uint64_t b, uint64_t c, int n):
     """The first ``n`` (1-3) of a, b, c as big-endian bytes (a key or key prefix)."""
     cdef bytes out = PyBytes_FromStringAndSize(NULL, ID_SIZE * n)

@@ -175,7 +175,7 @@ cdef class QuadStore(StoreEnv):
         return 0
 
     cdef list _main_tables(self):
-        return [(b"meta", self.db_meta), (b"terms", self.db_terms),
+        return [(b"meta", self.db_meta),
                 (b"collide", self.db_collide), (b"rec", self.db_rec), (b"gx", self.db_gx),
                 (b"log", self.db_log), (b"ns", self.db_ns), (b"nsr", self.db_nsr),
                 (b"outbox", self.db_outbox)]

@@ -616,11 +616,14 @@ cdef class Reader(Txn):
             st = self.txn.stat
             quads = st(self.store.db_gx)["entries"]
             cur = self.txn.cursor(db=self.store.db_rec)
-            for value in cur.iternext(keys=False):
-                quads += Record(value).n_triples
+            records = 0
+            for key, value in cur.iternext():
+                if len(key) == 8:     # a graph id; else an IRI's string (``term_key``)
+                    quads += Record(value).n_triples
+                    records += 1
             return {"quads": quads, "graphs": len(self.graph_id_set()),
-                    "iris": st(self.store.db_terms)["entries"],
-                    "records": st(self.store.db_rec)["entries"],
+                    "iris": st(self.store.db_rec)["entries"] - records,
+                    "records": records,
                     "log_entries": st(self.store.db_log)["entries"]}
         except lmdb.Error as e:
             raise backend_error(e) from e
@@ -657,7 +660,7 @@ cdef class Reader(Txn):
             pub = self.txn.get(OUTBOX_PUBLISHED, db=self.store.db_meta)
             return {"first": first, "last": last,
                     "entries": self.txn.stat(self.store.db_outbox)["entries"],
-                    "seq": id_at(seq, 0) if seq is not None else 0,
+                    "seq": max(id_at(seq, 0) if seq is not None else 0, last),
                     "published": id_at(pub, 0) if pub is not None else 0}
         except lmdb.Error as e:
             raise backend_error(e) from e

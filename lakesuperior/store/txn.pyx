@@ -15,7 +15,8 @@ from libc.stdint cimport uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING
 
 from lakesuperior.store.env cimport StoreEnv
-from lakesuperior.store.layout cimport GxRow, ROW_SIZE, be, be_n, get_be, id_at
+from lakesuperior.store.layout cimport (GxRow, ID_SIZE, ROW_SIZE, be, be_n, get_be, id_at,
+                                        term_key)
 from lakesuperior.store.records cimport Record
 from lakesuperior.store.terms cimport (KIND_MASK, KIND_SHIFT, TERM_IRI, TERM_LITERAL, canonical,
                                        kind_of, term_id)
@@ -140,13 +141,13 @@ cdef class Txn:
             return tid
         cdef uint64_t nid = self.natural_id(term_id(term)), cand
         cdef bytes data = term.encode("utf-8", "surrogatepass")
-        cdef bytes found = self.txn.get(be(nid), db=self.store.db_terms)
+        cdef bytes found = self.txn.get(term_key(nid), db=self.store.db_rec)
         if found == data:
             self._found_iri(term, nid)
             return nid
         if found is not None:
             for alt in self.collisions(nid):
-                if self.txn.get(be(alt), db=self.store.db_terms) == data:
+                if self.txn.get(term_key(alt), db=self.store.db_rec) == data:
                     self._found_iri(term, alt)
                     return alt
         if not create:
@@ -154,8 +155,8 @@ cdef class Txn:
         cand = nid
         while found is not None:
             cand = self.probe(cand, nid)
-            found = self.txn.get(be(cand), db=self.store.db_terms)
-        self.txn.put(be(cand), data, db=self.store.db_terms)
+            found = self.txn.get(term_key(cand), db=self.store.db_rec)
+        self.txn.put(term_key(cand), data, db=self.store.db_rec)
         if cand != nid:
             self.txn.put(be(nid), be(cand), db=self.store.db_collide)
         self.new_iris[term] = cand
@@ -192,7 +193,7 @@ cdef class Txn:
         s = self.store.iri_strs.get(tid)
         if s is not None:
             return s
-        data = self.txn.get(be(tid), db=self.store.db_terms)
+        data = self.txn.get(term_key(tid), db=self.store.db_rec)
         if data is None:
             raise StoreError(f"Corrupt store: IRI id {tid:#x} has no term")
         s = data.decode("utf-8", "surrogatepass")
@@ -218,7 +219,7 @@ cdef class Txn:
         s = self.store.iri_strs.get(tid)
         if s is not None:
             return s
-        data = self.txn.get(be(tid), db=self.store.db_terms)
+        data = self.txn.get(term_key(tid), db=self.store.db_rec)
         if data is None:
             return None
         s = data.decode("utf-8")
@@ -286,7 +287,7 @@ cdef class Txn:
         cdef set out = set()
         cur = self.txn.cursor(db=self.store.db_rec)
         for key, value in cur.iternext():
-            if len(value) > 8 and Record(value).n_triples:
+            if len(key) == ID_SIZE and len(value) > 8 and Record(value).n_triples:
                 out.add(id_at(key, 0))
         cur = self.txn.cursor(db=self.store.db_gx)
         ok = cur.first()

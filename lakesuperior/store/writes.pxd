@@ -33,6 +33,7 @@ cdef class WriteTxn(Reader):
     cdef Py_ssize_t _remove_graph(self, g) except -1
     cdef int _bind(self, str prefix, str namespace, bint override) except -1
     cdef int _unbind(self, str prefix) except -1
+    cdef uint64_t _outbox_seq(self) except? 0
     cdef uint64_t _outbox_append(self, list entries) except? 0
     cdef Py_ssize_t _outbox_drop(self, uint64_t upto, Py_ssize_t limit) except -1
     cdef int _outbox_mark(self, uint64_t seq) except -1

@@ -52,6 +52,7 @@ cdef class WriteTxn(Reader):
     def __cinit__(self, *args):
         self.journal = []
         self.written = 0
+        self.store.write_ahead()
 
     def __enter__(self):
         return self
@@ -548,13 +549,22 @@ cdef class WriteTxn(Reader):
             return 0
         return self._run(OP_OUTBOX_APPEND, (entries,))
 
-    cdef uint64_t _outbox_append(self, list entries) except? 0:
+    cdef uint64_t _outbox_seq(self) except? 0:
+        """The last seq handed out: the outbox's last key, or ``meta.outbox_seq``
+        (written when entries are dropped, so that seqs are never reused)."""
         raw = self.txn.get(_OUTBOX_SEQ, db=self.store.db_meta)
         cdef uint64_t seq = id_at(raw, 0) if raw is not None else 0
+        cur = self.txn.cursor(db=self.store.db_outbox)
+        if cur.last():
+            seq = max(seq, id_at(cur.key(), 0))
+        return seq
+
+    cdef uint64_t _outbox_append(self, list entries) except? 0:
+        # meta is not written: a commit touches one B-tree fewer.
+        cdef uint64_t seq = self._outbox_seq()
         for e in entries:
             seq += 1
             self._put(be(seq), e, self.store.db_outbox, True, True)
-        self._put(_OUTBOX_SEQ, be(seq), self.store.db_meta)
         return seq
 
     def outbox_drop(self, uint64_t upto, Py_ssize_t limit=-1):
@@ -566,8 +576,9 @@ cdef class WriteTxn(Reader):
     cdef Py_ssize_t _outbox_drop(self, uint64_t upto, Py_ssize_t limit) except -1:
         cur = self.txn.cursor(db=self.store.db_outbox)
         cdef Py_ssize_t n = 0
-        if not cur.first():
+        if not cur.first() or id_at(cur.key(), 0) > upto or limit == 0:
             return 0
+        self._put(_OUTBOX_SEQ, be(self._outbox_seq()), self.store.db_meta)   # kept past the drop
         while limit < 0 or n < limit:
             key = cur.key()
             if not key or id_at(key, 0) > upto:

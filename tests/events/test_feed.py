@@ -203,7 +203,7 @@ def test_format_1_store_is_upgraded_and_readonly_open_refused(tmp_path):
         with store.read() as txn:
             assert txn.outbox_state()["entries"] == 0
     with QuadStore(path, readonly=True) as store:
-        assert store.stats()["format"] == FORMAT_VERSION == 3
+        assert store.stats()["format"] == FORMAT_VERSION == 4
 
 
 def test_outbox_entries_are_bytes(repo):

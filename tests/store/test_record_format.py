@@ -30,7 +30,8 @@ def raw_records(path: str) -> dict[bytes, bytes]:
     env = lmdb.open(path, max_dbs=16, readonly=True)
     try:
         with env.begin() as txn:
-            return dict(txn.cursor(db=env.open_db(b"rec", txn=txn, create=False)))
+            return {k: v for k, v in txn.cursor(db=env.open_db(b"rec", txn=txn, create=False))
+                    if len(k) == 8}      # records (the 9-byte keys are IRIs' strings)
     finally:
         env.close()
 
@@ -128,8 +129,13 @@ def make_format_2(path: str) -> dict:
     env = lmdb.open(path, max_dbs=16)
     with env.begin(write=True) as txn:
         rec = env.open_db(b"rec", txn=txn)
+        terms = env.open_db(b"terms", txn=txn)       # format 2's IRI dictionary
         for key, value in list(txn.cursor(db=rec)):
-            txn.put(key, v2_record(Record(value)), db=rec)
+            if len(key) == 8:
+                txn.put(key, v2_record(Record(value)), db=rec)
+            else:
+                txn.delete(key, db=rec)
+                txn.put(key[:8], value, db=terms)
         txn.put(b"format", b"2", db=env.open_db(b"meta", txn=txn))
     env.close()
     return before
@@ -147,7 +153,7 @@ def test_format_2_store_is_upgraded_in_place_when_opened_for_writing(tmp_path):
     path = str(tmp_path / "store")
     before = make_format_2(path)
     with QuadStore(path) as st:
-        assert st.stats()["format"] == FORMAT_VERSION == 3
+        assert st.stats()["format"] == FORMAT_VERSION == 4
         assert graphs(st) == before
         with st.read() as txn:
             assert txn.count(G, CONTAINS, None, G) == 1
@@ -215,7 +221,8 @@ def test_table_stats_account_for_every_page(store):
     stats = store.table_stats()
     main = stats["main"]
     assert main["page_size"] == 4096
-    assert main["tables"]["rec"]["entries"] == 20
+    assert main["tables"]["rec"]["entries"] == 20 + 23    # and the IRIs: 20 graphs, G, P, CONTAINS
+    assert "terms" not in main["tables"]
     assert main["tables"]["rec"]["overflow_pages"] == 40      # 5 KB: two pages each
     assert main["tables"]["gx"]["entries"] == 20
     used = sum(t["bytes"] for t in main["tables"].values()) // 4096
