@@ -242,16 +242,23 @@ class Parsed(list[Triple]):
     """Triples as ``parse`` and ``graph_to_triples`` give them: every term already
     in the canonical form of ``store.terms`` (the property tests in
     ``tests/rdfio/test_canonical_terms.py`` hold this), so a writer may hand
-    them to the store without re-validation (``add_graph(..., canonical=True)``)."""
+    them to the store without re-validation (``add_graph(..., canonical=True)``).
+    ``distinct``: no triple is listed twice (``parse`` drops repeats), so a
+    writer need not deduplicate them again."""
 
-    __slots__ = ()
+    __slots__ = ("distinct",)
+
+    def __init__(self, triples: Iterable[Triple] = (), distinct: bool = False):
+        super().__init__(triples)
+        self.distinct = distinct
 
 
 def parse(data: bytes, media_type: str, base: str) -> Parsed:
     """Parse an RDF document into triples of canonical term strings.
 
     Relative IRIs resolve against ``base`` (an absolute IRI, else ``ValueError``).
-    Blank nodes get fresh labels on every call. Raises ``UnsupportedMediaTypeError``
+    Blank nodes get fresh labels on every call; a triple the document repeats is
+    listed once (``Parsed.distinct``). Raises ``UnsupportedMediaTypeError``
     for a type not in ``PARSEABLE`` and ``RdfParseError`` for malformed input, input
     that is not UTF-8, nesting deeper than ``MAX_NESTING``, RDF/XML with a DTD, named
     graphs and RDF 1.2 triple terms or directional literals. Turtle whose last
@@ -279,8 +286,13 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
             text = _ox_parse(data + b"\n.\n", fmt, base)
         except SyntaxError:
             raise error from None
-    triples = Parsed(cast(list[Triple], [tuple(line.split(" ", 2))
-                                         for line in text.split(" .\n") if line]))
+    # One line per triple, each ending in " .": equal triples are equal lines
+    # (canonical terms), so repeats are dropped here, where a line hashes faster
+    # than a tuple of three new strings.
+    lines = dict.fromkeys(text.split("\n"))
+    lines.pop("", None)
+    triples = Parsed(cast(list[Triple], [tuple(line[:-2].split(" ", 2)) for line in lines]),
+                     distinct=True)
     if "<<" in text or "--" in text:
         for _, _, o in triples:
             if o.startswith("<<") or o.endswith(_DIRECTIONS):
