@@ -247,8 +247,8 @@ class Parsed(list[Triple]):
     in the canonical form of ``store.terms`` (the property tests in
     ``tests/rdfio/test_canonical_terms.py`` hold this), so a writer may hand
     them to the store without re-validation (``add_graph(..., canonical=True)``).
-    ``distinct``: no triple is listed twice (``parse`` drops repeats), so a
-    writer need not deduplicate them again."""
+    ``distinct``: no triple is listed twice (``parse`` drops repeats where
+    pyoxigraph reads the format), so a writer need not deduplicate them again."""
 
     __slots__ = ("distinct",)
 
@@ -261,13 +261,13 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
     """Parse an RDF document into triples of canonical term strings.
 
     Relative IRIs resolve against ``base`` (an absolute IRI, else ``ValueError``).
-    Blank nodes get fresh labels on every call; a triple the document repeats is
-    listed once (``Parsed.distinct``). Raises ``UnsupportedMediaTypeError``
-    for a type not in ``PARSEABLE`` and ``RdfParseError`` for malformed input, input
-    that is not UTF-8, nesting deeper than ``MAX_NESTING``, RDF/XML with a DTD, named
-    graphs and RDF 1.2 triple terms or directional literals. Turtle whose last
-    statement lacks its closing ``.`` is read as if it had it (as Fedora does);
-    nothing else is forgiven.
+    Blank nodes get fresh labels on every call. In the formats pyoxigraph reads, a
+    triple the document repeats is listed once (``Parsed.distinct``). Raises
+    ``UnsupportedMediaTypeError`` for a type not in ``PARSEABLE`` and
+    ``RdfParseError`` for malformed input, input that is not UTF-8, nesting deeper
+    than ``MAX_NESTING``, RDF/XML with a DTD, named graphs and RDF 1.2 triple terms
+    or directional literals. Turtle whose last statement lacks its closing ``.`` is
+    read as if it had it (as Fedora does); nothing else is forgiven.
     """
     mtype = normalize_media_type(media_type)
     fmt = _OX_FORMATS.get(mtype)
