@@ -82,6 +82,10 @@ _OX_FORMATS = MappingProxyType({
     **({JSON_LD: _OX_JSON_LD} if _OX_JSON_LD is not None else {}),
 })
 _DIRECTIONS = ("--ltr", "--rtl")  # RDF 1.2 base direction, not in our term model
+# How a line of canonical N-Triples with either ends: a triple term object ends in
+# ")>>" (an IRI holds no ">", so no other object ends in ">>"), a directional
+# literal in its direction.
+_RDF12_ENDS = (">> .", "--ltr .", "--rtl .")
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 # "Parser error at line 2 column 8: msg" / "... line 3 between columns 3 and 10: msg"
@@ -242,21 +246,28 @@ class Parsed(list[Triple]):
     """Triples as ``parse`` and ``graph_to_triples`` give them: every term already
     in the canonical form of ``store.terms`` (the property tests in
     ``tests/rdfio/test_canonical_terms.py`` hold this), so a writer may hand
-    them to the store without re-validation (``add_graph(..., canonical=True)``)."""
+    them to the store without re-validation (``add_graph(..., canonical=True)``).
+    ``distinct``: no triple is listed twice (``parse`` drops repeats where
+    pyoxigraph reads the format), so a writer need not deduplicate them again."""
 
-    __slots__ = ()
+    __slots__ = ("distinct",)
+
+    def __init__(self, triples: Iterable[Triple] = (), distinct: bool = False):
+        super().__init__(triples)
+        self.distinct = distinct
 
 
 def parse(data: bytes, media_type: str, base: str) -> Parsed:
     """Parse an RDF document into triples of canonical term strings.
 
     Relative IRIs resolve against ``base`` (an absolute IRI, else ``ValueError``).
-    Blank nodes get fresh labels on every call. Raises ``UnsupportedMediaTypeError``
-    for a type not in ``PARSEABLE`` and ``RdfParseError`` for malformed input, input
-    that is not UTF-8, nesting deeper than ``MAX_NESTING``, RDF/XML with a DTD, named
-    graphs and RDF 1.2 triple terms or directional literals. Turtle whose last
-    statement lacks its closing ``.`` is read as if it had it (as Fedora does);
-    nothing else is forgiven.
+    Blank nodes get fresh labels on every call. In the formats pyoxigraph reads, a
+    triple the document repeats is listed once (``Parsed.distinct``). Raises
+    ``UnsupportedMediaTypeError`` for a type not in ``PARSEABLE`` and
+    ``RdfParseError`` for malformed input, input that is not UTF-8, nesting deeper
+    than ``MAX_NESTING``, RDF/XML with a DTD, named graphs and RDF 1.2 triple terms
+    or directional literals. Turtle whose last statement lacks its closing ``.`` is
+    read as if it had it (as Fedora does); nothing else is forgiven.
     """
     mtype = normalize_media_type(media_type)
     fmt = _OX_FORMATS.get(mtype)
@@ -279,9 +290,15 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
             text = _ox_parse(data + b"\n.\n", fmt, base)
         except SyntaxError:
             raise error from None
-    triples = Parsed(cast(list[Triple], [tuple(line.split(" ", 2))
-                                         for line in text.split(" .\n") if line]))
-    if "<<" in text or "--" in text:
+    # One line per triple, each ending in " .": equal triples are equal lines
+    # (canonical terms), so repeats are dropped here, where a line hashes faster
+    # than a tuple of three new strings.
+    lines = dict.fromkeys(text.split("\n"))
+    lines.pop("", None)
+    triples = Parsed(cast(list[Triple], [tuple(line[:-2].split(" ", 2)) for line in lines]),
+                     distinct=True)
+    # Each line's end, rather than the whole text searched twice: fewer characters.
+    if any(line.endswith(_RDF12_ENDS) for line in lines):
         for _, _, o in triples:
             if o.startswith("<<") or o.endswith(_DIRECTIONS):
                 raise RdfParseError(f"RDF 1.2 triple terms and directional literals "

@@ -50,6 +50,7 @@ CONTEXT: list[Any] = [AS_NS, {"prov": "http://www.w3.org/ns/prov#",
 HEADER_PREFIX = "org.fcrepo.jms."
 _WEAK = ("update", "version")     # kinds that do not override an earlier change
 _TS = struct.Struct(">Q")
+_JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)   # compact, UTF-8 as is
 # Old entries dropped per write (a bounded share of work for each commit).
 PRUNE_BATCH = 256
 
@@ -115,8 +116,7 @@ def types_at(txn: Any, uid: str) -> list[str]:
 def encode(pending: Pending, uid: str) -> bytes:
     body = {"id": "urn:uuid:" + str(uuid.uuid4()), "uid": uid, "kind": pending.kind,
             "types": pending.types, "user": pending.user, "base": pending.base}
-    return _TS.pack(pending.ms) + json.dumps(body, separators=(",", ":"),
-                                             ensure_ascii=False).encode("utf-8")
+    return _TS.pack(pending.ms) + _JSON.encode(body).encode("utf-8")
 
 
 def write_outbox(txn: Any, changes: ChangeSet, *, retention_s: float, publishing: bool,

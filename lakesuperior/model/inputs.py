@@ -38,12 +38,14 @@ class RdfInput:
     ``canonical``: every term is known to be canonical (parsed by ``rdfio`` or
     built from an rdflib Graph), so the store need not re-validate them.
     ``base``: the IRI relative IRIs were resolved against, which stands for the
-    resource (``<>``); None: the resource's own public IRI."""
+    resource (``<>``); None: the resource's own public IRI. ``distinct``: no
+    triple is listed twice (``rdfio.Parsed.distinct``)."""
 
     triples: list[Triple] = field(default_factory=list)
     model: str | None = None
     canonical: bool = False
     base: str | None = None
+    distinct: bool = False
 
     is_binary = False
 
@@ -135,7 +137,8 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
         return RdfInput(graph_triples(graph, base_iri), model, canonical=True, base=base_iri)
     if triples is not None:
         if isinstance(triples, rdfio.Parsed):
-            return RdfInput(list(triples), model, canonical=True, base=base_iri)
+            return RdfInput(list(triples), model, canonical=True, base=base_iri,
+                            distinct=triples.distinct)
         return RdfInput(_caller_triples(uid, triples), model, canonical=False, base=base_iri)
     if body is not None:
         if mtype is None or mtype not in rdfio.PARSEABLE:
@@ -145,8 +148,8 @@ def read_input(base_iri: str, *, graph: Any = None, data: bytes | None = None,
         raw = body if isinstance(body, (bytes, bytearray, memoryview)) else body.read()
         if isinstance(raw, str):          # a text-mode stream
             raw = raw.encode("utf-8")
-        return RdfInput(rdfio.parse(bytes(raw), mtype, base_iri), model, canonical=True,
-                        base=base_iri)
+        parsed = rdfio.parse(bytes(raw), mtype, base_iri)
+        return RdfInput(parsed, model, canonical=True, base=base_iri, distinct=parsed.distinct)
     return RdfInput([], model, canonical=True, base=base_iri)
 
 

@@ -161,7 +161,9 @@ def _user_triples(ctx: Context, uid: str, model: str, inp: RdfInput,
     """The checked, deduplicated client triples of an RDF input, membership
     configuration completed; ``dropped`` gets what referential integrity dropped."""
     checker = InputChecker(ctx, uid, handling, model)
-    user = list(dict.fromkeys(checker.check(inp.triples)))
+    user = checker.check(inp.triples)
+    if not inp.distinct or checker.may_repeat:
+        user = list(dict.fromkeys(user))
     dropped.extend(checker.dropped)
     return membership.complete_config(uid, model, user)
 
@@ -198,7 +200,8 @@ def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str
     containment.write_graph(ctx, uid, triples, canonical=_canonical(inp))
     record_change(ctx, uid, "create")
     attach(ctx, uid, triples, parent_model)
-    res = view(ctx, uid, triples, model=model, extra=membership.triples_about(ctx.txn, uid))
+    res = view(ctx, uid, triples, model=model, extra=membership.triples_about(ctx.txn, uid),
+               contained=[])    # new: no children
     res.dropped = dropped
     return res
 

@@ -49,6 +49,10 @@ TIMESTAMPS = frozenset((FCREPO_CREATED, FCREPO_CREATED_BY, FCREPO_LAST_MODIFIED,
 _SERVER_NAMESPACES = (FCREPO.prefix, FCSYSTEM.prefix)
 _SERVER_CLASSES = (LDP.prefix, FCREPO.prefix, FCSYSTEM.prefix)
 
+#: A predicate that starts with none of these is not server-managed, whatever its
+#: object (a cheap first test for input checks: most predicates are the client's).
+MAYBE_MANAGED = (*_SERVER_NAMESPACES, *sorted(SERVER_MANAGED_PREDICATES), RDF_TYPE)
+
 
 def is_server_managed(p: str, o: str) -> bool:
     """Whether a triple with predicate ``p`` and object ``o`` is server-managed:

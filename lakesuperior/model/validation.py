@@ -21,7 +21,7 @@ from lakesuperior.model.context import Context
 from lakesuperior.model.interaction import MODEL_TYPES
 from lakesuperior.model.membership import triples_about
 from lakesuperior.model.namespaces import FCREPO_HAS_PARENT, FCREPO_REPOSITORY_ROOT, RDF_TYPE
-from lakesuperior.model.server_managed import TIMESTAMPS, is_server_managed
+from lakesuperior.model.server_managed import MAYBE_MANAGED, TIMESTAMPS, is_server_managed
 from lakesuperior.model.uids import RES_PREFIX, ROOT_UID, graph, parent_uid, res_uri, uid_of
 from lakesuperior.rdfio import Triple
 
@@ -50,7 +50,7 @@ class InputChecker:
     """
 
     __slots__ = ("ctx", "uid", "res", "pub_res", "pub_hash", "res_hash", "handling",
-                 "model", "dropped", "_refs")
+                 "model", "dropped", "may_repeat", "_refs")
 
     def __init__(self, ctx: Context, uid: str, handling: str = "strict",
                  model: str | None = None):
@@ -67,6 +67,10 @@ class InputChecker:
         self.handling = handling
         #: The triples (public URIs) lenient referential integrity dropped.
         self.dropped: list[Triple] = []
+        #: Whether ``check`` may have made two distinct input triples equal: the
+        #: input named a resource in its internal form too (or the root without
+        #: its slash), which internalizing merges with the public form.
+        self.may_repeat = False
         self._refs: dict[str, bool] = {}
 
     def check(self, triples: Iterable[Triple], *, refint: bool = True) -> list[Triple]:
@@ -80,14 +84,17 @@ class InputChecker:
         allow_foreign = ctx.settings.allow_foreign_subjects
         check_refs = (ctx.settings.referential_integrity if refint else "off") != "off"
         server_managed = is_server_managed
-        # Predicate -> whether it is server-managed, for predicates other than
-        # rdf:type (whose answer depends on the object): a graph repeats few.
+        maybe_managed = MAYBE_MANAGED
+        # Predicate -> whether it is server-managed, for the predicates that may be
+        # (but rdf:type, whose answer depends on the object): a graph repeats few.
         managed: dict[str, bool] = {}
         sm: list[Triple] = []
         foreign: list[Triple] = []
         out: list[Triple] = []
         append = out.append
         refs: list[int] = []   # positions in out of triples linking to repository resources
+        root = RES_PREFIX + "/>"   # what both <base> and <base/> become
+        merged = False
         for s, p, o in triples:
             if s == pub_res:
                 s = res
@@ -95,30 +102,35 @@ class InputChecker:
                 if s.startswith(pub_hash):
                     s = res_stem + s[cut:]
                 else:
-                    s = to_internal(s)
+                    t = to_internal(s)
+                    merged = merged or t is s or t == root
+                    s = t
                     if s != res and not s.startswith(res_hash) and not allow_foreign:
                         foreign.append((s, p, o))
                         continue
             elif s[:2] != "_:":
                 raise InvalidTripleError(self.uid, f"Invalid subject (not an IRI or blank "
                                                    f"node): {s[:200]}")
-            found = managed.get(p)
-            if found is None:
-                if p[:1] != "<":
-                    raise InvalidTripleError(self.uid,
-                                             f"Invalid predicate (not an IRI): {p[:200]}")
-                if p == RDF_TYPE:
-                    found = server_managed(p, o)
-                else:
-                    found = managed[p] = server_managed(p, o)
-            if found:
-                sm.append((s, p, o))
-                continue
+            if p.startswith(maybe_managed):
+                found = managed.get(p)
+                if found is None:
+                    if p == RDF_TYPE:
+                        found = server_managed(p, o)
+                    else:
+                        found = managed[p] = server_managed(p, o)
+                if found:
+                    sm.append((s, p, o))
+                    continue
+            elif p[:1] != "<":
+                raise InvalidTripleError(self.uid, f"Invalid predicate (not an IRI): {p[:200]}")
             if o.startswith(ours):
-                o = to_internal(o)
+                t = to_internal(o)
+                merged = merged or t is o or t == root
+                o = t
                 if check_refs and o.startswith(RES_PREFIX):
                     refs.append(len(out))
             append((s, p, o))
+        self.may_repeat = merged
         if self.handling == "tolerant":
             if sm:
                 sm = self._changes(sm)

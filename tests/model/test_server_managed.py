@@ -9,6 +9,9 @@ from lakesuperior.model import interaction
 from lakesuperior.model.context import Context, Settings
 from lakesuperior.model.namespaces import FCREPO, LDP, RDF_TYPE, Namespace
 from lakesuperior.model.server_managed import (
+    MAYBE_MANAGED,
+    SERVER_MANAGED_PREDICATES,
+    TIMESTAMPS,
     binary_values,
     first_value,
     is_server_managed,
@@ -32,6 +35,18 @@ EX = Namespace("http://ex.org/")
 ])
 def test_is_server_managed(p, o, expected):
     assert is_server_managed(p, o) is expected
+    if expected:
+        assert p.startswith(MAYBE_MANAGED)
+
+
+def test_a_predicate_outside_maybe_managed_is_never_server_managed():
+    """The input check's first test (``MAYBE_MANAGED``) lets every server-managed
+    predicate through, and stops the client's."""
+    for p in (*SERVER_MANAGED_PREDICATES, *TIMESTAMPS, FCREPO.hasParent, RDF_TYPE):
+        assert p.startswith(MAYBE_MANAGED), p
+    for p in (EX.title, LDP.membershipResource, "<http://purl.org/dc/terms/title>",
+              "<http://fedora.info/definitions/v4/repositoryX>"):
+        assert not p.startswith(MAYBE_MANAGED) and not is_server_managed(p, LDP.Container)
 
 
 def test_server_triples_and_renewal():

@@ -89,3 +89,27 @@ def test_checker_refint(repo, mode):
 def test_checker_refuses_unknown_handling(repo):
     with pytest.raises(InvalidResourceError):
         _check(repo, "/a", [], "sloppy")
+
+
+def _may_repeat(repo, triples):
+    with repo.store.read() as txn:
+        checker = InputChecker(Context(txn, Settings(base_uri=BASE)), "/a")
+        out = checker.check(triples)
+    return out, checker.may_repeat
+
+
+@pytest.mark.parametrize("terms", [
+    (f"<{BASE}/x>", "<info:fcres/x>"),      # an object named in both forms
+    (f"<{BASE}>", f"<{BASE}/>"),            # the root with and without its slash
+])
+def test_checker_says_when_internalizing_may_merge_triples(repo, terms):
+    out, may_repeat = _may_repeat(repo, [(PUB, EX.p, t) for t in terms])
+    assert may_repeat and out[0] == out[1]
+    out, may_repeat = _may_repeat(repo, [(PUB, EX.p, f"<{BASE}/x>"), (PUB, EX.q, '"x"'),
+                                         (f"<{BASE}/a#h>", EX.p, f"<{BASE}/y>")])
+    assert not may_repeat and len(set(out)) == 3
+
+
+def test_checker_subject_in_internal_form_may_merge(repo):
+    out, may_repeat = _may_repeat(repo, [(PUB, EX.p, '"x"'), ("<info:fcres/a>", EX.p, '"x"')])
+    assert may_repeat and out[0] == out[1]

@@ -247,10 +247,34 @@ def test_parse_refuses_named_graphs(parser):
     b"<> <http://x/p> <<( <http://x/a> <http://x/b> <http://x/c> )>> .",
     b"<< <http://x/a> <http://x/b> <http://x/c> >> <http://x/p> <http://x/o> .",
     b'<> <http://x/p> "text"@en--ltr .',
+    b'<> <http://x/p> "text"@en--rtl ; <http://x/q> "plain" .',
+    b"<> <http://x/p> <http://x/o> {| <http://x/source> <http://x/s> |} .",
+    b"<> <http://x/p> <http://x/o> ~ <http://x/r> .",
+    b"<> <http://x/a> 1 ; <http://x/p> <<( <http://x/a> <http://x/b> "
+    b"<<( <http://x/c> <http://x/d> <http://x/e> )>> )>> ; <http://x/z> 2 .",
 ])
 def test_parse_refuses_rdf_1_2(data):
     with pytest.raises(RdfParseError, match="not supported"):
         rdfio.parse(data, "text/turtle", BASE)
+
+
+def test_parse_reads_rdf_1_2_look_alikes_in_literals():
+    data = (b'<> <http://x/p> "a )>> b >>", "ends --ltr", "<<( x )>>"@en, '
+            b'"x"^^<http://x/t--ltr> .')
+    objects = {o for _, _, o in rdfio.parse(data, "text/turtle", BASE)}
+    assert objects == {'"a )>> b >>"', '"ends --ltr"', '"<<( x )>>"@en',
+                       '"x"^^<http://x/t--ltr>'}
+
+
+def test_parse_lists_a_repeated_triple_once():
+    data = (b'@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n'
+            b'<> <http://x/p> "a", "a"^^xsd:string, "b" ; <http://x/q> <#h> .\n'
+            b'<#h> <http://x/r> 1 . <> <http://x/q> <child#h> . <> <http://x/p> "a" .')
+    parsed = rdfio.parse(data, "text/turtle", BASE)
+    assert parsed.distinct and len(parsed) == len(set(parsed)) == 4
+    assert parsed[:2] == [(f"<{BASE}>", "<http://x/p>", '"a"'),
+                          (f"<{BASE}>", "<http://x/p>", '"b"')]
+    assert not rdfio.graph_to_triples(rdflib.Graph()).distinct
 
 
 @pytest.mark.parametrize("parser", [rdfio.parse, rdfio.parse_rdflib])

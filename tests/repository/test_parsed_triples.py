@@ -72,3 +72,20 @@ def test_caller_triples_are_still_validated_and_canonicalised(repo, state):
     with pytest.raises(TermError):
         repo.create_or_replace("/w", triples=[(f"<{BASE}/w>", TITLE, '"unterminated')])
     assert state(repo) == before
+
+
+@pytest.mark.parametrize("body, expected", [
+    (f'<> <http://x/p> <{BASE}/t>, <info:fcres/t> .', {"<info:fcres/t>"}),
+    (f'<> <http://x/p> <{BASE}>, <{BASE}/>, "a", "a" .', {"<info:fcres/>", '"a"'}),
+    (f'<{BASE}/d> <http://x/p> "a" . <info:fcres/d> <http://x/p> "a" .', {'"a"'}),
+])
+def test_a_triple_named_twice_is_one_triple(repo, body, expected):
+    """Public and internal forms of one IRI are one term: the stored graph and the
+    returned view list the triple once."""
+    repo.create_or_replace("/t")
+    _, res = repo.create_or_replace("/d", data=body.encode(), media_type="text/turtle")
+    with repo.store.read() as txn:
+        stored = txn.triples("<info:fcres/d>")
+    assert sorted(o for _s, p, o in stored if p == "<http://x/p>") == sorted(expected)
+    returned = [o for _s, p, o in res.triples if p == "<http://x/p>"]
+    assert sorted(returned) == sorted(o.replace("<info:fcres", f"<{BASE}") for o in expected)
