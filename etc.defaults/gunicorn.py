@@ -28,5 +28,8 @@ limit_request_line = 8190
 control_socket_disable = True
 accesslog = "-"
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
+# Builds only the atoms the format uses (gunicorn's copies every header and the
+# environ for each request); any other format gets gunicorn's own.
+logger_class = "lakesuperior.server.AccessLogger"
 errorlog = "-"
 loglevel = "info"
