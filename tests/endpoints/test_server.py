@@ -195,7 +195,7 @@ def _logger(fmt: str):
 
 @pytest.mark.parametrize("fmt", [
     '%(h)s "%(r)s" %(s)s %(b)s %(M)sms',                      # the default
-    '%(h)s %(l)s "%(r)s" %(s)s %(B)s %(m)s %(U)s %(q)s %(H)s %(f)s %(a)s %(T)s %(D)s %(L)s',
+    '%(h)s %(l)s "%(r)s" %(s)s %(B)s %(m)s %(U)s %(q)s %(H)s %(f)s %(a)s %(T)s %(D)s %(L)s %(p)s',
     '%(h)s "%(r)s" %(s)s "%({user-agent}i)s" %({content-type}o)s %(u)s',   # gunicorn's
 ])
 def test_access_logger_writes_what_gunicorns_writes(fmt):
