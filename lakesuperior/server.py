@@ -104,9 +104,15 @@ class AccessLogger(glogging.Logger):
     format (``etc.defaults/gunicorn.py``) needs five. A format naming headers,
     environ variables, the user or the time gets gunicorn's atoms, unchanged."""
 
+    _format: str | None = None
+    _used: frozenset[str] = frozenset()
+
     def atoms(self, resp: Any, req: Any, environ: dict[str, Any], request_time: Any
               ) -> dict[str, Any]:
-        used = set(_ATOM.findall(self.cfg.access_log_format))
+        fmt = self.cfg.access_log_format
+        if fmt != self._format:       # read once per format (a reload may change it)
+            self._format, self._used = fmt, frozenset(_ATOM.findall(fmt))
+        used = self._used
         if not used <= _SIMPLE_ATOMS:
             return super().atoms(resp, req, environ, request_time)
         status = resp.status
@@ -123,8 +129,9 @@ class AccessLogger(glogging.Logger):
             "b": str(sent) if sent is not None else "-", "B": sent,
             "f": environ.get("HTTP_REFERER", "-"), "a": environ.get("HTTP_USER_AGENT", "-"),
             "T": seconds, "D": seconds * 1000000 + micro,
-            "M": seconds * 1000 + micro // 1000, "L": f"{seconds}.{micro:06d}",
-            "p": f"<{os.getpid()}>"}
+            "M": seconds * 1000 + micro // 1000, "L": f"{seconds}.{micro:06d}"}
+        if "p" in used:
+            atoms["p"] = f"<{os.getpid()}>"
         return {k: atoms[k] for k in used}
 
 

@@ -165,6 +165,21 @@ def test_server_settings(monkeypatch):
     assert Server(Config()).cfg.timeout == 120
 
 
+def test_workers_take_a_short_gil_switch_interval():
+    import sys
+
+    from lakesuperior.config import Config
+    from lakesuperior.server import AccessLogger, Server
+    srv = Server(Config())
+    assert srv.cfg.logger_class is AccessLogger
+    before = sys.getswitchinterval()
+    try:
+        srv.cfg.post_worker_init(None)      # what each worker runs once its app is loaded
+        assert sys.getswitchinterval() == pytest.approx(0.0005)
+    finally:
+        sys.setswitchinterval(before)
+
+
 def test_access_log_line(server):
     status, _, _ = server.request("GET", "/rest/?x=1", headers={"User-Agent": "probe-ua"})
     assert status == 200
