@@ -87,7 +87,8 @@ def header_values(name: str) -> list[str]:
     """The values of the request's header ``name``, as ``request.headers.getlist``
     gives them, read from the WSGI environ directly (``getlist`` walks the whole
     environ): WSGI servers join a repeated field into one value (RFC 7230
-    section 3.2.2), so there is one value or none."""
+    section 3.2.2), so there is one value or none. Not for ``Content-Type`` or
+    ``Content-Length``, which WSGI keeps without the ``HTTP_`` prefix."""
     value = request.environ.get("HTTP_" + name.upper().replace("-", "_"))
     return [] if value is None else [value]
 
