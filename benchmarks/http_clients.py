@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 
 from lakesuperior.admin.http import parse_auth
 from lakesuperior.bench import clients
 from lakesuperior.bench.figures import machine, summarize
+from lakesuperior.bench.memory import store_processes
 from lakesuperior.bench.targets import TURTLE, HttpTarget, Options
 from lakesuperior.bench.workload import workload_turtle
 
@@ -34,6 +36,11 @@ def prepare(target: HttpTarget, args: argparse.Namespace) -> list[str]:
     return internal
 
 
+def server_cpu_s(pids: list[int]) -> float:
+    """CPU seconds the processes ``pids`` (the server's workers) have used."""
+    return sum(clients.process_cpu_s(pid) or 0.0 for pid in pids)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--endpoint", default="http://127.0.0.1:8000/rest/")
@@ -44,6 +51,8 @@ def main() -> None:
     p.add_argument("--path", default="/bench-clients/one", help="resource for --op get")
     p.add_argument("--parent", default="/bench-clients", help="container for put and post")
     p.add_argument("--auth", help="USER:PASS for HTTP Basic")
+    p.add_argument("--server-data-dir", metavar="DIR",
+                   help="the server's data directory: report its workers' CPU per request")
     p.add_argument("--output")
     args = p.parse_args()
     auth = parse_auth(args.auth)
@@ -54,19 +63,31 @@ def main() -> None:
         target.close()
     job = clients.Job(op=args.op, path=args.path if args.op == "get" else args.parent,
                       endpoint=args.endpoint, auth=auth, internal=tuple(internal))
+    workers = store_processes(args.server_data_dir) if args.server_data_dir else []
+    cpu0 = server_cpu_s(workers)
     out = clients.run(job, args.clients, count=args.count,
                       seconds=None if args.count else args.seconds)
+    server_cpu = server_cpu_s(workers) - cpu0
+    cores = os.cpu_count() or 1
+    cpu = {"client_ms_per_request": out.client_cpu_ms, "server_ms_per_request": None,
+           "server_workers": len(workers), "idle_share": None}
+    if workers and out.count and out.wall_s > 0:
+        cpu["server_ms_per_request"] = round(server_cpu * 1000 / out.count, 4)
+        cpu["idle_share"] = round(1 - (server_cpu + out.client_cpu_s) / (cores * out.wall_s), 3)
     res = {
         "op": args.op, "clients": args.clients, "seconds": out.wall_s,
         "requests": out.count, "errors": int(out.error is not None), "error": out.error,
         "throughput_per_s": out.requests_per_s,
         "latency_ms": summarize(out.latencies_ms), "per_client": out.per_client,
+        "cpu": cpu,
         "machine": machine(),
     }
     lat = res["latency_ms"]
     print(f"{args.op} x{args.clients}: {res['throughput_per_s']}/s, median "
           f"{lat['median']} ms, p95 {lat['p95']} ms, p99 {lat['p99']} ms, errors "
-          f"{res['errors']}")
+          f"{res['errors']}; CPU ms/request client {cpu['client_ms_per_request']}"
+          + (f", server {cpu['server_ms_per_request']}, idle {cpu['idle_share']}"
+             if cpu["server_ms_per_request"] is not None else ""))
     if out.error:
         print(out.error)
     if args.output:

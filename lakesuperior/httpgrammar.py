@@ -17,6 +17,8 @@ _QVALUE = re.compile(r"0(\.[0-9]{0,3})?|1(\.0{0,3})?")
 
 def split(text: str, sep: str, *, brackets: bool = False, escapes: bool = True) -> list[str]:
     """Split at ``sep`` outside quoted strings (and ``<...>`` if ``brackets``); strip parts."""
+    if '"' not in text and not (brackets and "<" in text):    # nothing to skip over
+        return [part.strip() for part in text.split(sep)]
     parts: list[str] = []
     buf: list[str] = []
     quoted = angle = escaped = False

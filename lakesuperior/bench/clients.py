@@ -1,7 +1,9 @@
 """Concurrent clients: ``lsup-benchmark --clients N`` and ``benchmarks/http_clients.py``.
 
 N clients make requests at the same time. Over HTTP each is a process of its
-own (the clients share no GIL) with its own keep-alive connection; through the
+own (the clients share no GIL) with its own keep-alive connection
+(``wire.Connection``: a lean HTTP/1.1 client, so that the load generator takes
+as little CPU as it can from the server it shares the machine with); through the
 Python API each is a thread calling the one ``Repository``. Each client makes
 its share of ``count`` requests, or repeats them for ``seconds``: ``put``
 creates ``<path>/<uuid4>``, ``post`` creates a child of ``path``, ``get``
@@ -11,15 +13,19 @@ client) and cycles through them. Every client is connected and waiting at a
 barrier when the clock starts; the first failed request stops its client.
 
 ``run`` returns an ``Outcome``: every latency in the order the requests
-started, the wall time from the start to the last client's end, and the
-requests per second over it.
+started, the wall time from the start to the last client's end, the requests
+per second over it, and the CPU time the clients spent making them (each
+client's own, from ``getrusage``, from the start to its end: a benchmark on one
+machine shares the cores with the server, so this is what the load generator
+took from it).
 """
 from __future__ import annotations
 
 import base64
-import http.client
 import multiprocessing as mp
+import os
 import random
+import resource
 import threading
 import time
 import uuid
@@ -28,17 +34,17 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from lakesuperior.bench.wire import Connection
 from lakesuperior.bench.workload import GRAPH_SIZE, random_bytes, workload_turtle
 from lakesuperior.exceptions import BenchmarkError
 
-__all__ = ["Job", "Outcome", "POOL", "run", "shares", "bodies"]
+__all__ = ["Job", "Outcome", "POOL", "run", "shares", "bodies", "process_cpu_s"]
 
 POOL = 32          #: most distinct bodies a client makes (it cycles through them)
 TURTLE = "text/turtle"
 OCTETS = "application/octet-stream"
 _START_TIMEOUT = 300.0   #: seconds the clients may take to get ready
 _ABORTED = "the start was aborted (another client failed before it)"
-_RETRYABLE = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
 
 
 @dataclass(frozen=True)
@@ -68,6 +74,7 @@ class Outcome:
     error: str | None = None         #: the first failure, if any
     interrupted: bool = False
     per_client: list[int] = field(default_factory=list)
+    client_cpu_s: float = 0.0        #: CPU seconds the clients spent, all together
 
     @property
     def count(self) -> int:
@@ -76,6 +83,27 @@ class Outcome:
     @property
     def requests_per_s(self) -> float | None:
         return round(self.count / self.wall_s, 1) if self.wall_s > 0 else None
+
+    @property
+    def client_cpu_ms(self) -> float | None:
+        """The clients' CPU milliseconds per request."""
+        return round(self.client_cpu_s * 1000 / self.count, 4) if self.count else None
+
+
+def process_cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system) process ``pid`` has used, all its threads, from
+    ``/proc`` (Linux); None if it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(who: int) -> float:
+    use = resource.getrusage(who)
+    return use.ru_utime + use.ru_stime
 
 
 def shares(count: int, clients: int) -> list[int]:
@@ -107,22 +135,25 @@ def _child(parent: str) -> str:
 # --- one client --------------------------------------------------------------------------------
 
 #: A client's report: (its index, request start times, latencies in ms, RDF resources
-#: created, end time, error or None, interrupted).
-Report = tuple[int, list[float], list[float], int, float, str | None, bool]
+#: created, end time, error or None, interrupted, CPU seconds it spent from the start).
+Report = tuple[int, list[float], list[float], int, float, str | None, bool, float]
+Result = tuple[list[float], list[float], int, float, str | None, bool, float]
 
 
 def _loop(send: Callable[[bytes | None, str], tuple[bool, str | None]], job: Job,
           pool: list[tuple[bytes, str]], share: int | None, seconds: float | None,
-          start: Callable[[], object], stop: threading.Event | None = None
-          ) -> tuple[list[float], list[float], int, float, str | None, bool]:
+          start: Callable[[], object], stop: threading.Event | None = None,
+          cpu_of: int = resource.RUSAGE_SELF) -> Result:
     """Make the requests of one client with ``send(body, ctype)``: (ok, error);
-    ``stop``: set to stop early (Ctrl-C in the thread that runs the clients)."""
+    ``stop``: set to stop early (Ctrl-C in the thread that runs the clients);
+    ``cpu_of``: the ``getrusage`` target that is this client (process or thread)."""
     starts: list[float] = []
     lat: list[float] = []
     rdf = 0
     error = None
     interrupted = False
     start()
+    cpu0 = _cpu_s(cpu_of)
     end = None if seconds is None else time.time() + seconds
     i = 0
     try:
@@ -143,41 +174,32 @@ def _loop(send: Callable[[bytes | None, str], tuple[bool, str | None]], job: Job
             i += 1
     except KeyboardInterrupt:
         interrupted = True
-    return starts, lat, rdf, time.time(), error, interrupted
+    return starts, lat, rdf, time.time(), error, interrupted, _cpu_s(cpu_of) - cpu0
 
 
-def _http_sender(job: Job) -> tuple[http.client.HTTPConnection,
+def _http_sender(job: Job) -> tuple[Connection,
                                     Callable[[bytes | None, str], tuple[bool, str | None]]]:
     assert job.endpoint is not None
-    parts = urlsplit(job.endpoint)
-    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    conn = kind(parts.hostname or "127.0.0.1", parts.port, timeout=job.timeout)
-    root = parts.path.rstrip("/")
+    conn = Connection(job.endpoint, job.timeout)
+    root = urlsplit(job.endpoint).path.rstrip("/")
     base: dict[str, str] = {"User-Agent": "lsup-benchmark"}
     if job.auth:
         base["Authorization"] = "Basic " + base64.b64encode(
             f"{job.auth[0]}:{job.auth[1]}".encode()).decode()
+    get_headers = {**base, "Accept": TURTLE}
+    body_headers = {ctype: {**base, "Content-Type": ctype} for ctype in (TURTLE, OCTETS)}
+    method = job.op.upper()
 
     def send(body: bytes | None, ctype: str) -> tuple[bool, str | None]:
         if job.op == "get":
-            method, path, headers = "GET", root + job.path, {**base, "Accept": TURTLE}
+            path, headers = root + job.path, get_headers
         else:
-            method = job.op.upper()
             path = root + (_child(job.path) if job.op == "put" else job.path)
-            headers = {**base, "Content-Type": ctype}
-        for attempt in (1, 2):   # a keep-alive connection the server closed: once more
-            try:
-                conn.request(method, path, body=body, headers=headers)
-                resp = conn.getresponse()
-                data = resp.read()
-                break
-            except _RETRYABLE:
-                conn.close()
-                if attempt == 2:
-                    raise
-        if resp.status >= 300:
+            headers = body_headers.get(ctype) or {**base, "Content-Type": ctype}
+        status, data = conn.request(method, path, headers, body)
+        if status >= 300:
             text = data[:300].decode("utf-8", "replace").strip()
-            return False, f"{method} {path} answered {resp.status} {resp.reason}: {text}"
+            return False, f"{method} {path} answered {status}: {text}"
         return True, None
     return conn, send
 
@@ -193,11 +215,11 @@ def _http_client(job: Job, index: int, share: int | None, seconds: float | None,
                        lambda: barrier.wait(_START_TIMEOUT))
         conn.close()
     except threading.BrokenBarrierError:
-        result = ([], [], 0, time.time(), f"client {index}: {_ABORTED}", False)
+        result = ([], [], 0, time.time(), f"client {index}: {_ABORTED}", False, 0.0)
     except BaseException as e:  # noqa: BLE001 - reported to the parent
         barrier.abort()
         result = ([], [], 0, time.time(), f"client {index}: {type(e).__name__}: {e}",
-                  isinstance(e, KeyboardInterrupt))
+                  isinstance(e, KeyboardInterrupt), 0.0)
     out.put((index, *result))
 
 
@@ -219,13 +241,13 @@ def _python_client(job: Job, target: Any, index: int, share: int | None,
     except Exception as e:  # noqa: BLE001 - reported; the others must not wait for it
         barrier.abort()
         reports.append((index, [], [], 0, time.time(),
-                        f"client {index}: {type(e).__name__}: {e}", False))
+                        f"client {index}: {type(e).__name__}: {e}", False, 0.0))
         return
     try:
         result = _loop(send, job, pool, share, seconds, lambda: barrier.wait(_START_TIMEOUT),
-                       stop)
+                       stop, resource.RUSAGE_THREAD)
     except threading.BrokenBarrierError:
-        result = ([], [], 0, time.time(), f"client {index}: {_ABORTED}", False)
+        result = ([], [], 0, time.time(), f"client {index}: {_ABORTED}", False, 0.0)
     reports.append((index, *result))
 
 
@@ -257,7 +279,8 @@ def run(job: Job, clients: int, *, count: int | None = None, seconds: float | No
                    clients=clients, rdf=sum(r[3] for r in reports),
                    error=errors[0] if errors else None,
                    interrupted=interrupted or any(r[6] for r in reports),
-                   per_client=[len(r[2]) for r in reports])
+                   per_client=[len(r[2]) for r in reports],
+                   client_cpu_s=round(sum(r[7] for r in reports), 4))
 
 
 def _run_threads(job: Job, target: Any, split: list[int | None], seconds: float | None
@@ -330,5 +353,5 @@ def _run_processes(job: Job, split: list[int | None], seconds: float | None
     missing = len(procs) - len(reports)
     if missing and not interrupted:
         reports.append((len(procs), [], [], 0, time.time(),
-                        f"{missing} client process(es) ended without a report", False))
+                        f"{missing} client process(es) ended without a report", False, 0.0))
     return reports, t0, interrupted

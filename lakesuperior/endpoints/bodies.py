@@ -16,7 +16,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from lakesuperior import headers as hdr
 from lakesuperior import rdfio
-from lakesuperior.endpoints.call import CHUNK
+from lakesuperior.endpoints.call import CHUNK, request_links
 from lakesuperior.endpoints.errors import BadRequest
 from lakesuperior.exceptions import (
     ChecksumValidationError,
@@ -87,8 +87,7 @@ def put_body(data: bytes, media_type: str, base: str) -> RdfBody:
 def requested_model() -> str | None:
     """The interaction model asked for with ``Link: <...>; rel="type"`` (a term), or None."""
     return interaction.requested_model(
-        link.uri for link in hdr.parse_link(request.headers.getlist("Link"))
-        if link.has_rel("type"))
+        link.uri for link in request_links() if link.has_rel("type"))
 
 
 def media_type() -> str | None:

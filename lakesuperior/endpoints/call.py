@@ -83,6 +83,28 @@ def request_path() -> str:
     return f"{raw}?{query}" if query else raw
 
 
+def header_values(name: str) -> list[str]:
+    """The values of the request's header ``name``, as ``request.headers.getlist``
+    gives them, read from the WSGI environ directly (``getlist`` walks the whole
+    environ): WSGI servers join a repeated field into one value (RFC 7230
+    section 3.2.2), so there is one value or none. Not for ``Content-Type`` or
+    ``Content-Length``, which WSGI keeps without the ``HTTP_`` prefix."""
+    value = request.environ.get("HTTP_" + name.upper().replace("-", "_"))
+    return [] if value is None else [value]
+
+
+_LINKS_KEY = "lakesuperior.links"
+
+
+def request_links() -> list[hdr.Link]:
+    """The request's ``Link`` header, parsed once per request (``headers.parse_link``,
+    which skips malformed links)."""
+    links = request.environ.get(_LINKS_KEY)
+    if links is None:
+        links = request.environ[_LINKS_KEY] = hdr.parse_link(header_values("Link"))
+    return links
+
+
 def request_uid() -> str:
     """The uid of the resource the request's path names."""
     return parse_target(_raw_path()).uid
@@ -103,7 +125,7 @@ class Call:
         self.require_if_match: bool = state.config.http_require_if_match
         self.urls = Urls(public_root(), _prefix())
         self.target = parse_target(_raw_path())
-        self.prefer = hdr.parse_prefer(request.headers.getlist("Prefer"))
+        self.prefer = hdr.parse_prefer(header_values("Prefer"))
         self.conditions = Conditions.of(request.headers)
         #: ``Link`` to the constraints document (LDP 4.2.1.6), on every response.
         self.constrained_by = constrained_by(self.urls)

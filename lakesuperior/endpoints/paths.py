@@ -32,6 +32,8 @@ CONSTRAINTS_PATH = "/constraints"  #: the constraints document, below the applic
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _PCHAR_SAFE = "-._~!$&'()*+,;=:@"
 _PCT = re.compile(rb"%([0-9A-Fa-f]{2})")
+#: a segment already in normalized form (only unreserved and safe characters): as it is
+_PLAIN_SEGMENT = re.compile(rb"[A-Za-z0-9\-._~!$&'()*+,;=:@]+")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _EMPTY_SEGMENT = "Empty path segments ('//') are not allowed"
 
@@ -66,6 +68,8 @@ class Target:
 
 def _iri_segment(raw: bytes) -> str:
     """One raw (percent-encoded) path segment in normalized form; ``PathError`` if invalid."""
+    if _PLAIN_SEGMENT.fullmatch(raw):           # nothing to decode or quote (most paths)
+        return _checked_segment(raw.decode("ascii"))
     decoded = _PCT.sub(lambda m: bytes((int(m.group(1), 16),)), raw)
     try:
         text = decoded.decode("utf-8")
@@ -84,7 +88,10 @@ def _iri_segment(raw: bytes) -> str:
             out.append(ch)
         else:
             out.append(quote(ch, safe=""))
-    segment = "".join(out)
+    return _checked_segment("".join(out))
+
+
+def _checked_segment(segment: str) -> str:
     if segment in (".", ".."):
         raise PathError(f"'{segment}' path segments are not allowed")
     if len(segment) > MAX_SEGMENT:

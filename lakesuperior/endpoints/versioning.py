@@ -19,15 +19,20 @@ from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints import bodies
 from lakesuperior.endpoints.bodies import RdfBody, is_rdf
-from lakesuperior.endpoints.call import Call, checked_write, no_content, tombstone_links
+from lakesuperior.endpoints.call import (
+    Call,
+    checked_write,
+    no_content,
+    request_links,
+    tombstone_links,
+)
 from lakesuperior.exceptions import InvalidVersionError, UnsupportedMediaTypeError
 from lakesuperior.model import archival
 
 
 def type_links() -> Iterator[str]:
     """The bare IRIs of the request's ``rel="type"`` links."""
-    return (link.uri for link in hdr.parse_link(request.headers.getlist("Link"))
-            if link.has_rel("type"))
+    return (link.uri for link in request_links() if link.has_rel("type"))
 
 
 def archival_group_requested() -> bool:

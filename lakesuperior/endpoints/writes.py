@@ -24,7 +24,14 @@ from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints import bodies, versioning
 from lakesuperior.endpoints.bodies import RdfBody, is_rdf
-from lakesuperior.endpoints.call import Call, checked_write, no_content, tombstone_links
+from lakesuperior.endpoints.call import (
+    Call,
+    checked_write,
+    header_values,
+    no_content,
+    request_links,
+    tombstone_links,
+)
 from lakesuperior.endpoints.errors import BadRequest, MethodNotAllowed
 from lakesuperior.endpoints.paths import PathError, Target, slug_segment
 from lakesuperior.endpoints.representation import (
@@ -218,8 +225,8 @@ def external_link() -> Link | None:
     """The request's ``Link: <URL>; rel="...fcrepo#ExternalContent"`` (Fedora API
     3.9), or None. ``ExternalContentError`` (400) for a malformed one, several,
     one without a supported ``handling``, or one sent with a body."""
-    values = request.headers.getlist("Link")
-    links = [link for link in hdr.parse_link(values) if link.has_rel(EXTERNAL_CONTENT_REL)]
+    values = header_values("Link")
+    links = [link for link in request_links() if link.has_rel(EXTERNAL_CONTENT_REL)]
     if not links:
         if any(EXTERNAL_CONTENT_REL.lower() in v.lower() for v in values):
             raise ExternalContentError(

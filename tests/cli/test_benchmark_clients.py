@@ -160,3 +160,21 @@ def test_http_clients_script_reports_a_refused_request(tmp_path):
                            "--count", "2", "--op", "put"],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.returncode != 0 and "Connection refused" in done.stdout + done.stderr
+
+
+def test_python_clients_report_their_cpu():
+    class Busy:
+        def put(self, path, body, ctype):
+            sum(range(20_000))          # CPU the client thread spends on each request
+    job = clients.Job(op="put", path="/b", internal=("http://r/a",))
+    out = clients.run(job, 2, count=40, target=Busy())
+    assert out.error is None and out.count == 40
+    assert out.client_cpu_s > 0
+    assert out.client_cpu_ms == pytest.approx(out.client_cpu_s * 1000 / 40, rel=1e-3)
+
+
+def test_process_cpu_reads_proc():
+    import os
+    sum(range(200_000))
+    assert clients.process_cpu_s(os.getpid()) > 0
+    assert clients.process_cpu_s(2 ** 22 + 12345) is None     # above pid_max: no such process

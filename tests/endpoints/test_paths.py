@@ -230,3 +230,20 @@ def test_group_and_pages():
     assert html.breadcrumbs("http://x/rest", "/a/b") == [
         ("root", "http://x/rest/"), ("a", "http://x/rest/a"), ("b", "http://x/rest/a/b")]
     assert html.human_size(10) == "10 bytes" and html.human_size(2048) == "2.0 KiB"
+
+
+@pytest.mark.parametrize("plain", ["abc", "a-b.c_d~e", "x!$&'()*+,;=:@y", "fcr:metadata",
+                                   "0f8fad5b-d9cb-469f-a165-70867728950e"])
+def test_plain_segments_read_as_their_percent_encoded_forms(plain):
+    # a segment with nothing to decode or quote is taken as it is; encoding any of its
+    # characters gives the same normalized segment through the decoding path
+    from lakesuperior.endpoints.paths import normalize_path
+    encoded = f"%{ord(plain[0]):02X}" + plain[1:]
+    assert normalize_path("/" + plain) == normalize_path("/" + encoded) == [plain]
+
+
+@pytest.mark.parametrize("bad", ["/.", "/a/..", "/" + "a" * 300])
+def test_plain_segments_are_still_checked(bad):
+    from lakesuperior.endpoints.paths import PathError, normalize_path
+    with pytest.raises(PathError):
+        normalize_path(bad)

@@ -163,3 +163,65 @@ def test_server_settings(monkeypatch):
     assert srv.cfg.threads == 8 and srv.cfg.control_socket_disable is True
     monkeypatch.delenv("GUNICORN_CMD_ARGS")
     assert Server(Config()).cfg.timeout == 120
+
+
+def test_workers_take_a_short_gil_switch_interval():
+    import sys
+
+    from lakesuperior.config import Config
+    from lakesuperior.server import AccessLogger, Server
+    srv = Server(Config())
+    assert srv.cfg.logger_class is AccessLogger
+    before = sys.getswitchinterval()
+    try:
+        srv.cfg.post_worker_init(None)      # what each worker runs once its app is loaded
+        assert sys.getswitchinterval() == pytest.approx(0.0005)
+    finally:
+        sys.setswitchinterval(before)
+
+
+def test_access_log_line(server):
+    status, _, _ = server.request("GET", "/rest/?x=1", headers={"User-Agent": "probe-ua"})
+    assert status == 200
+    with open(server.log) as fh:
+        lines = [line for line in fh if '"GET /rest/?x=1 HTTP/1.1" 200 ' in line]
+    assert lines and lines[-1].startswith("127.0.0.1 ")
+    assert lines[-1].rstrip().endswith("ms")
+
+
+class _Resp:
+    status = "201 Created"
+    sent = 17
+    headers = [("Content-Type", "text/plain")]
+
+
+class _Req:
+    headers = [("User-Agent", "probe-ua")]
+
+
+def _logger(fmt: str):
+    from gunicorn.config import Config as GunicornConfig
+
+    from lakesuperior.server import AccessLogger
+    cfg = GunicornConfig()
+    cfg.set("access_log_format", fmt)
+    return AccessLogger(cfg)
+
+
+@pytest.mark.parametrize("fmt", [
+    '%(h)s "%(r)s" %(s)s %(b)s %(M)sms',                      # the default
+    '%(h)s %(l)s "%(r)s" %(s)s %(B)s %(m)s %(U)s %(q)s %(H)s %(f)s %(a)s %(T)s %(D)s %(L)s %(p)s',
+    '%(h)s "%(r)s" %(s)s "%({user-agent}i)s" %({content-type}o)s %(u)s',   # gunicorn's
+])
+def test_access_logger_writes_what_gunicorns_writes(fmt):
+    from datetime import timedelta
+
+    from gunicorn import glogging
+    environ = {"REMOTE_ADDR": "10.0.0.9", "REQUEST_METHOD": "PUT", "RAW_URI": "/rest/a?b=c",
+               "SERVER_PROTOCOL": "HTTP/1.1", "PATH_INFO": "/rest/a", "QUERY_STRING": "b=c",
+               "HTTP_USER_AGENT": "probe-ua", "HTTP_REFERER": "http://r/"}
+    took = timedelta(seconds=1, microseconds=2345)
+    ours, theirs = _logger(fmt), glogging.Logger(_logger(fmt).cfg)
+    line = fmt % glogging.SafeAtoms(ours.atoms(_Resp(), _Req(), environ, took))
+    assert line == fmt % glogging.SafeAtoms(theirs.atoms(_Resp(), _Req(), environ, took))
+    assert "10.0.0.9" in line and "PUT /rest/a?b=c HTTP/1.1" in line and "201" in line
