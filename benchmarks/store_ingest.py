@@ -5,7 +5,11 @@ containment quad ``(<parent> ldp:contains <child>)`` in the parent's graph.
 
     python benchmarks/store_ingest.py --count 10000 --json out.json [--no-sync] [--canonical]
 
-``--canonical`` passes ``canonical=True`` (terms known canonical, as ``rdfio.parse``
+``--indexer process`` runs the background indexer (``store/background.py``) in a
+second process during the ingest, as a deployment does (a ``Repository`` or an
+``lsup-server`` worker holds it): the log stays short. Without it the log keeps
+every entry until the final ``store.index()``, so its B-tree is deeper than in
+any deployment. ``--canonical`` passes ``canonical=True`` (terms known canonical, as ``rdfio.parse``
 gives them: the Repository's path); without it every term is validated. The
 results include each table's pages (``QuadStore.table_stats()``) after indexing
 and the bytes LMDB wrote per commit (``wchar`` of ``/proc/self/io``, Linux).
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import random
 import shutil
@@ -26,6 +31,7 @@ import uuid
 from lakesuperior.bench.figures import machine, summarize
 from lakesuperior.bench.workload import workload_triples
 from lakesuperior.model.namespaces import DCTERMS_NS, LDP_CONTAINS
+from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.quadstore import QuadStore
 
 # benchmarks/query_bench.py imports BASE, LDP_CONTAINS, machine and workload_triples from here.
@@ -42,7 +48,20 @@ def _written() -> int:
         return 0
 
 
-def run(count: int, path: str, sync: bool, seed: int, canonical: bool = False) -> dict:
+def _index_in_background(path: str, sync: bool, ready, stop, applied) -> None:
+    """Body of the ``--indexer process`` child: the store's background indexer,
+    from ``ready`` until ``stop``; the log entries it applied go to ``applied``."""
+    store = QuadStore(path, sync=sync)
+    indexer = IndexerThread(store).start()
+    ready.set()
+    stop.wait()
+    indexer.stop()
+    applied.value = indexer.applied
+    store.close()
+
+
+def run(count: int, path: str, sync: bool, seed: int, canonical: bool = False,
+        indexer: str = "none") -> dict:
     rng = random.Random(seed)
     store = QuadStore(path, sync=sync)
     parent = f"<{BASE}/parent>"
@@ -51,6 +70,14 @@ def run(count: int, path: str, sync: bool, seed: int, canonical: bool = False) -
         for ref in internal:
             txn.add_graph(ref, [(ref, TITLE, '"ref"')])
         txn.add_graph(parent, [(parent, TITLE, '"parent"')])
+    stop = worker = applied_during = None
+    if indexer == "process":
+        ctx = multiprocessing.get_context("spawn")
+        ready, stop, applied_during = ctx.Event(), ctx.Event(), ctx.Value("q", 0)
+        worker = ctx.Process(target=_index_in_background,
+                             args=(path, sync, ready, stop, applied_during))
+        worker.start()
+        ready.wait()
     write_ms = []
     written = []
     children = []
@@ -68,6 +95,9 @@ def run(count: int, path: str, sync: bool, seed: int, canonical: bool = False) -
         if n % 1000 == 999:
             print(f"\r{n + 1}/{count} written", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
+    if worker is not None:
+        stop.set()
+        worker.join()
 
     read_ms = []
     for child in rng.sample(children, min(1000, len(children))):
@@ -104,12 +134,14 @@ def run(count: int, path: str, sync: bool, seed: int, canonical: bool = False) -
     store.close()
     quads = count * 201 + 6
     return {
-        "count": count, "sync": sync, "canonical": canonical, "graph_size": 200,
+        "count": count, "sync": sync, "canonical": canonical, "indexer": indexer,
+        "graph_size": 200,
         "bytes_written_per_commit": statistics.median(written),
         "write_ms": summarize(write_ms),
         "read_graph_ms": {k: v for k, v in summarize(read_ms).items() if k in ("median", "p95")},
         "list_children_ms": list_ms, "count_children_ms": count_ms,
         "index_catch_up_s": index_s, "index_entries_applied": applied,
+        "index_entries_applied_during_ingest": applied_during.value if worker else 0,
         "store_bytes": size, "bytes_per_quad": size / quads,
         "main_bytes_per_quad": tables["main"]["file_pages"] * tables["main"]["page_size"] / quads,
         "tables": tables,
@@ -126,15 +158,19 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--canonical", action="store_true",
                     help="terms known canonical (canonical=True, as rdfio.parse gives them)")
+    ap.add_argument("--indexer", choices=("none", "process"), default="none",
+                    help="process: the background indexer runs in a second process during "
+                         "the ingest, as deployed (default: none, the log is applied at the end)")
     args = ap.parse_args(argv)
     path = args.path or tempfile.mkdtemp(prefix="lsup-bench-", dir=os.getcwd())
     try:
-        res = run(args.count, path, not args.no_sync, args.seed, args.canonical)
+        res = run(args.count, path, not args.no_sync, args.seed, args.canonical, args.indexer)
     finally:
         if not args.path:
             shutil.rmtree(path, ignore_errors=True)
     w = res["write_ms"]
-    print(f"N={res['count']} sync={res['sync']} write median {w['median']:.3f} ms "
+    print(f"N={res['count']} sync={res['sync']} indexer={res['indexer']} "
+          f"write median {w['median']:.3f} ms "
           f"p95 {w['p95']:.3f} last1k/first1k {w['last_1k_median'] / w['first_1k_median']:.2f} "
           f"| read graph {res['read_graph_ms']['median']:.3f} ms | list children "
           f"{res['list_children_ms']:.1f} ms | count {res['count_children_ms']:.3f} ms | "
