@@ -42,6 +42,10 @@ Triple = tuple[str, str, str]
 Quad = tuple[str, str, str, str]
 
 
+cdef enum:
+    LISTING_CHUNK = 4096     # IRIs a streamed containment listing decodes at a time
+
+
 cdef object backend_error(e):
     """The ``StoreError`` for a raw LMDB error."""
     return StoreBackendError(f"LMDB error: {e}")
@@ -98,6 +102,27 @@ cdef class Reader(Txn):
                          if rec is not None else [])
         out.extend(self.gx_ids(gid, 0, 0, pid))
         return out
+
+    def objects(self, s, p, g):
+        """The objects of ``(s, p, ?)`` in graph ``g``, as one list: its record's, then
+        its ``(g, s, p)`` run's (a container's children: one range read, one loop)."""
+        self._check()
+        s, p, _o, g = check_pattern(s, p, None, g)
+        if s is None or p is None or g is None:
+            raise TermError("objects() needs a subject, a predicate and a graph")
+        cdef uint64_t gid, sid, pid
+        try:
+            gid = self.iri_id(g, False)
+            pid = self.iri_id(p, False)
+            if not gid or not pid:
+                return []
+            out = [q[2] for q in self._graph_hits(gid, g, s, p, None, PATH_GRAPH_SP)]
+            sid = self.iri_id(s, False) if kind_of(s) == TERM_IRI else 0
+            if sid:
+                out.extend(self.run_iris(gid, sid, pid))
+            return out
+        except lmdb.Error as e:
+            raise backend_error(e) from e
 
     def has_graph(self, g):
         """Whether graph ``g`` holds at least one quad."""
@@ -184,11 +209,10 @@ cdef class Reader(Txn):
         """Quads of graph ``gid`` matching (s, p, o) on ``path`` (a PATH_GRAPH*)."""
         cdef bytes key, raw
         cdef const GxRow *rows
-        cdef Py_ssize_t i, n
-        cdef uint64_t sid, pid, oid
-        cdef dict cache
+        cdef Py_ssize_t n, start
+        cdef uint64_t sid, pid
         if path == PATH_GRAPH_SP and kind_of(s) == TERM_IRI:
-            # A containment listing: the (g, s, p) run of gx, decoded as it goes.
+            # A containment listing: the (g, s, p) run of gx, decoded a chunk at a time.
             sid = self.iri_id(s, False)
             pid = self.iri_id(p, False)
             if not sid or not pid:
@@ -199,14 +223,12 @@ cdef class Reader(Txn):
                 raw = bytes(cur.getmulti([key], dupdata=True, dupfixed_bytes=8, keyfixed=True))
                 rows = <const GxRow *>PyBytes_AS_STRING(raw)
                 n = len(raw) // ROW_SIZE
-                cache = self.store.iri_strs
-                for i in range(n):
+                for start in range(0, n, LISTING_CHUNK):
                     self._check()
-                    oid = get_be(rows[i].o)
-                    to = cache.get(oid)
-                    if to is None:
-                        to = self.decode_iri(oid)
-                    yield (s, p, to, g)
+                    for to in self.decode_iris(rows[start].o, min(LISTING_CHUNK, n - start),
+                                               ROW_SIZE):
+                        self._check()
+                        yield (s, p, to, g)
         yield from self._graph_hits(gid, g, s, p, o, path)
 
     def _index_quads(self, s, p, o, Path path, set skip):
