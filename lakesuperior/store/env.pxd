@@ -21,6 +21,8 @@ cdef class StoreEnv:
     cdef dict iri_strs    # id -> canonical IRI
     cdef readonly Py_ssize_t iri_cache   # most IRIs the two dicts above hold
     cdef Py_ssize_t open_txns
+    cdef readonly object map_trimmer   # residency.MapTrimmer: the bound on resident map pages
+    cdef Py_ssize_t map_steps          # reads since the trimmer last looked (``mapped``)
     cdef bint closed
     cdef uint64_t hash_mask
 
@@ -35,6 +37,7 @@ cdef class StoreEnv:
     cdef int check_no_txns(self, str what) except -1
     cdef object write_failure(self, e, Py_ssize_t need)
     cdef int remember(self, dict iris) except -1
+    cdef int mapped(self, Py_ssize_t steps) except -1
 
 cdef uint64_t last_seq(txn, db) except? 0
 cdef uint64_t applied_seq(itxn, db) except? 0

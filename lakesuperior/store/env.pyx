@@ -37,6 +37,8 @@ from lakesuperior.store.terms cimport HASH_MASK
 from lakesuperior.exceptions import (DiskFullError, StoreBackendError, StoreBusyError,
                                      StoreError, StoreFormatError)
 from lakesuperior.store.durability import DurabilityGate
+from lakesuperior.store.residency import CHECK_STEPS as _CHECK_STEPS
+from lakesuperior.store.residency import MapTrimmer
 
 # 2: the ``outbox`` table (a format-1 store is upgraded in place when opened
 # for writing: the table is created empty).
@@ -73,7 +75,7 @@ cdef class StoreEnv:
 
     def __init__(self, str path, *, map_size=DEFAULT_MAP_SIZE, bint sync=True,
                  bint readonly=False, index_batch=DEFAULT_INDEX_BATCH, hash_bits=None,
-                 iri_cache=DEFAULT_IRI_CACHE):
+                 iri_cache=DEFAULT_IRI_CACHE, resident_map_limit=0):
         self.path = os.path.abspath(path)
         self.sync = sync
         self.readonly = readonly
@@ -86,6 +88,8 @@ cdef class StoreEnv:
         self.prefix_gen = None
         self.prefix_ok = {}
         self.open_txns = 0
+        self.map_trimmer = MapTrimmer(self.path, resident_map_limit)
+        self.map_steps = 0
         self.closed = True
         self.durability = DurabilityGate(self._sync_main) if sync and not readonly else None
         if not readonly:
@@ -332,6 +336,17 @@ cdef class StoreEnv:
         for term, tid in iris.items():
             self.iri_ids[term] = tid
             self.iri_strs[tid] = term
+        return 0
+
+    cdef int mapped(self, Py_ssize_t steps) except -1:
+        """Count ``steps`` reads that may each have mapped pages of the store into
+        this process (a page fault maps up to 64 KiB around the page read); every
+        ``residency.CHECK_STEPS`` of them, the trimmer looks at the resident set,
+        so that one long read or index batch cannot go far past the bound."""
+        self.map_steps += steps
+        if self.map_steps >= _CHECK_STEPS:
+            self.map_steps = 0
+            self.map_trimmer.check()
         return 0
 
     def iri_cache_size(self):

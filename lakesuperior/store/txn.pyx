@@ -194,6 +194,7 @@ cdef class Txn:
         if s is not None:
             return s
         data = self.txn.get(be(tid), db=self.store.db_terms)
+        self.store.mapped(1)
         if data is None:
             raise StoreError(f"Corrupt store: IRI id {tid:#x} has no term")
         s = data.decode("utf-8", "surrogatepass")
@@ -220,6 +221,7 @@ cdef class Txn:
         if s is not None:
             return s
         data = self.txn.get(be(tid), db=self.store.db_terms)
+        self.store.mapped(1)
         if data is None:
             return None
         s = data.decode("utf-8")
@@ -248,6 +250,7 @@ cdef class Txn:
                 if cur is None:
                     cur = self.txn.cursor(db=self.store.db_terms)
                 data = cur.get(PyBytes_FromStringAndSize(<const char *>at, 8))
+                self.store.mapped(1)
                 if data is None:
                     raise StoreError(f"Corrupt store: IRI id {tid:#x} has no term")
                 term = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
@@ -266,6 +269,8 @@ cdef class Txn:
         if gid in self.records:
             return self.records[gid]
         data = self.txn.get(be(gid), db=self.store.db_rec)
+        if data is not None:
+            self.store.mapped(1 + (len(data) >> 16))   # a step: up to 64 KiB mapped
         rec = Record(data) if data is not None else None
         self.records[gid] = rec
         return rec
