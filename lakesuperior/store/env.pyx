@@ -25,6 +25,7 @@ account, also for a transaction dropped without ``abort()``): the map can only
 grow when no transaction of this process is open.
 """
 import os
+from itertools import islice
 
 import lmdb
 
@@ -327,12 +328,16 @@ cdef class StoreEnv:
         return StoreBackendError(f"LMDB error: {e}")
 
     cdef int remember(self, dict iris) except -1:
-        """Cache committed IRIs (ids never change meaning, so a cache cannot go stale)."""
-        if len(self.iri_strs) + len(iris) > self.iri_cache:
-            self.iri_ids.clear()
-            self.iri_strs.clear()
-            if len(iris) > self.iri_cache:
-                return 0
+        """Cache committed IRIs (ids never change meaning, so a cache cannot go stale).
+        A full cache drops its oldest quarter (first in, first out), so that a
+        burst of new IRIs never empties it; more IRIs than it holds are not cached."""
+        cdef Py_ssize_t over = len(self.iri_strs) + len(iris) - self.iri_cache
+        if len(iris) > self.iri_cache:
+            return 0
+        if over > 0:
+            for tid, term in list(islice(self.iri_strs.items(), over + self.iri_cache // 4)):
+                del self.iri_strs[tid]
+                self.iri_ids.pop(term, None)
         for term, tid in iris.items():
             self.iri_ids[term] = tid
             self.iri_strs[tid] = term

@@ -122,3 +122,18 @@ def test_a_child_without_its_term_is_a_corrupt_store(tmp_path):
     with QuadStore(path) as st, st.read() as txn:
         with pytest.raises(StoreError, match="Corrupt store: IRI id"):
             txn.objects(G, CONTAINS, G)
+
+
+def test_a_full_cache_drops_its_oldest_quarter_not_everything(tmp_path):
+    path = str(tmp_path / "s")
+    with QuadStore(path) as st:
+        _container(st, 500)
+        with st.write() as txn:
+            txn.add_graph("<http://ex.org/h>", [("<http://ex.org/h>", P, "<http://ex.org/y>")])
+    with QuadStore(path, iri_cache=100) as st:
+        with st.read() as txn:
+            txn.objects(G, CONTAINS, G)
+            assert st.iri_cache_size() == 100
+            assert txn.triples("<http://ex.org/h>") == [("<http://ex.org/h>", P,
+                                                         "<http://ex.org/y>")]
+            assert 75 <= st.iri_cache_size() < 100     # new IRIs in, the oldest 25 out
