@@ -27,8 +27,8 @@ from lakesuperior.store.layout cimport (GNUM_SIZE, GxRow, IDX_ROW_SIZE, IDX_VAL_
 from lakesuperior.store.records cimport Record
 from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI, kind_of
 from lakesuperior.store.txn cimport Txn, check_pattern, check_term
-from lakesuperior.store.unionrows cimport (graph_number, graph_of, has16, lit_graphs,
-                                           prefix_flags, sort_unique_rows)
+from lakesuperior.store.unionrows cimport (graph_number, graph_of, has16, learn_prefixes,
+                                           lit_graphs, prefix_flags, sort_unique_rows)
 
 from lakesuperior.exceptions import StoreBackendError, StoreError, TermError
 from lakesuperior.store.indexer import LOG_HEAD
@@ -445,6 +445,10 @@ cdef class Reader(Txn):
         cdef const OspRow *osp = <const OspRow *>PyBytes_AS_STRING(raw)
         cdef const PosRow *pos = <const PosRow *>PyBytes_AS_STRING(raw)
         rows = len(raw) // IDX_ROW_SIZE
+        if flags is not None and rows:
+            learn_prefixes(self, self.itxn, flags, graph_prefix, osp[0].g, rows, IDX_ROW_SIZE)
+            fl = <unsigned char *>flags    # it may have grown
+            flen = len(flags)
         if distinct:
             keys = bytearray(16 * rows)
             kbuf = <unsigned char *>keys
@@ -465,13 +469,8 @@ cdef class Reader(Txn):
             if gnum != prev_gnum:
                 prev_gnum = gnum
                 prev_ok = not (skip and gnum in skip)
-                if prev_ok and flags is not None:
-                    if gnum < flen and fl[gnum]:      # known: no Python call
-                        prev_ok = fl[gnum] == 1
-                    else:
-                        prev_ok = self._prefix_ok(flags, graph_prefix, gnum)
-                        fl = <unsigned char *>flags    # it may have grown
-                        flen = len(flags)
+                if prev_ok and flags is not None:   # unknown: not in this snapshot
+                    prev_ok = gnum < flen and fl[gnum] == 1
             if not prev_ok:
                 continue
             if distinct:
@@ -486,20 +485,6 @@ cdef class Reader(Txn):
             if not has16(kbuf, m, PyBytes_AS_STRING(k)):
                 n += 1
         return m + n
-
-    cdef bint _prefix_ok(self, bytearray flags, str graph_prefix, uint32_t gnum) except -1:
-        """Whether graph number ``gnum``'s name starts with ``graph_prefix`` (see
-        ``unionrows.prefix_flags``; an answer is remembered once the name is known)."""
-        if gnum < len(flags) and flags[gnum]:
-            return flags[gnum] == 1
-        cdef uint64_t gid = graph_of(self.itxn, self.store, gnum)
-        name = self.decode_opt(gid, None) if gid else None
-        if name is None:
-            return False      # not in this snapshot: nothing to remember
-        if gnum >= len(flags):
-            flags.extend(bytes(gnum + 1 - len(flags) + 1024))
-        flags[gnum] = 1 if name.startswith(graph_prefix) else 2
-        return flags[gnum] == 1
 
     cdef set _graph_numbers(self, set gids):
         """The index's numbers of graphs ``gids`` (those it has met)."""

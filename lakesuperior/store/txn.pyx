@@ -229,12 +229,14 @@ cdef class Txn:
             self.store.remember({s: tid})
         return s
 
-    cdef list decode_iris(self, const unsigned char *ids, Py_ssize_t n, Py_ssize_t stride):
+    cdef list decode_iris(self, const unsigned char *ids, Py_ssize_t n, Py_ssize_t stride,
+                          bint strict=True):
         """The IRIs of ``n`` ids (8 bytes, big-endian, ``stride`` bytes apart, best
         in ascending order): the cached ones from the IRI cache, the others read
         with one cursor on ``terms`` (a lookup near the last one stays on its
         page). In a snapshot, the IRIs read go into the cache while it has room;
-        a listing larger than the cache never empties it."""
+        a listing larger than the cache never empties it. An id this snapshot
+        does not hold is a corrupt store, or None if not ``strict``."""
         cdef list out = [None] * n
         cdef dict cache = self.store.iri_strs, ids_of = self.store.iri_ids
         cdef Py_ssize_t i, room = 0 if self.write else self.store.iri_cache - len(cache)
@@ -252,6 +254,8 @@ cdef class Txn:
                 data = cur.get(PyBytes_FromStringAndSize(<const char *>at, 8))
                 self.store.mapped(1)
                 if data is None:
+                    if not strict:
+                        continue
                     raise StoreError(f"Corrupt store: IRI id {tid:#x} has no term")
                 term = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
                                             "surrogatepass")
