@@ -101,6 +101,7 @@ cdef int learn_prefixes(Txn t, itxn, bytearray flags, str graph_prefix,
             continue
         prev = gnum
         gid = graph_of(itxn, t.store, gnum)
+        t.store.mapped(1)         # a page of ``ng`` (the trimmer looks every so often)
         if gid:
             todo.append((gid, gnum))
             top = max(top, gnum)
