@@ -345,7 +345,7 @@ cdef class StoreEnv:
 
     cdef int mapped(self, Py_ssize_t steps) except -1:
         """Count ``steps`` reads that may each have mapped pages of the store into
-        this process (a page fault maps up to 64 KiB around the page read); every
+        this process (a page fault maps cached pages around the one read); every
         ``residency.CHECK_STEPS`` of them, the trimmer looks at the resident set,
         so that one long read or index batch cannot go far past the bound."""
         self.map_steps += steps

@@ -18,11 +18,12 @@ and it looks (reads ``/proc/self/statm``, about 8 us):
   new pages (``StoreEnv.mapped``: an IRI read from ``terms``, a graph record,
   a chunk of index rows put).
 
-A page fault maps up to 64 KiB of cached pages around the page it needs (the
-kernel's fault-around), so one read of a term can add 64 KiB to the resident
-set: the pages mapped between two looks, not the bound, set how far the peak
-passes it (a 100,000-child listing mapped 163 MB in one call when only calls
-were counted). Linux only; elsewhere it does nothing.
+A page fault maps the cached pages around the page it needs too (the kernel's
+fault-around: up to a whole page-cache folio, which on ext4 can be megabytes),
+so one read of a term can add far more than its page to the resident set: the
+pages mapped between two looks, not the bound, set how far the peak passes it
+(a 100,000-child listing mapped 163 MB in one call when only calls were
+counted). Linux only; elsewhere it does nothing.
 """
 from __future__ import annotations
 
@@ -38,8 +39,8 @@ MADV_DONTNEED = 4
 #: calls mapped up to 50 MB past the bound in a 20,000-resource store.
 CHECK_EVERY = 16
 #: Reads between two looks inside one call or one index batch (``StoreEnv.mapped``):
-#: a read faults in up to 64 KiB (the page and the cached pages around it), so at
-#: most 16 MiB are mapped past the bound before a look; a look costs about 8 us.
+#: a read faults in its page and the cached pages around it (a 100,000-child
+#: listing mapped about 1.4 MB per 256 reads); a look costs about 8 us.
 CHECK_STEPS = 256
 
 

@@ -274,7 +274,7 @@ cdef class Txn:
             return self.records[gid]
         data = self.txn.get(be(gid), db=self.store.db_rec)
         if data is not None:
-            self.store.mapped(1 + (len(data) >> 16))   # a step: up to 64 KiB mapped
+            self.store.mapped(1 + (len(data) >> 16))   # a step per 64 KiB read
         rec = Record(data) if data is not None else None
         self.records[gid] = rec
         return rec
