@@ -10,7 +10,8 @@ small children, written straight through ``Repository`` in transactions of
 * ``http_turtle_s``: ``GET /rest/bench`` (Turtle) through the Flask app, in
   process (no socket: what the server does for the request);
 * ``replace_s`` / ``patch_s``: a PUT-like replace and a SPARQL Update of the
-  container's own triples (these must not grow with the children).
+  container's own triples (these must not grow with the children);
+* ``memory``: this process's resident-set figures at the end (``peak_rss_bytes``).
 
 Prints one line and writes JSON (``--output``)::
 
@@ -29,6 +30,7 @@ import time
 
 from lakesuperior import Repository
 from lakesuperior.bench.figures import machine
+from lakesuperior.bench.memory import process_memory
 from lakesuperior.endpoints.app import create_app
 
 BATCH = 2000
@@ -96,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
 
         out["http_turtle_s"] = _median(http_get, opts.repeat)
         out["turtle_bytes"] = len(repo.get("/bench").serialize("text/turtle"))
+        out["memory"] = process_memory()     # peak_rss_bytes: the build and the reads
         out["machine"] = machine()
     finally:
         repo.close()
@@ -104,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"large_container n={out['children']} | get+children {out['get_children_s']} s | "
           f"get+Turtle {out['get_turtle_s']} s | HTTP GET (in process) "
           f"{out['http_turtle_s']} s | replace {out['replace_s']} s | "
-          f"PATCH {out['patch_s']} s")
+          f"PATCH {out['patch_s']} s | peak RSS "
+          f"{(out['memory'] or {}).get('peak_rss_bytes', 0) >> 20} MB")
     if opts.output:
         with open(opts.output, "w", encoding="utf-8") as fh:
             json.dump(out, fh, indent=1)

@@ -62,7 +62,6 @@ from lakesuperior.query.view import GraphFilterFactory
 from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.quadstore import QuadStore
-from lakesuperior.store.residency import MapTrimmer
 
 __all__ = ["Repository"]
 
@@ -98,9 +97,10 @@ class Repository(AccessControl):
         os.makedirs(cfg.store_dir, exist_ok=True)
         os.makedirs(cfg.binary_dir, exist_ok=True)
         self.store = QuadStore(cfg.store_dir, map_size=cfg.map_size, sync=cfg.sync,
-                               index_batch=cfg.index_batch, iri_cache=cfg.iri_cache)
+                               index_batch=cfg.index_batch, iri_cache=cfg.iri_cache,
+                               resident_map_limit=cfg.resident_map_limit)
         self.indexer: IndexerThread | None = None
-        self.map_trimmer = MapTrimmer(cfg.store_dir, cfg.resident_map_limit)
+        self.map_trimmer = self.store.map_trimmer
         self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
         self.external = ExternalSources.from_config(cfg)
         self._tx = _Transactions()

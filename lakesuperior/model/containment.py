@@ -47,7 +47,7 @@ def children_of(txn: Any, uid: str) -> list[str]:
 def contained(txn: Any, uid: str) -> list[str]:
     """Internal URIs of the children of a live container (one range read)."""
     res = res_uri(uid)
-    return [q[2] for q in txn.match(res, LDP_CONTAINS, None, res)]
+    return txn.objects(res, LDP_CONTAINS, res)
 
 
 def own_triples(txn: Any, uid: str) -> list[Triple]:

@@ -23,6 +23,8 @@ cdef class StoreEnv:
     cdef Py_ssize_t open_txns
     cdef Py_ssize_t ahead_end   # the main data file is known written up to here
     cdef Py_ssize_t page_size
+    cdef readonly object map_trimmer   # residency.MapTrimmer: the bound on resident map pages
+    cdef Py_ssize_t map_steps          # reads since the trimmer last looked (``mapped``)
     cdef bint closed
     cdef uint64_t hash_mask
 
@@ -39,6 +41,7 @@ cdef class StoreEnv:
     cdef int check_no_txns(self, str what) except -1
     cdef object write_failure(self, e, Py_ssize_t need)
     cdef int remember(self, dict iris) except -1
+    cdef int mapped(self, Py_ssize_t steps) except -1
 
 cdef uint64_t last_seq(txn, db) except? 0
 cdef uint64_t applied_seq(itxn, db) except? 0

@@ -4,6 +4,7 @@ from typing import Any
 from typing_extensions import disjoint_base
 
 from lakesuperior.store.durability import DurabilityGate
+from lakesuperior.store.residency import MapTrimmer
 
 FORMAT_VERSION: int
 UPGRADABLE_FORMATS: tuple[int, ...]
@@ -33,12 +34,16 @@ class StoreEnv:
     def iri_cache(self) -> int: ...
     @property
     def durability(self) -> DurabilityGate | None: ...
+    @property
+    def map_trimmer(self) -> MapTrimmer: ...
     def iri_cache_size(self) -> int:
         """How many IRIs the in-memory IRI cache holds."""
     def __init__(self, path: str, *, map_size: int = ..., sync: bool = True,
                  readonly: bool = False, index_batch: int = ...,
-                 hash_bits: int | None = None, iri_cache: int = ...) -> None:
-        """Open (creating if new) the store in directory ``path``."""
+                 hash_bits: int | None = None, iri_cache: int = ...,
+                 resident_map_limit: int = 0) -> None:
+        """Open (creating if new) the store in directory ``path``; ``resident_map_limit``:
+        the bound on the bytes of its maps this process keeps resident (0: none)."""
     def _sync_main(self) -> None:
         """Flush the main environment, meta page included (fsync)."""
     def make_durable(self) -> None:

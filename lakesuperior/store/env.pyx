@@ -26,6 +26,7 @@ account, also for a transaction dropped without ``abort()``): the map can only
 grow when no transaction of this process is open.
 """
 import os
+from itertools import islice
 
 import lmdb
 
@@ -38,6 +39,8 @@ from lakesuperior.store.terms cimport HASH_MASK
 from lakesuperior.exceptions import (DiskFullError, StoreBackendError, StoreBusyError,
                                      StoreError, StoreFormatError)
 from lakesuperior.store.durability import DurabilityGate
+from lakesuperior.store.residency import CHECK_STEPS as _CHECK_STEPS
+from lakesuperior.store.residency import MapTrimmer
 
 # 2: the ``outbox`` table (a format-1 store is upgraded in place when opened
 # for writing: the table is created empty).
@@ -82,7 +85,7 @@ cdef class StoreEnv:
 
     def __init__(self, str path, *, map_size=DEFAULT_MAP_SIZE, bint sync=True,
                  bint readonly=False, index_batch=DEFAULT_INDEX_BATCH, hash_bits=None,
-                 iri_cache=DEFAULT_IRI_CACHE):
+                 iri_cache=DEFAULT_IRI_CACHE, resident_map_limit=0):
         self.path = os.path.abspath(path)
         self.sync = sync
         self.readonly = readonly
@@ -96,6 +99,8 @@ cdef class StoreEnv:
         self.prefix_ok = {}
         self.open_txns = 0
         self.ahead_end = 0
+        self.map_trimmer = MapTrimmer(self.path, resident_map_limit)
+        self.map_steps = 0
         self.closed = True
         self.durability = DurabilityGate(self._sync_main) if sync and not readonly else None
         if not readonly:
@@ -401,15 +406,30 @@ cdef class StoreEnv:
         return StoreBackendError(f"LMDB error: {e}")
 
     cdef int remember(self, dict iris) except -1:
-        """Cache committed IRIs (ids never change meaning, so a cache cannot go stale)."""
-        if len(self.iri_strs) + len(iris) > self.iri_cache:
-            self.iri_ids.clear()
-            self.iri_strs.clear()
-            if len(iris) > self.iri_cache:
-                return 0
+        """Cache committed IRIs (ids never change meaning, so a cache cannot go stale).
+        A full cache drops its oldest quarter (first in, first out), so that a
+        burst of new IRIs never empties it; more IRIs than it holds are not cached."""
+        cdef Py_ssize_t over = len(self.iri_strs) + len(iris) - self.iri_cache
+        if len(iris) > self.iri_cache:
+            return 0
+        if over > 0:
+            for tid, term in list(islice(self.iri_strs.items(), over + self.iri_cache // 4)):
+                del self.iri_strs[tid]
+                self.iri_ids.pop(term, None)
         for term, tid in iris.items():
             self.iri_ids[term] = tid
             self.iri_strs[tid] = term
+        return 0
+
+    cdef int mapped(self, Py_ssize_t steps) except -1:
+        """Count ``steps`` reads that may each have mapped pages of the store into
+        this process (a page fault maps cached pages around the one read); every
+        ``residency.CHECK_STEPS`` of them, the trimmer looks at the resident set,
+        so that one long read or index batch cannot go far past the bound."""
+        self.map_steps += steps
+        if self.map_steps >= _CHECK_STEPS:
+            self.map_steps = 0
+            self.map_trimmer.check()
         return 0
 
     def iri_cache_size(self):

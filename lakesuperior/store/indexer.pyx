@@ -37,6 +37,8 @@ from lakesuperior.exceptions import DiskFullError, StoreBackendError, StoreError
 LOG_HEAD = struct.Struct("<BQII")  # kind, graph id, n_removed, n_added
 
 cdef uint32_t MAX_GNUM = 0xFFFFFFFF
+cdef enum:
+    PUT_CHUNK = 256   # rows put between two looks of the map trimmer (``residency``)
 #: Most triples one batch applies (added or removed), whatever ``index_batch``
 #: says: a batch touches up to a page of the index per row (new keys land all
 #: over ``osp`` and ``sg``) and LMDB keeps a copy of each page it dirties, so
@@ -67,6 +69,21 @@ cdef list _graphs_after(Txn rt, uint64_t after, Py_ssize_t limit):
         out.add(gid)
         ok = gid < 0xFFFFFFFFFFFFFFFF and cur.set_range(be(gid + 1))
     return sorted(out)
+
+
+cdef int _put_rows(StoreEnv st, cur, list rows, bint append) except -1:
+    """Put ``(key, value)`` rows (sorted) with ``cur``, ``PUT_CHUNK`` at a time,
+    the map trimmer looking after each chunk (a row may fault in a page of the
+    index). ``append``: appended where they sort after every row there, else put
+    in place."""
+    cdef Py_ssize_t i
+    for i in range(0, len(rows), PUT_CHUNK):
+        chunk = rows[i:i + PUT_CHUNK]
+        consumed, added = cur.putmulti(chunk, dupdata=False, append=append)
+        if append and added != consumed:   # not after the last row: put them in place
+            cur.putmulti(chunk, dupdata=False)
+        st.mapped(len(chunk))
+    return 0
 
 
 cdef class Indexer:
@@ -303,20 +320,16 @@ cdef class Indexer:
             rows = <const unsigned char *>PyBytes_AS_STRING(packed)
             cur = itxn.cursor(db=db)
             if size == LIT_ROW_SIZE:
-                cur.putmulti([(packed[i:i + GNUM_SIZE], packed[i + GNUM_SIZE:i + size])
-                              for i in range(0, n * size, size)], dupdata=False)
+                _put_rows(st, cur, [(packed[i:i + GNUM_SIZE], packed[i + GNUM_SIZE:i + size])
+                                    for i in range(0, n * size, size)], False)
                 continue
             old = []
             new = []
             for i in range(0, n * size, size):   # the graph number follows the key
                 (new if get_be32(rows + i + ID_SIZE) >= self.append_from else old).append(
                     (packed[i:i + ID_SIZE], packed[i + ID_SIZE:i + size]))
-            if old:
-                cur.putmulti(old, dupdata=False)
-            if new:
-                consumed, added = cur.putmulti(new, dupdata=False, append=True)
-                if added != consumed:   # not after the last row: put them in place
-                    cur.putmulti(new, dupdata=False)
+            _put_rows(st, cur, old, False)
+            _put_rows(st, cur, new, True)
         # Rows of the graphs numbered so far are in the tree now: later rows of
         # theirs may sort before them, so they are no longer appended.
         self.append_from = self.next_gnum

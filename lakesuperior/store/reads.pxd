@@ -12,7 +12,6 @@ cdef class Reader(Txn):
     cdef Py_ssize_t _count_index(self, s, p, o, bint distinct, str graph_prefix) except -1
     cdef Py_ssize_t _count_tail(self, uint64_t sid, uint64_t pid, uint64_t oid,
                                 str graph_prefix, set keys) except -1
-    cdef bint _prefix_ok(self, bytearray flags, str graph_prefix, uint32_t gnum) except -1
     cdef set _graph_numbers(self, set gids)
     cdef set _subject_graphs(self, str s)
     cdef int _open_index(self) except -1

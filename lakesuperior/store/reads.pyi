@@ -24,6 +24,9 @@ class Reader(Txn):
         """All triples of graph ``g`` (empty list if there is none); ``omit``: a
         predicate whose triples are left out, and its one-by-one runs not even read
         (a container's own triples without its ``ldp:contains``)."""
+    def objects(self, s: Term, p: Term, g: Term) -> list[Term]:
+        """The objects of ``(s, p, ?)`` in graph ``g``, as one list: its record's, then
+        its ``(g, s, p)`` run's (a container's children: one range read, one loop)."""
     def has_graph(self, g: Term) -> bool:
         """Whether graph ``g`` holds at least one quad."""
     def graphs(self) -> Iterator[Term]:

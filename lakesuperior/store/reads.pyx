@@ -27,8 +27,8 @@ from lakesuperior.store.layout cimport (GNUM_SIZE, GxRow, IDX_ROW_SIZE, IDX_VAL_
 from lakesuperior.store.records cimport Record
 from lakesuperior.store.terms cimport KIND_SHIFT, TERM_IRI, kind_of
 from lakesuperior.store.txn cimport Txn, check_pattern, check_term
-from lakesuperior.store.unionrows cimport (graph_number, graph_of, has16, lit_graphs,
-                                           prefix_flags, sort_unique_rows)
+from lakesuperior.store.unionrows cimport (graph_number, graph_of, has16, learn_prefixes,
+                                           lit_graphs, prefix_flags, sort_unique_rows)
 
 from lakesuperior.exceptions import StoreBackendError, StoreError, TermError
 from lakesuperior.store.indexer import LOG_HEAD
@@ -40,6 +40,10 @@ OUTBOX_PUBLISHED = b"outbox_published"
 Term = str
 Triple = tuple[str, str, str]
 Quad = tuple[str, str, str, str]
+
+
+cdef enum:
+    LISTING_CHUNK = 4096     # IRIs a streamed containment listing decodes at a time
 
 
 cdef object backend_error(e):
@@ -98,6 +102,27 @@ cdef class Reader(Txn):
                          if rec is not None else [])
         out.extend(self.gx_ids(gid, 0, 0, pid))
         return out
+
+    def objects(self, s, p, g):
+        """The objects of ``(s, p, ?)`` in graph ``g``, as one list: its record's, then
+        its ``(g, s, p)`` run's (a container's children: one range read, one loop)."""
+        self._check()
+        s, p, _o, g = check_pattern(s, p, None, g)
+        if s is None or p is None or g is None:
+            raise TermError("objects() needs a subject, a predicate and a graph")
+        cdef uint64_t gid, sid, pid
+        try:
+            gid = self.iri_id(g, False)
+            pid = self.iri_id(p, False)
+            if not gid or not pid:
+                return []
+            out = [q[2] for q in self._graph_hits(gid, g, s, p, None, PATH_GRAPH_SP)]
+            sid = self.iri_id(s, False) if kind_of(s) == TERM_IRI else 0
+            if sid:
+                out.extend(self.run_iris(gid, sid, pid))
+            return out
+        except lmdb.Error as e:
+            raise backend_error(e) from e
 
     def has_graph(self, g):
         """Whether graph ``g`` holds at least one quad."""
@@ -184,11 +209,10 @@ cdef class Reader(Txn):
         """Quads of graph ``gid`` matching (s, p, o) on ``path`` (a PATH_GRAPH*)."""
         cdef bytes key, raw
         cdef const GxRow *rows
-        cdef Py_ssize_t i, n
-        cdef uint64_t sid, pid, oid
-        cdef dict cache
+        cdef Py_ssize_t n, start
+        cdef uint64_t sid, pid
         if path == PATH_GRAPH_SP and kind_of(s) == TERM_IRI:
-            # A containment listing: the (g, s, p) run of gx, decoded as it goes.
+            # A containment listing: the (g, s, p) run of gx, decoded a chunk at a time.
             sid = self.iri_id(s, False)
             pid = self.iri_id(p, False)
             if not sid or not pid:
@@ -199,14 +223,12 @@ cdef class Reader(Txn):
                 raw = bytes(cur.getmulti([key], dupdata=True, dupfixed_bytes=8, keyfixed=True))
                 rows = <const GxRow *>PyBytes_AS_STRING(raw)
                 n = len(raw) // ROW_SIZE
-                cache = self.store.iri_strs
-                for i in range(n):
+                for start in range(0, n, LISTING_CHUNK):
                     self._check()
-                    oid = get_be(rows[i].o)
-                    to = cache.get(oid)
-                    if to is None:
-                        to = self.decode_iri(oid)
-                    yield (s, p, to, g)
+                    for to in self.decode_iris(rows[start].o, min(LISTING_CHUNK, n - start),
+                                               ROW_SIZE):
+                        self._check()
+                        yield (s, p, to, g)
         yield from self._graph_hits(gid, g, s, p, o, path)
 
     def _index_quads(self, s, p, o, Path path, set skip):
@@ -423,6 +445,10 @@ cdef class Reader(Txn):
         cdef const OspRow *osp = <const OspRow *>PyBytes_AS_STRING(raw)
         cdef const PosRow *pos = <const PosRow *>PyBytes_AS_STRING(raw)
         rows = len(raw) // IDX_ROW_SIZE
+        if flags is not None and rows:
+            learn_prefixes(self, self.itxn, flags, graph_prefix, osp[0].g, rows, IDX_ROW_SIZE)
+            fl = <unsigned char *>flags    # it may have grown
+            flen = len(flags)
         if distinct:
             keys = bytearray(16 * rows)
             kbuf = <unsigned char *>keys
@@ -443,13 +469,8 @@ cdef class Reader(Txn):
             if gnum != prev_gnum:
                 prev_gnum = gnum
                 prev_ok = not (skip and gnum in skip)
-                if prev_ok and flags is not None:
-                    if gnum < flen and fl[gnum]:      # known: no Python call
-                        prev_ok = fl[gnum] == 1
-                    else:
-                        prev_ok = self._prefix_ok(flags, graph_prefix, gnum)
-                        fl = <unsigned char *>flags    # it may have grown
-                        flen = len(flags)
+                if prev_ok and flags is not None:   # unknown: not in this snapshot
+                    prev_ok = gnum < flen and fl[gnum] == 1
             if not prev_ok:
                 continue
             if distinct:
@@ -464,20 +485,6 @@ cdef class Reader(Txn):
             if not has16(kbuf, m, PyBytes_AS_STRING(k)):
                 n += 1
         return m + n
-
-    cdef bint _prefix_ok(self, bytearray flags, str graph_prefix, uint32_t gnum) except -1:
-        """Whether graph number ``gnum``'s name starts with ``graph_prefix`` (see
-        ``unionrows.prefix_flags``; an answer is remembered once the name is known)."""
-        if gnum < len(flags) and flags[gnum]:
-            return flags[gnum] == 1
-        cdef uint64_t gid = graph_of(self.itxn, self.store, gnum)
-        name = self.decode_opt(gid, None) if gid else None
-        if name is None:
-            return False      # not in this snapshot: nothing to remember
-        if gnum >= len(flags):
-            flags.extend(bytes(gnum + 1 - len(flags) + 1024))
-        flags[gnum] = 1 if name.startswith(graph_prefix) else 2
-        return flags[gnum] == 1
 
     cdef set _graph_numbers(self, set gids):
         """The index's numbers of graphs ``gids`` (those it has met)."""

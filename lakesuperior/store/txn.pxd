@@ -26,8 +26,11 @@ cdef class Txn:
     cdef str decode_iri(self, uint64_t tid)
     cdef str decode(self, uint64_t tid, Record rec)
     cdef str decode_opt(self, uint64_t tid, Record rec)
+    cdef list decode_iris(self, const unsigned char *ids, Py_ssize_t n, Py_ssize_t stride,
+                          bint strict=*)
     cdef Record record(self, uint64_t gid)
     cdef list gx_ids(self, uint64_t gid, uint64_t s, uint64_t p, uint64_t skip_p=*)
+    cdef list run_iris(self, uint64_t gid, uint64_t sid, uint64_t pid)
     cdef list graph_ids(self, uint64_t gid)
     cdef set graph_id_set(self)
     cdef list decode_triples(self, uint64_t gid, list ids)

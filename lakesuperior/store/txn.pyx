@@ -12,7 +12,8 @@ import lmdb
 
 cimport cython
 from libc.stdint cimport uint64_t
-from cpython.bytes cimport PyBytes_AS_STRING
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.unicode cimport PyUnicode_DecodeUTF8
 
 from lakesuperior.store.env cimport StoreEnv
 from lakesuperior.store.layout cimport (GxRow, ID_SIZE, ROW_SIZE, be, be_n, get_be, id_at,
@@ -194,6 +195,7 @@ cdef class Txn:
         if s is not None:
             return s
         data = self.txn.get(term_key(tid), db=self.store.db_rec)
+        self.store.mapped(1)
         if data is None:
             raise StoreError(f"Corrupt store: IRI id {tid:#x} has no term")
         s = data.decode("utf-8", "surrogatepass")
@@ -220,12 +222,50 @@ cdef class Txn:
         if s is not None:
             return s
         data = self.txn.get(term_key(tid), db=self.store.db_rec)
+        self.store.mapped(1)
         if data is None:
             return None
         s = data.decode("utf-8")
         if not self.write:
             self.store.remember({s: tid})
         return s
+
+    cdef list decode_iris(self, const unsigned char *ids, Py_ssize_t n, Py_ssize_t stride,
+                          bint strict=True):
+        """The IRIs of ``n`` ids (8 bytes, big-endian, ``stride`` bytes apart, best
+        in ascending order): the cached ones from the IRI cache, the others read
+        with one cursor on ``rec`` (a lookup near the last one stays on its
+        page). In a snapshot, the IRIs read go into the cache while it has room;
+        a listing larger than the cache never empties it. An id this snapshot
+        does not hold is a corrupt store, or None if not ``strict``."""
+        cdef list out = [None] * n
+        cdef dict cache = self.store.iri_strs, ids_of = self.store.iri_ids
+        cdef Py_ssize_t i, room = 0 if self.write else self.store.iri_cache - len(cache)
+        cdef uint64_t tid
+        cdef const unsigned char *at
+        cdef bytes data
+        cur = None
+        for i in range(n):
+            at = ids + i * stride
+            tid = get_be(at)
+            term = cache.get(tid)
+            if term is None:
+                if cur is None:
+                    cur = self.txn.cursor(db=self.store.db_rec)
+                data = cur.get(term_key(tid))
+                self.store.mapped(1)
+                if data is None:
+                    if not strict:
+                        continue
+                    raise StoreError(f"Corrupt store: IRI id {tid:#x} has no term")
+                term = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
+                                            "surrogatepass")
+                if room > 0:
+                    cache[tid] = term
+                    ids_of[term] = tid
+                    room -= 1
+            out[i] = term
+        return out
 
     # -- graphs ----------------------------------------------------------------
 
@@ -234,6 +274,8 @@ cdef class Txn:
         if gid in self.records:
             return self.records[gid]
         data = self.txn.get(be(gid), db=self.store.db_rec)
+        if data is not None:
+            self.store.mapped(1 + (len(data) >> 16))   # a step per 64 KiB read
         rec = Record(data) if data is not None else None
         self.records[gid] = rec
         return rec
@@ -274,6 +316,16 @@ cdef class Txn:
                 if not cur.next_nodup():
                     break
         return out
+
+    cdef list run_iris(self, uint64_t gid, uint64_t sid, uint64_t pid):
+        """The IRIs of the ``(g, s, p)`` run of gx, in id order."""
+        cdef bytes key = be_n(gid, sid, pid, 3), raw
+        cur = self.txn.cursor(db=self.store.db_gx)
+        if not cur.set_key(key):
+            return []
+        raw = bytes(cur.getmulti([key], dupdata=True, dupfixed_bytes=8, keyfixed=True))
+        return self.decode_iris((<const GxRow *>PyBytes_AS_STRING(raw))[0].o,
+                                len(raw) // ROW_SIZE, ROW_SIZE)
 
     cdef list graph_ids(self, uint64_t gid):
         """All (s, p, o) ids of a graph."""

@@ -9,7 +9,9 @@ from libc.string cimport memcmp, memcpy
 from cpython.bytes cimport PyBytes_AS_STRING
 
 from lakesuperior.store.env cimport StoreEnv
-from lakesuperior.store.layout cimport (GNUM_SIZE, LIT_VAL_SIZE, be, be32, get_be32, id_at)
+from lakesuperior.store.layout cimport (GNUM_SIZE, LIT_VAL_SIZE, be, be32, get_be32, id_at,
+                                        put_be)
+from lakesuperior.store.txn cimport Txn
 
 from lakesuperior.exceptions import StoreError
 
@@ -80,6 +82,43 @@ cdef bytearray prefix_flags(itxn, StoreEnv store, str graph_prefix):
             store.prefix_ok.clear()
         flags = store.prefix_ok[graph_prefix] = bytearray()
     return flags
+
+
+cdef int learn_prefixes(Txn t, itxn, bytearray flags, str graph_prefix,
+                        const unsigned char *g, Py_ssize_t n, Py_ssize_t stride) except -1:
+    """Set ``flags`` (``prefix_flags``) for the graph numbers of ``n`` index rows
+    (``g``: the first row's, ``stride`` bytes apart; sorted) not known yet. Their
+    names are read in id order with one cursor: read in row order, they land all
+    over ``rec`` and map many more pages. A name the snapshot lacks stays unknown."""
+    cdef Py_ssize_t i, flen = len(flags)
+    cdef const unsigned char *fl = <const unsigned char *>flags
+    cdef uint32_t gnum, prev = 0, top = 0
+    cdef uint64_t gid
+    cdef list todo = []
+    for i in range(n):
+        gnum = get_be32(g + i * stride)
+        if gnum == prev or (gnum < flen and fl[gnum]):
+            continue
+        prev = gnum
+        gid = graph_of(itxn, t.store, gnum)
+        t.store.mapped(1)         # a page of ``ng`` (the trimmer looks every so often)
+        if gid:
+            todo.append((gid, gnum))
+            top = max(top, gnum)
+    if not todo:
+        return 0
+    todo.sort()
+    cdef bytearray ids = bytearray(8 * len(todo))
+    for i in range(len(todo)):
+        put_be(<unsigned char *>ids + 8 * i, todo[i][0])
+    names = t.decode_iris(<const unsigned char *>ids, len(todo), 8, False)
+    if top >= flen:
+        (<object>flags).extend(bytes(top + 1 - flen + 1024))   # (a plain call: Cython 3.3
+        # inlines a typed bytearray's extend with macros this module does not get)
+    for i in range(len(todo)):
+        if names[i] is not None:
+            flags[todo[i][1]] = 1 if names[i].startswith(graph_prefix) else 2
+    return 0
 
 
 cdef list lit_graphs(itxn, StoreEnv store, uint64_t oid):

@@ -38,6 +38,11 @@ class CountingTxn:
         self.read += len(out)
         return iter(out)
 
+    def objects(self, *args: Any) -> list:
+        out = self._txn.objects(*args)
+        self.read += len(out)
+        return out
+
     def add_graph(self, g: str, triples: Any, **kw: Any) -> None:
         triples = list(triples)
         self.written += len(triples)

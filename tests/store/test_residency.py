@@ -92,3 +92,75 @@ def test_the_background_indexer_checks_after_each_batch(repo_factory):
     finally:
         thread.stop()
     assert batches and thread.applied >= 40
+
+
+# -- one call, one batch: the trimmer looks inside them (``StoreEnv.mapped``) --------
+
+G = "<http://ex.org/g>"
+CONTAINS = "<http://www.w3.org/ns/ldp#contains>"
+LIT_P = "<http://ex.org/lit>"
+
+
+def _store_with_children(path, n: int) -> None:
+    from lakesuperior.store.quadstore import QuadStore
+    with QuadStore(path, sync=False) as st:
+        with st.write() as txn:
+            txn.add_graph(G, [(G, "<http://ex.org/p>", '"own"')])
+            txn.add([(G, CONTAINS, f"<http://ex.org/g/c{i}>", G) for i in range(n)])
+
+
+def test_the_store_owns_the_trimmer_and_the_repository_uses_it(repo_factory):
+    repo = repo_factory(resident_map_limit=5 << 20)
+    assert repo.map_trimmer is repo.store.map_trimmer
+    assert repo.store.map_trimmer.limit == 5 << 20
+    from lakesuperior.store.quadstore import QuadStore
+    with QuadStore(repo.config.store_dir + "-other", sync=False) as st:
+        assert st.map_trimmer.limit == 0          # a bare store: no bound unless asked
+
+
+def test_one_long_listing_makes_the_trimmer_look(tmp_path):
+    from lakesuperior.store.quadstore import QuadStore
+    from lakesuperior.store.residency import CHECK_STEPS
+    path = str(tmp_path / "s")
+    _store_with_children(path, 3 * CHECK_STEPS)
+    for limit, trims in ((1, 3), (0, 0), (1 << 45, 0)):
+        with QuadStore(path, iri_cache=10, resident_map_limit=limit) as st:
+            with st.read() as txn:
+                assert len(txn.objects(G, CONTAINS, G)) == 3 * CHECK_STEPS   # one call
+            assert st.map_trimmer.trims == trims, limit
+
+
+def test_the_cached_part_of_a_listing_maps_nothing_new(tmp_path):
+    from lakesuperior.store.quadstore import QuadStore
+    from lakesuperior.store.residency import CHECK_STEPS
+    path = str(tmp_path / "s")
+    _store_with_children(path, 2 * CHECK_STEPS)
+    with QuadStore(path, resident_map_limit=1) as st:
+        with st.read() as txn:
+            txn.objects(G, CONTAINS, G)            # read from terms: the trimmer looks
+            trims = st.map_trimmer.trims
+            assert trims >= 1
+            txn.objects(G, CONTAINS, G)            # all from the IRI cache
+        assert st.map_trimmer.trims == trims
+
+
+def test_an_index_batch_makes_the_trimmer_look_and_indexes_the_same(tmp_path):
+    from lakesuperior.store.quadstore import QuadStore
+    n = 40
+    quads = [(f"<http://ex.org/r{i}>", LIT_P, f'"v{i} {j}"', f"<http://ex.org/r{i}>")
+             for i in range(n) for j in range(30)]
+    results = []
+    for limit in (0, 1):
+        with QuadStore(str(tmp_path / f"s{limit}"), sync=False,
+                       resident_map_limit=limit) as st:
+            for i in range(n):
+                with st.write() as txn:
+                    txn.add(quads[i * 30:(i + 1) * 30])
+            assert st.index() == n
+            # 2,440 rows put, 256 at a time: the trimmer looked inside the batch
+            assert st.map_trimmer.trims >= 2 if limit else st.map_trimmer.trims == 0
+            with st.read() as txn:
+                results.append((txn.count(None, LIT_P, None, None),
+                                sorted(txn.match(None, LIT_P, '"v7 3"', None)),
+                                txn.count(None, None, None, None)))
+    assert results[0] == results[1] == (n * 30, [quads[7 * 30 + 3]], n * 30)
