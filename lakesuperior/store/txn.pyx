@@ -12,7 +12,7 @@ import lmdb
 
 cimport cython
 from libc.stdint cimport uint64_t
-from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 
 from lakesuperior.store.env cimport StoreEnv

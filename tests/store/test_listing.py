@@ -114,10 +114,10 @@ def test_a_child_without_its_term_is_a_corrupt_store(tmp_path):
         _container(st, 3)
     env = lmdb.open(path, max_dbs=16)
     with env.begin(write=True) as txn:
-        terms = env.open_db(b"terms", txn=txn, create=False)
+        rec = env.open_db(b"rec", txn=txn, create=False)      # the IRI dictionary (format 4)
         victim = _children(3)[1].encode()
-        cur = txn.cursor(db=terms)
-        assert any(v == victim and cur.delete() for v in cur.iternext(keys=False))
+        cur = txn.cursor(db=rec)
+        assert any(len(k) == 9 and v == victim and cur.delete() for k, v in cur.iternext())
     env.close()
     with QuadStore(path) as st, st.read() as txn:
         with pytest.raises(StoreError, match="Corrupt store: IRI id"):
