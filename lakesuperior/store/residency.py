@@ -15,8 +15,8 @@ and it looks (reads ``/proc/self/statm``, about 8 us):
 * every ``CHECK_EVERY`` calls of the ``Repository`` and after each batch of
   the background indexer;
 * inside one call or one index batch, every ``CHECK_STEPS`` reads that may map
-  new pages (``StoreEnv.mapped``: an IRI read from ``terms``, a graph record,
-  a chunk of index rows put).
+  new pages (``StoreEnv.mapped``: an IRI read from the IRI dictionary, a graph
+  record, a chunk of index rows put).
 
 A page fault maps the cached pages around the page it needs too (the kernel's
 fault-around: up to a whole page-cache folio, which on ext4 can be megabytes),

@@ -3,7 +3,7 @@
 ``Txn`` owns one LMDB transaction on the main environment and keeps the store's
 account of open transactions: ``abort()``, ``commit()`` or, for a transaction
 dropped without either, deallocation ends it exactly once. It resolves term ids
-(IRIs through the ``terms`` dictionary, literals and blank nodes through their
+(IRIs through the IRI dictionary in ``rec``, literals and blank nodes through their
 graph's record) and reads graphs; it has no public methods of its own.
 """
 import os
