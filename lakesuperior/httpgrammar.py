@@ -19,6 +19,13 @@ def split(text: str, sep: str, *, brackets: bool = False, escapes: bool = True) 
     """Split at ``sep`` outside quoted strings (and ``<...>`` if ``brackets``); strip parts."""
     if '"' not in text and not (brackets and "<" in text):    # nothing to skip over
         return [part.strip() for part in text.split(sep)]
+    return split_chars(text, sep, brackets=brackets, escapes=escapes)
+
+
+def split_chars(text: str, sep: str, *, brackets: bool = False,
+                escapes: bool = True) -> list[str]:
+    """``split``, character by character (what ``split`` does when the text holds
+    a quoted string or, with ``brackets``, a ``<``)."""
     parts: list[str] = []
     buf: list[str] = []
     quoted = angle = escaped = False
