@@ -15,7 +15,6 @@ Prints one line of text and writes JSON (``--output``)::
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import shutil
 import statistics
@@ -26,7 +25,7 @@ import uuid
 
 from lakesuperior import Repository
 from lakesuperior.admin.files import dir_bytes
-from lakesuperior.bench.figures import machine, summarize
+from lakesuperior.bench.figures import machine, summarize, write_json
 from lakesuperior.bench.workload import GRAPH_SIZE, workload_graph, workload_turtle
 
 
@@ -139,9 +138,7 @@ def main(argv=None) -> int:
           f"get+imr={post.get('get_imr_ms', {}).get('median')}ms "
           f"container_get={post.get('container_get_s')}s "
           f"({post.get('container_children')} children)")
-    if args.output:
-        with open(args.output, "w") as fh:
-            json.dump(result, fh, indent=2)
+    write_json(args.output, result)
     return 0
 
 

@@ -15,13 +15,12 @@ The clients are ``lakesuperior.bench.clients`` (as ``lsup-benchmark --clients``)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 
 from lakesuperior.admin.http import parse_auth
 from lakesuperior.bench import clients
-from lakesuperior.bench.figures import machine, summarize
+from lakesuperior.bench.figures import machine, summarize, write_json
 from lakesuperior.bench.memory import store_processes
 from lakesuperior.bench.targets import TURTLE, HttpTarget, Options
 from lakesuperior.bench.workload import workload_turtle
@@ -90,9 +89,7 @@ def main() -> None:
              if cpu["server_ms_per_request"] is not None else ""))
     if out.error:
         print(out.error)
-    if args.output:
-        with open(args.output, "w") as f:
-            json.dump(res, f, indent=2)
+    write_json(args.output, res)
     if out.error or out.interrupted:
         raise SystemExit(1)
 

@@ -24,6 +24,7 @@ import uuid
 
 import lmdb
 
+from lakesuperior.bench.figures import write_json
 from lakesuperior.bench.workload import workload_triples
 from lakesuperior.store.quadstore import QuadStore
 
@@ -103,9 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(path, ignore_errors=True)
     print(json.dumps(out, indent=1))
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(out, fh, indent=1)
+    write_json(args.json, out, indent=1)
     return 0
 
 

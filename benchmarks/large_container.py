@@ -20,7 +20,6 @@ Prints one line and writes JSON (``--output``)::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -29,7 +28,7 @@ import tempfile
 import time
 
 from lakesuperior import Repository
-from lakesuperior.bench.figures import machine
+from lakesuperior.bench.figures import machine, write_json
 from lakesuperior.bench.memory import process_memory
 from lakesuperior.endpoints.app import create_app
 
@@ -109,9 +108,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{out['http_turtle_s']} s | replace {out['replace_s']} s | "
           f"PATCH {out['patch_s']} s | peak RSS "
           f"{(out['memory'] or {}).get('peak_rss_bytes', 0) >> 20} MB")
-    if opts.output:
-        with open(opts.output, "w", encoding="utf-8") as fh:
-            json.dump(out, fh, indent=1)
+    write_json(opts.output, out, indent=1)
     return 0
 
 

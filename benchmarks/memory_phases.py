@@ -24,6 +24,7 @@ import time
 from typing import Any
 
 from lakesuperior.bench import benchmark, targets
+from lakesuperior.bench.figures import write_json
 from lakesuperior.bench.memory import process_memory
 
 MB = 1 << 20
@@ -108,9 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"memory_phases n={res['count']} | peak RSS "
           f"{(res['memory'] or {}).get('peak_rss_bytes', 0) // MB} MB | python retrieval "
           f"{res['post_run']['python_retrieval_s']} s")
-    if opts.output:
-        with open(opts.output, "w", encoding="utf-8") as fh:
-            json.dump({"phases": phases.rows, "benchmark": res}, fh, indent=1)
+    write_json(opts.output, {"phases": phases.rows, "benchmark": res}, indent=1)
     return 0
 
 

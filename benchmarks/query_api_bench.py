@@ -32,7 +32,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from lakesuperior.bench.benchmark import machine
+from lakesuperior.bench.figures import machine, write_json
 from lakesuperior.bench.workload import EXTERNAL, workload_turtle
 from lakesuperior.config import Config
 from lakesuperior.endpoints.app import create_app
@@ -141,9 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(tmp, ignore_errors=True)
     out["machine"] = machine()
     print(json.dumps(out, indent=2))
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(out, fh, indent=2)
+    write_json(args.json, out)
     return 0
 
 

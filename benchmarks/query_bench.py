@@ -16,7 +16,6 @@ each with the native fast path and, unless --no-baseline, with rdflib's evaluato
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
@@ -30,7 +29,7 @@ from typing import Any
 
 import rdflib
 
-from lakesuperior.bench.benchmark import machine
+from lakesuperior.bench.figures import machine, write_json
 from lakesuperior.bench.workload import workload_triples
 from lakesuperior.query import disable_sparql_fast_path, enable_sparql_fast_path
 from lakesuperior.store.quadstore import QuadStore
@@ -160,9 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         line += (f" | rdflib evaluator: COUNT {res['count_rdflib']['median_ms']:.0f} ms, "
                  f"join {res['join_rdflib']['median_ms']:.0f} ms")
     print(line)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(res, fh, indent=2)
+    write_json(args.json, res)
     return 0
 
 

@@ -17,7 +17,6 @@ and the bytes LMDB wrote per commit (``wchar`` of ``/proc/self/io``, Linux).
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import os
 import random
@@ -28,7 +27,7 @@ import tempfile
 import time
 import uuid
 
-from lakesuperior.bench.figures import machine, summarize
+from lakesuperior.bench.figures import machine, summarize, write_json
 from lakesuperior.bench.workload import workload_triples
 from lakesuperior.model.namespaces import DCTERMS_NS, LDP_CONTAINS
 from lakesuperior.store.background import IndexerThread
@@ -177,9 +176,7 @@ def main(argv=None) -> int:
           f"index catch-up {res['index_catch_up_s']:.1f} s | {res['store_bytes'] / 1e6:.0f} MB "
           f"({res['bytes_per_quad']:.0f} B/quad, main {res['main_bytes_per_quad']:.0f}) | "
           f"{res['bytes_written_per_commit'] / 4096:.1f} pages written per commit")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(res, fh, indent=2)
+    write_json(args.json, res)
     return 0
 
 

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import gc
 import importlib.util
-import json
 import random
 import sys
 import time
@@ -56,7 +55,7 @@ import click
 
 from lakesuperior.admin.http import parse_auth
 from lakesuperior.bench import clients
-from lakesuperior.bench.figures import machine, plot, summarize, summary_line
+from lakesuperior.bench.figures import machine, plot, summarize, summary_line, write_json
 from lakesuperior.bench.lag import LagSampler
 from lakesuperior.bench.memory import memory_figures
 from lakesuperior.bench.reads import read_phase, reads_line
@@ -346,9 +345,7 @@ def command(mode: str, endpoint: str | None, auth: str | None, count: int, paren
         res = run(opts, progress=bar, echo=echo)
     except LakesuperiorError as e:
         raise click.ClickException(str(e)) from e
-    if output:
-        with open(output, "w", encoding="utf-8") as fh:
-            json.dump(res, fh, indent=2)
+    write_json(output, res)
     if plot_file and res["count"]:
         plot(res, plot_file)
     click.echo(summary_line(res))

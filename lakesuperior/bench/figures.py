@@ -1,6 +1,8 @@
-"""The benchmark's figures: latency statistics, the machine, the summary line, the plot."""
+"""The benchmark's figures: latency statistics, the machine, the summary line, the
+plot, the JSON file."""
 from __future__ import annotations
 
+import json
 import os
 import platform
 import statistics
@@ -10,9 +12,16 @@ from typing import Any
 
 import lmdb
 
-__all__ = ["REPEAT", "summarize", "machine", "timed", "summary_line", "plot"]
+__all__ = ["REPEAT", "summarize", "machine", "timed", "summary_line", "plot", "write_json"]
 
 REPEAT = 3   # post-run measurements: median of this many
+
+
+def write_json(path: str | None, data: Any, indent: int = 2) -> None:
+    """Write a benchmark's results to ``path`` as JSON (nothing if ``path`` is empty)."""
+    if path:
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=indent)
 
 
 def _pct(ordered: Sequence[float], q: float) -> float:

@@ -316,3 +316,14 @@ def test_http_mode_errors(bench, stub_server):
     res = bench("--mode", "http", "--endpoint", f"http://127.0.0.1:{free_port()}/rest/",
                 "--count", 5)
     assert res.exit_code == 1 and "Error:" in res.output
+
+
+def test_write_json_writes_the_results_or_nothing(tmp_path):
+    from lakesuperior.bench.figures import write_json
+    out = tmp_path / "r.json"
+    write_json(str(out), {"count": 3, "write_ms": {"median": 0.5}}, indent=1)
+    assert json.loads(out.read_text(encoding="utf-8")) == {"count": 3, "write_ms": {"median": 0.5}}
+    assert out.read_text(encoding="utf-8").startswith('{\n "count"')     # indent 1
+    write_json(None, {"x": 1})                                          # no path: no file
+    write_json("", {"x": 1})
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
