@@ -21,7 +21,7 @@ import random
 from lakesuperior.admin.http import parse_auth
 from lakesuperior.bench import clients
 from lakesuperior.bench.figures import machine, summarize, write_json
-from lakesuperior.bench.memory import store_processes
+from lakesuperior.bench.memory import is_indexer_process, store_processes
 from lakesuperior.bench.targets import TURTLE, HttpTarget, Options
 from lakesuperior.bench.workload import workload_turtle
 
@@ -36,7 +36,8 @@ def prepare(target: HttpTarget, args: argparse.Namespace) -> list[str]:
 
 
 def server_cpu_s(pids: list[int]) -> float:
-    """CPU seconds the processes ``pids`` (the server's workers) have used."""
+    """CPU seconds the processes ``pids`` (the server's workers and its indexer
+    process) have used."""
     return sum(clients.process_cpu_s(pid) or 0.0 for pid in pids)
 
 
@@ -51,7 +52,8 @@ def main() -> None:
     p.add_argument("--parent", default="/bench-clients", help="container for put and post")
     p.add_argument("--auth", help="USER:PASS for HTTP Basic")
     p.add_argument("--server-data-dir", metavar="DIR",
-                   help="the server's data directory: report its workers' CPU per request")
+                   help="the server's data directory: report the CPU per request of its "
+                        "workers and indexer process")
     p.add_argument("--output")
     args = p.parse_args()
     auth = parse_auth(args.auth)
@@ -68,8 +70,10 @@ def main() -> None:
                       seconds=None if args.count else args.seconds)
     server_cpu = server_cpu_s(workers) - cpu0
     cores = os.cpu_count() or 1
+    indexers = [pid for pid in workers if is_indexer_process(pid)]
     cpu = {"client_ms_per_request": out.client_cpu_ms, "server_ms_per_request": None,
-           "server_workers": len(workers), "idle_share": None}
+           "server_workers": len(workers) - len(indexers), "server_indexer": bool(indexers),
+           "idle_share": None}
     if workers and out.count and out.wall_s > 0:
         cpu["server_ms_per_request"] = round(server_cpu * 1000 / out.count, 4)
         cpu["idle_share"] = round(1 - (server_cpu + out.client_cpu_s) / (cores * out.wall_s), 3)

@@ -46,6 +46,7 @@ class Config:
     index_batch: int = 500
     iri_cache: int = 100_000
     background_index: bool = True
+    indexer_process: bool = True
     resident_map_limit: int = 64 << 20
     base_uri: str = "http://127.0.0.1:8000/rest"
     digest_algorithm: str = "sha512"

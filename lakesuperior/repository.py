@@ -61,6 +61,7 @@ from lakesuperior.model.versions import VersionInfo
 from lakesuperior.query.view import GraphFilterFactory
 from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.binaries import BinaryStore
+from lakesuperior.store.indexer_process import IndexerProcess
 from lakesuperior.store.quadstore import QuadStore
 
 __all__ = ["Repository"]
@@ -96,10 +97,11 @@ class Repository(AccessControl):
         self.urimap = UriMap(cfg.base_uri)
         os.makedirs(cfg.store_dir, exist_ok=True)
         os.makedirs(cfg.binary_dir, exist_ok=True)
-        self.store = QuadStore(cfg.store_dir, map_size=cfg.map_size, sync=cfg.sync,
-                               index_batch=cfg.index_batch, iri_cache=cfg.iri_cache,
-                               resident_map_limit=cfg.resident_map_limit)
-        self.indexer: IndexerThread | None = None
+        store_options: dict[str, Any] = dict(
+            map_size=cfg.map_size, sync=cfg.sync, index_batch=cfg.index_batch,
+            iri_cache=cfg.iri_cache, resident_map_limit=cfg.resident_map_limit)
+        self.store = QuadStore(cfg.store_dir, **store_options)
+        self.indexer: IndexerThread | IndexerProcess | None = None
         self.map_trimmer = self.store.map_trimmer
         self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
         self.external = ExternalSources.from_config(cfg)
@@ -107,9 +109,10 @@ class Repository(AccessControl):
         self._bootstrap()
         with self.snapshot() as ctx:
             self.acl_state = AclState(acl.load_root(ctx, cfg.auth_root_acl))
-        if cfg.background_index:     # stopped by close()
-            self.indexer = IndexerThread(self.store,
-                                         after_batch=self.map_trimmer.check).start()
+        if cfg.background_index and not self.store.readonly:     # stopped by close()
+            self.indexer = (IndexerProcess(cfg.store_dir, store_options).start()
+                            if cfg.indexer_process else
+                            IndexerThread(self.store, after_batch=self.map_trimmer.check).start())
 
     @classmethod
     def from_config(cls, config: Config, **kw: Any) -> Repository:

@@ -19,9 +19,11 @@ one log line says where; with ``auth.enabled: false`` a warning is logged.
 With ``messaging.broker_url`` set, each worker runs a publisher thread; the
 data directory's lock makes one of them drain the change feed to the broker
 (``lakesuperior.messaging``).
-With ``store.background_index`` (the default), each worker's repository runs
-an indexer thread; the store directory's lock makes one of them keep the
-union-graph indices current (``lakesuperior.store.background``).
+With ``store.background_index`` (the default), each worker's repository
+watches the store directory's lock; the one that takes it starts the indexer
+process that keeps the union-graph indices current
+(``lakesuperior.store.indexer_process``; with ``store.indexer_process: false``,
+an indexer thread in that worker, ``lakesuperior.store.background``).
 """
 from __future__ import annotations
 

@@ -15,6 +15,10 @@ def repo_factory(tmp_path):
         from lakesuperior import Repository
         overrides.setdefault("base_uri", BASE)
         overrides.setdefault("sync", False)
+        # The indexer as a thread: a process per test repository would cost the
+        # suite a Python start each (tests/store/test_indexer_process.py and the
+        # servers, which run the default, test the process).
+        overrides.setdefault("indexer_process", False)
         repo = Repository(tmp_path / name, **overrides)
         opened.append(repo)
         return repo

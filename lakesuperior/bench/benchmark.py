@@ -179,7 +179,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
                 error = str(e)
         lmdb_bytes, binary_bytes = target.sizes()
         pending = target.index_pending()
-        memory = memory_figures(opts.mode, opts.data_dir)
+        memory = memory_figures(opts.mode, target.data_dir)
     finally:
         target.close()
     done = len(latencies)

@@ -22,6 +22,7 @@ import pyoxigraph
 from lakesuperior.admin.files import dir_bytes
 from lakesuperior.admin.http import HttpClient, HttpResponse
 from lakesuperior.bench.figures import timed
+from lakesuperior.bench.memory import wait_for_indexer
 from lakesuperior.bench.workload import GRAPH_SIZE
 from lakesuperior.config import Config
 from lakesuperior.exceptions import BenchmarkError, TombstoneError
@@ -93,6 +94,7 @@ class PythonTarget:
         self.data_dir = data_dir
         cfg = Config.load(opts.config, data_dir=data_dir)
         self.repo = Repository(config=cfg)
+        self.indexer_process = cfg.background_index and cfg.indexer_process
         self.sync = cfg.sync
         self.versioning_auto: bool | None = cfg.versioning_auto
         # Messaging on (LSUP_MESSAGING_BROKER_URL): publish as the server does.
@@ -122,6 +124,8 @@ class PythonTarget:
                 body = f'<> {_TITLE} "benchmark reference {i}" .'
                 repo.create_or_replace(uid, data=body.encode(), media_type=TURTLE)
             internal.append(repo.base_uri + uid)
+        if self.indexer_process and wait_for_indexer(self.data_dir) is None:
+            raise BenchmarkError("The repository's indexer process did not start in 10 s")
         return internal
 
     def put(self, path: str, body: bytes, ctype: str) -> None:

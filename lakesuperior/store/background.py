@@ -10,7 +10,8 @@ as long as another batch as large waits, then looks again every ``IDLE_POLL``: d
 sustained ingest the index trails the last commit by about one batch. A batch
 is one index transaction, so killing the indexer at any moment loses nothing:
 the next leader resumes from the last batch committed. Readers never wait for
-it (``reads.pyx`` answers the tail from the graphs).
+it (``reads.pyx`` answers the tail from the graphs). By default the thread runs
+in a child process of its own (``indexer_process``), on a lock it inherits.
 """
 from __future__ import annotations
 
@@ -44,6 +45,11 @@ class LeaderLock:
     def held(self) -> bool:
         return self._fh is not None
 
+    @property
+    def file(self) -> IO[bytes] | None:
+        """The locked file while held (``indexer_process`` hands it to its child)."""
+        return self._fh
+
     def acquire(self) -> bool:
         """Take the lock if no other process (or thread) holds it."""
         if self._fh is not None:
@@ -70,16 +76,29 @@ class IndexerLock(LeaderLock):
         super().__init__(store_dir, LOCK_NAME)
 
 
+class HeldLock(LeaderLock):
+    """A lock file already locked, on an inherited descriptor (the indexer
+    process's): held until released or the process ends."""
+
+    def __init__(self, fd: int):
+        self.path = f"<fd {fd}>"
+        self._fh = os.fdopen(fd, "ab")
+
+    def acquire(self) -> bool:
+        return self._fh is not None
+
+
 class IndexerThread:
     """The background indexer of ``store`` (a ``QuadStore``) on a daemon thread."""
 
     def __init__(self, store: Any, *, idle_poll: float = IDLE_POLL,
-                 lock_poll: float = LOCK_POLL, after_batch: Callable[[], Any] | None = None):
+                 lock_poll: float = LOCK_POLL, after_batch: Callable[[], Any] | None = None,
+                 lock: LeaderLock | None = None):
         self.store = store
         self.after_batch = after_batch    #: called after each batch applied
         self.idle_poll = idle_poll
         self.lock_poll = lock_poll
-        self.lock = IndexerLock(store.path)
+        self.lock = lock if lock is not None else IndexerLock(store.path)
         self.applied = 0                  #: log entries this thread applied
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self._run, name="lsup-indexer", daemon=True)

@@ -9,7 +9,14 @@ import sys
 
 import pytest
 
-from lakesuperior.bench.memory import memory_figures, process_memory, store_processes
+from lakesuperior.bench import targets
+from lakesuperior.bench.memory import (
+    is_indexer_process,
+    memory_figures,
+    process_memory,
+    store_processes,
+    wait_for_indexer,
+)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
@@ -39,12 +46,15 @@ def test_python_mode_reports_this_process(bench, tmp_path):
     assert res.exit_code == 0, res.output
     mem = json.loads(out.read_text())["memory"]
     assert mem["peak_rss_bytes"] > 0 and mem["rss_anon_bytes"] > 0
-    assert "peak RSS" in res.stdout
+    # the store's indexer process (the default), reported apart
+    assert mem["indexer"]["pid"] != os.getpid() and mem["indexer"]["peak_rss_bytes"] > 0
+    assert "peak RSS" in res.stdout and "(indexer process " in res.stdout
 
 
 def test_http_mode_reports_the_server_workers(bench, tmp_path, start_server):
     data = tmp_path / "srv"
     srv = start_server(data)
+    assert wait_for_indexer(str(data)) is not None       # started by one of the workers
     out = tmp_path / "h.json"
     res = bench("--mode", "http", "--endpoint", srv.url + "/", "--count", 5, "--data-dir",
                 data, "--output", out, "--no-sparql")
@@ -53,7 +63,17 @@ def test_http_mode_reports_the_server_workers(bench, tmp_path, start_server):
     pids = store_processes(str(data))
     assert pids and os.getpid() not in pids
     assert set(mem["processes"]) <= {str(p) for p in pids} and mem["processes"]
+    assert str(mem["indexer"]["pid"]) not in mem["processes"]      # workers only
+    assert mem["indexer"]["pid"] in pids and is_indexer_process(mem["indexer"]["pid"])
     assert mem["peak_rss_bytes"] == max(p["peak_rss_bytes"] for p in mem["processes"].values())
     # without a data directory nothing tells which processes are the server's
     assert memory_figures("http", None) is None
     assert memory_figures("http", str(tmp_path / "nothing-here")) is None
+    assert wait_for_indexer(str(tmp_path / "nothing-here"), timeout=0.1) is None
+
+
+def test_python_mode_does_not_time_without_its_indexer_process(bench, tmp_path, monkeypatch):
+    monkeypatch.setattr(targets, "wait_for_indexer", lambda data_dir: None)
+    res = bench("--count", 5, "--data-dir", tmp_path / "d", "--no-sparql")
+    assert res.exit_code != 0
+    assert "indexer process did not start in 10 s" in res.output

@@ -28,10 +28,10 @@ def test_http_clients_reports_throughput(tmp_path, op):
     assert data["op"] == op and data["clients"] == 2 and data["errors"] == 0
     assert data["requests"] > 0 and data["throughput_per_s"] > 0
     assert 0 < data["latency_ms"]["median"] <= data["latency_ms"]["p99"]
-    # CPU per request: the clients' own, the server's workers' (found by the store
-    # they map), and the share of the cores neither used
+    # CPU per request: the clients' own, the server's workers' and its indexer
+    # process's (found by the store they map), and the share of the cores neither used
     cpu = data["cpu"]
-    assert cpu["server_workers"] == 2
+    assert cpu["server_workers"] == 2 and cpu["server_indexer"] is True
     assert cpu["client_ms_per_request"] > 0 and cpu["server_ms_per_request"] > 0
     assert cpu["idle_share"] <= 1
     assert f"CPU ms/request client {cpu['client_ms_per_request']}, server " in res.stdout

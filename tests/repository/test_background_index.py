@@ -1,9 +1,14 @@
 """An embedded ``Repository`` and its background indexer (``store.background_index``)."""
 from __future__ import annotations
 
+import os
 import time
 
+import pytest
+
+from lakesuperior.config import Config
 from lakesuperior.store.background import IndexerLock
+from lakesuperior.store.indexer_process import IndexerProcess
 
 TITLE = "http://purl.org/dc/terms/title"
 COUNT = ("PREFIX ldp: <http://www.w3.org/ns/ldp#> "
@@ -47,3 +52,28 @@ def test_the_embedded_indexer_runs_by_default_and_stops_with_close(repo_factory,
     lock = IndexerLock(str(tmp_path / "repo" / "ldprs"))
     assert lock.acquire()                                    # released
     lock.release()
+
+
+def test_by_default_the_indexer_is_a_process_of_its_own(repo_factory, tmp_path):
+    repo = repo_factory(indexer_process=True)
+    assert isinstance(repo.indexer, IndexerProcess)
+    for i in range(20):
+        repo.create_or_replace(f"/c{i}")
+    deadline = time.monotonic() + 30
+    while (repo.store.pending() or repo.indexer.pid is None) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert repo.store.pending() == 0 and _count(repo) == 21
+    pid = repo.indexer.pid
+    assert pid is not None and pid != os.getpid()
+    repo.close()
+    assert repo.indexer.pid is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)                          # ended and reaped
+    lock = IndexerLock(str(tmp_path / "repo" / "ldprs"))
+    assert lock.acquire()
+    lock.release()
+
+
+def test_the_configured_default_is_the_process():
+    assert Config.load(environ={}).indexer_process is True
+    assert Config.load(environ={"LSUP_STORE_INDEXER_PROCESS": "false"}).indexer_process is False
