@@ -14,5 +14,6 @@ cdef class JournaledTxn(Reader):
     cdef int _replay(self, Py_ssize_t start, Py_ssize_t stop) except -1
     cdef int _open_savepoint(self, Py_ssize_t mark) except -1
     cdef int _check_depth(self, Py_ssize_t depth) except -1
+    cdef int _close(self, Py_ssize_t depth, bint keep) except -1
     cdef int _restore(self, tuple save) except -1
     cdef int _abort_nested(self) except -1

@@ -126,33 +126,37 @@ cdef class JournaledTxn(Reader):
         inside it): they become the enclosing transaction's. If LMDB cannot merge
         them, they are undone as by ``rollback`` and the error is raised."""
         self._check_depth(depth)
-        cdef tuple save
-        while len(self.saves) >= depth:
-            save = self.saves.pop()
-            try:
-                self.txn.commit()
-            except lmdb.Error as e:
-                # LMDB ended the nested transaction: undo it on this side too.
-                self.txn = save[1]
-                self._restore(save)
-                if len(self.saves) >= depth:
-                    self.rollback(depth)
-                raise self.store.write_failure(e, self.written) from e
-            self.txn = save[1]
+        self._close(depth, True)
 
     def rollback(self, Py_ssize_t depth):
         """Undo every write made since savepoint ``depth`` and end it (and the
         savepoints inside it); the transaction goes on as it was when it began."""
         self._check_depth(depth)
+        self._close(depth, False)
+
+    cdef int _close(self, Py_ssize_t depth, bint keep) except -1:
+        """End the savepoints from ``depth`` in, innermost first, keeping their
+        writes (the nested transaction committed into its parent) or not."""
         cdef tuple save
         while len(self.saves) >= depth:
             save = self.saves.pop()
             try:
-                self.txn.abort()
-            except lmdb.Error:
-                pass
+                if keep:
+                    self.txn.commit()
+                else:
+                    self.txn.abort()
+            except lmdb.Error as e:
+                # LMDB ended the nested transaction: undo it on this side too.
+                self.txn = save[1]
+                self._restore(save)
+                if keep:
+                    self._close(depth, False)
+                    raise self.store.write_failure(e, self.written) from e
+                continue
             self.txn = save[1]
-            self._restore(save)
+            if not keep:
+                self._restore(save)
+        return 0
 
     cdef int _open_savepoint(self, Py_ssize_t mark) except -1:
         """Begin a nested transaction; remember what to restore at ``mark``."""

@@ -9,18 +9,9 @@ import threading
 
 import pytest
 
+from ..groups import WAIT, OneGroup
 from ..servers import lsup_server
 from .conftest import DC_TITLE, TTL, put_ttl
-
-WAIT = 30.0     # seconds a thread may take to reach a point (never a timing assertion)
-
-
-def wait_for(predicate, what):
-    for _ in range(int(WAIT * 100)):
-        if predicate():
-            return
-        threading.Event().wait(0.01)
-    raise AssertionError(f"never: {what}")
 
 
 def test_concurrent_puts_one_failing_its_precondition(app, client, repo):
@@ -29,24 +20,17 @@ def test_concurrent_puts_one_failing_its_precondition(app, client, repo):
     commits = repo.write_groups.commits
     requests = {f"/rest/new{i}": {} for i in range(5)}
     requests["/rest/exists"] = {"If-None-Match": "*"}                # 412: it exists
-    statuses: dict[str, int] = {}
 
     def put(path, headers):
         title = "changed" if path == "/rest/exists" else path
-        r = put_ttl(app.test_client(), path, f'<> {DC_TITLE} "{title}" .', **headers)
-        statuses[path] = r.status_code
-
-    block = repo.transaction()          # holds the write lock: the requests queue
-    block.__enter__()
-    threads = [threading.Thread(target=put, args=item) for item in requests.items()]
-    for t in threads:
-        t.start()
-    wait_for(lambda: repo.write_groups.waiting == len(threads) - 1, "the requests queued")
-    block.__exit__(None, None, None)
-    for t in threads:
-        t.join(WAIT)
+        return put_ttl(app.test_client(), path, f'<> {DC_TITLE} "{title}" .',
+                       **headers).status_code
+    group = OneGroup(repo.write_groups)
+    for path, headers in requests.items():
+        group.start(path, put, path, headers)
+    statuses = {path: status for path, (_, status) in group.run().items()}
     assert statuses == {**{f"/rest/new{i}": 201 for i in range(5)}, "/rest/exists": 412}
-    assert repo.write_groups.commits == commits + 2       # the block's, then one for all
+    assert repo.write_groups.commits == commits + 1
     r = client.get("/rest/exists")
     assert r.headers["ETag"] == etag and b"changed" not in r.data
     for i in range(5):
@@ -60,49 +44,31 @@ def test_a_group_checks_each_precondition_on_the_state_before_it(app, client, re
     resource (its ETag), so the second's precondition fails, as if serial."""
     put_ttl(client, "/rest/r", f'<> {DC_TITLE} "0" .')
     etag = client.get("/rest/r").headers["ETag"]
-    statuses: list[int] = []
 
     def put(n):
-        r = put_ttl(app.test_client(), "/rest/r", f'<> {DC_TITLE} "{n}" .',
-                    **{"If-Match": etag})
-        statuses.append(r.status_code)
-
-    block = repo.transaction()
-    block.__enter__()
-    threads = [threading.Thread(target=put, args=(n,)) for n in (1, 2)]
-    for t in threads:
-        t.start()
-    wait_for(lambda: repo.write_groups.waiting == 1, "the second request queued")
-    block.__exit__(None, None, None)
-    for t in threads:
-        t.join(WAIT)
-    assert sorted(statuses) == [204, 412]
+        return put_ttl(app.test_client(), "/rest/r", f'<> {DC_TITLE} "{n}" .',
+                       **{"If-Match": etag}).status_code
+    group = OneGroup(repo.write_groups)
+    for n in (1, 2):
+        group.start(str(n), put, n)
+    assert sorted(status for _, status in group.run().values()) == [204, 412]
 
 
 def test_each_request_of_a_group_reads_its_own_headers(app, repo):
     """A write runs in the leader's thread, but under its own request's context:
     what it reads of its request inside the write (a binary's file name and
     ``Digest``) is its own."""
-    statuses: dict[int, int] = {}
-
     def put(i):
         headers = {"Content-Disposition": f'attachment; filename="f{i}.txt"'}
         if i == 2:
             headers["Digest"] = "sha-256=" + "A" * 43 + "="        # not this body's
-        r = app.test_client().put(f"/rest/b{i}", data=f"content {i}".encode(),
-                                  content_type="text/plain", headers=headers)
-        statuses[i] = r.status_code
-
-    block = repo.transaction()
-    block.__enter__()
-    threads = [threading.Thread(target=put, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    wait_for(lambda: repo.write_groups.waiting == 3, "the requests queued")
-    block.__exit__(None, None, None)
-    for t in threads:
-        t.join(WAIT)
-    assert statuses == {0: 201, 1: 201, 2: 409, 3: 201}
+        return app.test_client().put(f"/rest/b{i}", data=f"content {i}".encode(),
+                                     content_type="text/plain", headers=headers).status_code
+    group = OneGroup(repo.write_groups)
+    for i in range(4):
+        group.start(str(i), put, i)
+    statuses = {name: status for name, (_, status) in group.run().items()}
+    assert statuses == {"0": 201, "1": 201, "2": 409, "3": 201}
     for i in (0, 1, 3):
         assert repo.info(f"/b{i}").filename == f"f{i}.txt"
     assert not repo.exists("/b2")

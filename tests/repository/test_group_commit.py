@@ -19,71 +19,24 @@ import lakesuperior
 import lakesuperior.store
 from lakesuperior.exceptions import ResourceNotExistsError, ServerManagedTermError
 
+from ..groups import OneGroup
+
 TTL = "text/turtle"
-WAIT = 30.0     # seconds a thread may take to reach a point (never a timing assertion)
 CREATED = "<http://fedora.info/definitions/v4/repository#created>"
 MAP = 512 << 10
-
-
-def wait_for(predicate, what):
-    for _ in range(int(WAIT * 100)):
-        if predicate():
-            return
-        threading.Event().wait(0.01)
-    raise AssertionError(f"never: {what}")
-
-
-class Writers:
-    """Threads that write while the test holds the write lock (a ``transaction()``
-    block), so that they queue behind the first of them: on ``release`` they run
-    as one group."""
-
-    def __init__(self, repo):
-        self.repo = repo
-        self.results: dict[str, tuple[str, object]] = {}
-        self.threads: list[threading.Thread] = []
-
-    def spawn(self, name, call, *args, **kwargs):
-        def target():
-            try:
-                self.results[name] = ("ok", call(*args, **kwargs))
-            except BaseException as e:        # noqa: BLE001 - the outcome is the test's
-                self.results[name] = ("error", e)
-        t = threading.Thread(target=target)
-        t.start()
-        self.threads.append(t)
-
-    def run_as_one_group(self, block):
-        """Start the writes inside ``block`` (the test's transaction()), wait until all
-        but the first (the leader, waiting for the lock) are queued, end the block."""
-        groups = self.repo.write_groups
-        wait_for(lambda: groups.waiting == len(self.threads) - 1,
-                 f"{len(self.threads) - 1} writes queued")
-        block.__exit__(None, None, None)
-        for t in self.threads:
-            t.join(WAIT)
-        assert not any(t.is_alive() for t in self.threads)
-        return self.results
-
-
-def holding(repo):
-    block = repo.transaction()
-    block.__enter__()
-    return block
 
 
 def test_concurrent_writes_share_one_commit_and_one_sync(repo_factory):
     repo = repo_factory(sync=True, background_index=False)
     syncs, commits = repo.store.durability.syncs, repo.write_groups.commits
-    block = holding(repo)
-    writers = Writers(repo)
+    group = OneGroup(repo.write_groups)
     for i in range(8):
-        writers.spawn(f"w{i}", repo.create_or_replace, f"/w{i}",
-                      data=f'<> <http://ex.org/p> "{i}" .'.encode(), media_type=TTL)
-    results = writers.run_as_one_group(block)
+        group.start(f"w{i}", repo.create_or_replace, f"/w{i}",
+                    data=f'<> <http://ex.org/p> "{i}" .'.encode(), media_type=TTL)
+    results = group.run()
     assert all(r[0] == "ok" and r[1][0] == "create" for r in results.values()), results
-    assert repo.write_groups.commits == commits + 2          # the test's block, then the group
-    assert repo.store.durability.syncs == syncs + 2
+    assert repo.write_groups.commits == commits + 1
+    assert repo.store.durability.syncs == syncs + 1
     assert sorted(repo.get("/").children) == sorted(f"/w{i}" for i in range(8))
 
 
@@ -95,11 +48,10 @@ def test_each_write_of_a_group_sees_the_writes_before_it(repo):
         seen.append(len(repo.get("/c").children))
         repo.create_or_replace(f"/c/n{i}")
         return i
-    block = holding(repo)
-    writers = Writers(repo)
+    group = OneGroup(repo.write_groups)
     for i in range(6):
-        writers.spawn(f"n{i}", repo.transact, add, i)
-    writers.run_as_one_group(block)
+        group.start(f"n{i}", repo.transact, add, i)
+    group.run()
     assert seen == list(range(6))
     assert len(repo.get("/c").children) == 6
 
@@ -120,18 +72,17 @@ def test_a_write_that_fails_after_writing_leaves_no_trace(repo):
         except ServerManagedTermError:
             pass
         return "returned"
-    block = holding(repo)
-    writers = Writers(repo)
-    writers.spawn("a", repo.create_or_replace, "/a")
-    writers.spawn("bad", repo.transact, fails)
-    writers.spawn("quiet", repo.transact, swallows)
-    writers.spawn("b", repo.create_or_replace, "/b")
-    results = writers.run_as_one_group(block)
+    group = OneGroup(repo.write_groups)
+    group.start("a", repo.create_or_replace, "/a")
+    group.start("bad", repo.transact, fails)
+    group.start("quiet", repo.transact, swallows)
+    group.start("b", repo.create_or_replace, "/b")
+    results = group.run()
     assert results["a"][0] == "ok" and results["b"][0] == "ok"
     for name in ("bad", "quiet"):
         kind, error = results[name]
         assert kind == "error" and isinstance(error, ServerManagedTermError), results[name]
-    assert repo.write_groups.commits == commits + 2
+    assert repo.write_groups.commits == commits + 1
     assert sorted(repo.get("/").children) == ["/a", "/b"]
     for uid in ("/bad", "/quiet"):
         with pytest.raises(ResourceNotExistsError):
@@ -147,11 +98,10 @@ def test_events_stay_per_write_and_in_commit_order(repo):
         order.append(uid)
         return repo.create_or_replace(uid)
     before = repo.feed_state()["seq"]
-    block = holding(repo)
-    writers = Writers(repo)
+    group = OneGroup(repo.write_groups)
     for i in range(5):
-        writers.spawn(f"e{i}", repo.transact, create, f"/e{i}")
-    writers.run_as_one_group(block)
+        group.start(f"e{i}", repo.transact, create, f"/e{i}")
+    group.run()
     changes = list(repo.changes(before))
     created = [c.uid for c in changes if c.kind == "create"]
     assert created == order
@@ -164,14 +114,15 @@ def test_events_stay_per_write_and_in_commit_order(repo):
 def test_the_map_grows_inside_a_group(repo_factory):
     repo = repo_factory(map_size=MAP, background_index=False)
     assert repo.store.stats()["map_size"] == MAP
-    block = holding(repo)
-    writers = Writers(repo)
+    commits = repo.write_groups.commits
+    group = OneGroup(repo.write_groups)
     for i in range(8):
         body = "\n".join(f'<> <http://ex.org/p{j}> "{os.urandom(150).hex()}" .'
                          for j in range(300))
-        writers.spawn(f"w{i}", repo.create_or_replace, f"/big{i}", data=body.encode(),
-                      media_type=TTL)
-    results = writers.run_as_one_group(block)
+        group.start(f"w{i}", repo.create_or_replace, f"/big{i}", data=body.encode(),
+                    media_type=TTL)
+    results = group.run()
+    assert repo.write_groups.commits == commits + 1
     assert all(r[0] == "ok" for r in results.values()), results
     assert repo.store.stats()["map_size"] > MAP          # grown inside the group
     assert len(repo.get("/").children) == 8

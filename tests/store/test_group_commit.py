@@ -14,8 +14,9 @@ from lakesuperior.exceptions import StoreBackendError
 from lakesuperior.store.group import WriteGroups
 from lakesuperior.store.quadstore import QuadStore
 
+from ..groups import WAIT, OneGroup, wait_for
+
 P = "<http://ex.org/p>"
-WAIT = 30.0     # seconds a thread may take to reach a point (never a timing assertion)
 SMALL_MAP = 256 * 1024
 
 
@@ -28,58 +29,21 @@ def _graphs(st):
         return sorted(txn.graphs())
 
 
-def wait_for(predicate, what):
-    for _ in range(int(WAIT * 100)):
-        if predicate():
-            return
-        threading.Event().wait(0.01)
-    raise AssertionError(f"never: {what}")
-
-
-class Held:
-    """A group whose leader is held in its own write until ``n`` writes queue
-    behind it; then ``go()`` lets it run them all."""
-
-    def __init__(self, groups: WriteGroups, first=None):
-        self.groups = groups
-        self.release = threading.Event()
-        self.entered = threading.Event()
-        self.results: dict[str, object] = {}
-        self.threads: list[threading.Thread] = []
-
-        def leader(txn):
-            self.entered.set()
-            assert self.release.wait(WAIT)
-            return first(txn) if first is not None else None
-        self.spawn("leader", leader)
-        assert self.entered.wait(WAIT)
-
-    def spawn(self, name, work):
-        def target():
-            try:
-                self.results[name] = ("ok", self.groups.run(work))
-            except BaseException as e:        # noqa: BLE001 - the outcome is the test's
-                self.results[name] = ("error", e)
-        t = threading.Thread(target=target)
-        t.start()
-        self.threads.append(t)
-
-    def go(self, queued):
-        wait_for(lambda: self.groups.waiting == queued, f"{queued} writes queued")
-        self.release.set()
-        for t in self.threads:
-            t.join(WAIT)
-        assert not any(t.is_alive() for t in self.threads)
-        return self.results
-
-
 def writer(name, seen=None):
     def work(txn):
         if seen is not None:
-            seen.append((name, txn.graph_count()))
+            seen.append(txn.graph_count())
         txn.add_graph(g(name), [(g(name), P, f'"{name}"')])
         return name
     return work
+
+
+def group_of(groups, *works):
+    """Run ``works`` (name, work) as one group of ``groups``; their outcomes."""
+    one = OneGroup(groups)
+    for name, work in works:
+        one.start(name, groups.run, work)
+    return one.run()
 
 
 @pytest.fixture
@@ -92,11 +56,8 @@ def st(tmp_path):
 def test_queued_writes_share_one_commit_and_one_sync(st):
     groups = WriteGroups(st)
     syncs = st.durability.syncs
-    held = Held(groups, writer("w0"))
-    for i in range(1, 8):
-        held.spawn(f"w{i}", writer(f"w{i}"))
-    results = held.go(7)
-    assert results == {"leader": ("ok", "w0"), **{f"w{i}": ("ok", f"w{i}") for i in range(1, 8)}}
+    results = group_of(groups, *[(f"w{i}", writer(f"w{i}")) for i in range(8)])
+    assert results == {f"w{i}": ("ok", f"w{i}") for i in range(8)}
     assert groups.commits == 1 and groups.writes == 8
     assert st.durability.syncs == syncs + 1
     assert _graphs(st) == sorted(g(f"w{i}") for i in range(8))
@@ -106,54 +67,56 @@ def test_each_write_sees_the_writes_before_it(st):
     """Serial equivalence: the members run one after the other, each on the state
     the earlier ones left."""
     groups = WriteGroups(st)
-    seen: list[tuple[str, int]] = []
-    held = Held(groups, writer("w0", seen))
-    for i in range(1, 6):
-        held.spawn(f"w{i}", writer(f"w{i}", seen))
-    held.go(5)
-    assert [count for _, count in seen] == list(range(6))
-    assert seen[0][0] == "w0" and groups.commits == 1
+    seen: list[int] = []
+    group_of(groups, *[(f"w{i}", writer(f"w{i}", seen)) for i in range(6)])
+    assert seen == list(range(6))
+    assert groups.commits == 1
+
+
+def fails(txn):
+    txn.add_graph(g("bad"), [(g("bad"), P, '"bad"')])
+    raise ValueError("refused after writing")
 
 
 def test_a_write_that_raises_is_undone_alone(st):
     groups = WriteGroups(st)
-    held = Held(groups, writer("w0"))
-    held.spawn("w1", writer("w1"))
-
-    def fails(txn):
-        txn.add_graph(g("bad"), [(g("bad"), P, '"bad"')])
-        raise ValueError("refused after writing")
-    held.spawn("bad", fails)
-    held.spawn("w2", writer("w2"))
-    results = held.go(3)
-    kind, error = results["bad"]
+    results = group_of(groups, ("w0", writer("w0")), ("w1", writer("w1")), ("bad", fails),
+                       ("w2", writer("w2")))
+    kind, error = results.pop("bad")
     assert kind == "error" and isinstance(error, ValueError)
     assert str(error) == "refused after writing"
-    assert results["w1"] == ("ok", "w1") and results["w2"] == ("ok", "w2")
+    assert results == {f"w{i}": ("ok", f"w{i}") for i in range(3)}
     assert _graphs(st) == [g("w0"), g("w1"), g("w2")]
     assert groups.commits == 1 and groups.writes == 3
 
 
 def test_the_leaders_own_failure_is_undone_and_the_others_land(st):
     groups = WriteGroups(st)
+    entered = threading.Event()
 
-    def fails(txn):
-        txn.add_graph(g("bad"), [(g("bad"), P, '"bad"')])
-        raise KeyError("leader")
-    held = Held(groups, fails)
-    held.spawn("w1", writer("w1"))
-    results = held.go(1)
-    assert results["leader"][0] == "error" and isinstance(results["leader"][1], KeyError)
-    assert results["w1"] == ("ok", "w1")
-    assert _graphs(st) == [g("w1")]
+    def leads_then_fails(txn):          # alone at first: it leads, then w1 queues
+        entered.set()
+        wait_for(lambda: groups.waiting == 1, "w1 queued")
+        fails(txn)
+    errors: list[BaseException] = []
+
+    def lead():
+        try:
+            groups.run(leads_then_fails)
+        except ValueError as e:
+            errors.append(e)
+    leader = threading.Thread(target=lead)
+    leader.start()
+    assert entered.wait(WAIT)
+    assert groups.run(writer("w1")) == "w1"
+    leader.join(WAIT)
+    assert not leader.is_alive() and str(errors[0]) == "refused after writing"
+    assert _graphs(st) == [g("w1")] and groups.commits == 1
 
 
 def test_a_full_group_hands_the_rest_to_the_next_leader(st):
     groups = WriteGroups(st, max_members=3)
-    held = Held(groups, writer("w0"))
-    for i in range(1, 8):
-        held.spawn(f"w{i}", writer(f"w{i}"))
-    results = held.go(7)
+    results = group_of(groups, *[(f"w{i}", writer(f"w{i}")) for i in range(8)])
     assert all(kind == "ok" for kind, _ in results.values())
     assert groups.commits == 3 and groups.writes == 8        # 3 + 3 + 2
     assert len(_graphs(st)) == 8
@@ -163,24 +126,20 @@ def test_a_full_group_hands_the_rest_to_the_next_leader(st):
 def test_followers_run_in_the_leaders_thread_under_their_own_context(st):
     groups = WriteGroups(st)
     var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="none")
-    seen: dict[str, tuple[int, str]] = {}
 
-    def first(txn):
-        seen["leader"] = (threading.get_ident(), var.get())
+    def work(txn):
+        return threading.get_ident(), var.get()
 
-    def follower(txn):
-        seen["follower"] = (threading.get_ident(), var.get())
-    held = Held(groups, first)
-
-    def run_follower():
-        var.set("the follower's")
-        held.results["follower"] = groups.run(follower)
-    t = threading.Thread(target=run_follower)
-    t.start()
-    held.threads.append(t)
-    held.go(1)
-    assert seen["follower"][0] == seen["leader"][0]          # the leader's thread ran it
-    assert seen["follower"][1] == "the follower's" and seen["leader"][1] == "none"
+    def in_context(value):
+        var.set(value)
+        return groups.run(work)
+    one = OneGroup(groups)
+    for value in ("a", "b", "c"):
+        one.start(value, in_context, value)
+    results = one.run()
+    assert {value: out[1] for value, (_, out) in results.items()} == {v: v for v in "abc"}
+    assert len({out[0] for _, out in results.values()}) == 1     # one thread ran them all
+    assert threading.get_ident() not in {out[0] for _, out in results.values()}
 
 
 def test_a_lone_writer_runs_in_its_own_thread(st):
@@ -199,10 +158,7 @@ def test_the_map_grows_inside_a_group(tmp_path):
             txn.add_graph(g(name), [(f"<http://ex.org/s{i}>", P, f'"{os.urandom(150).hex()}"')
                                     for i in range(100)])
         return work
-    held = Held(groups, big("a"))
-    for name in "bcdefgh":
-        held.spawn(name, big(name))
-    results = held.go(7)
+    results = group_of(groups, *[(name, big(name)) for name in "abcdefgh"])
     assert all(kind == "ok" for kind, _ in results.values()), results
     assert groups.commits == 1
     assert st.stats()["map_size"] > SMALL_MAP
@@ -247,11 +203,8 @@ class _FailingCommit:
 
 def test_a_failed_commit_is_every_members_error_and_keeps_nothing(st):
     groups = WriteGroups(FailingStore(st, commit_fails=True))
-    held = Held(groups, writer("w0"))
-    held.spawn("w1", writer("w1"))
-    held.spawn("w2", writer("w2"))
-    results = held.go(2)
-    for name in ("leader", "w1", "w2"):
+    results = group_of(groups, *[(f"w{i}", writer(f"w{i}")) for i in range(3)])
+    for name in ("w0", "w1", "w2"):
         kind, error = results[name]
         assert kind == "error" and "the commit failed" in str(error)
     assert _graphs(st) == [] and groups.commits == 0
@@ -260,10 +213,8 @@ def test_a_failed_commit_is_every_members_error_and_keeps_nothing(st):
 def test_a_failed_sync_is_made_again_by_each_member(st):
     store = FailingStore(st)
     groups = WriteGroups(store)
-    held = Held(groups, writer("w0"))
-    held.spawn("w1", writer("w1"))
-    results = held.go(1)
-    assert results == {"leader": ("ok", "w0"), "w1": ("ok", "w1")}
+    results = group_of(groups, ("w0", writer("w0")), ("w1", writer("w1")))
+    assert results == {"w0": ("ok", "w0"), "w1": ("ok", "w1")}
     assert store.sync_calls == 3       # the leader's failed sync, then one per member
 
 
