@@ -72,7 +72,7 @@ class WriteGroups:
     """
 
     def __init__(self, store: Any, max_members: int = GROUP_MAX):
-        if not isinstance(max_members, int) or max_members < 1:
+        if isinstance(max_members, bool) or not isinstance(max_members, int) or max_members < 1:
             raise ValueError(f"max_members must be a positive int, not {max_members!r}")
         self.store = store
         self.max_members = max_members

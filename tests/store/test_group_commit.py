@@ -236,7 +236,7 @@ def test_solo_is_one_threads_transaction_under_the_same_lock(st):
     assert g("undone") not in _graphs(st) and groups.commits == 2
 
 
-@pytest.mark.parametrize("bad", [0, -1, 2.5, "8"])
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "8", True])
 def test_a_group_bound_must_be_a_positive_int(st, bad):
     with pytest.raises(ValueError, match="max_members must be a positive int"):
         WriteGroups(st, max_members=bad)
