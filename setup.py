@@ -17,6 +17,7 @@ MODULES = [
     "lakesuperior.store.unionrows",
     "lakesuperior.store.indexer",
     "lakesuperior.store.reads",
+    "lakesuperior.store.journal",
     "lakesuperior.store.writes",
     "lakesuperior.store.quadstore",
 ]

@@ -1,7 +1,7 @@
 """The access-control methods of ``Repository``: ACLs, decisions, agent views.
 
 ``Repository`` inherits them from ``AccessControl``; they use its public
-members only (``snapshot``, ``transaction``, ``settings``, ``acl_state``), so
+members only (``snapshot``, ``transact``, ``settings``, ``acl_state``), so
 each call is one read snapshot or one write transaction like any other
 ``Repository`` call. ``Repository`` itself checks nothing: ``as_agent`` gives
 the view that does (``agent_view``), and ``access`` the decisions it uses.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
@@ -33,7 +33,7 @@ class _Repository(Protocol):
 
     def snapshot(self, base_uri: str | None = None) -> AbstractContextManager[Context]: ...
 
-    def transaction(self) -> AbstractContextManager[Any]: ...
+    def transact(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any: ...
 
 
 _R = TypeVar("_R", bound=_Repository)
@@ -66,26 +66,36 @@ class AccessControl:
         (relative to ``<resource>/fcr:acl``: ``<#readers>``) or public ``triples``; True
         if it is new. ``AclError`` for what ``model.authorizations`` refuses."""
         uid = normalize_uid(uid)
-        with self.transaction(), self.snapshot(base_uri) as ctx:
-            if data is not None:
-                base = ctx.urimap.public_iri(uid).rstrip("/") + "/fcr:acl"
-                triples = rdfio.parse(data, media_type or rdfio.TURTLE, base)
-            return acl.write(ctx, uid, triples or [])
+
+        def write() -> bool:
+            with self.snapshot(base_uri) as ctx:
+                given = triples
+                if data is not None:
+                    base = ctx.urimap.public_iri(uid).rstrip("/") + "/fcr:acl"
+                    given = rdfio.parse(data, media_type or rdfio.TURTLE, base)
+                return acl.write(ctx, uid, given or [])
+        return self.transact(write)
 
     def update_acl(self: _Repository, uid: str, sparql_update: str | bytes, *,
                    base_uri: str | None = None) -> bool:
         """Apply a SPARQL Update to the ACL of ``uid`` (``<>`` is the ACL; the root's:
         the effective one); True if the ACL is new."""
         uid = normalize_uid(uid)
-        with self.transaction(), self.snapshot(base_uri) as ctx:
-            current = acl.current(ctx, uid, self.acl_state.default_root)
-            return acl.update(ctx, uid, sparql_update, current)
+
+        def update() -> bool:
+            with self.snapshot(base_uri) as ctx:
+                current = acl.current(ctx, uid, self.acl_state.default_root)
+                return acl.update(ctx, uid, sparql_update, current)
+        return self.transact(update)
 
     def delete_acl(self: _Repository, uid: str) -> None:
         """Delete the ACL of ``uid`` (for the root: back to the configured default)."""
         uid = normalize_uid(uid)
-        with self.transaction(), self.snapshot() as ctx:
-            acl.remove(ctx, uid)
+
+        def remove() -> None:
+            with self.snapshot() as ctx:
+                acl.remove(ctx, uid)
+        self.transact(remove)
 
     def access(self: _Repository, ctx: Context, agent: Agent) -> Access:
         """What ``agent`` may do in the snapshot ``ctx`` (see ``model.access``)."""

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from rdflib.plugins.sparql.parser import parseUpdate
 
@@ -48,6 +48,8 @@ __all__ = ["AgentView", "ANONYMOUS_NAME", "inserts_only", "agent_of"]
 
 #: The user name recorded for the writes of the anonymous agent.
 ANONYMOUS_NAME = "anonymous"
+
+_T = TypeVar("_T")
 
 
 def agent_of(agent: Agent | str | None, groups: Iterable[str] = (),
@@ -121,16 +123,17 @@ class AgentView:
             check(self._access(ctx))
             yield
 
-    @contextmanager
-    def _writing(self, check: Callable[[Access], None]) -> Iterator[None]:
-        """One write transaction for the check and the call inside the block."""
+    def _writing(self, check: Callable[[Access], None], call: Callable[[], _T]) -> _T:
+        """``call()`` after ``check``, both in one write (``Repository.transact``)."""
         if self.agent.admin:
-            yield
-            return
+            return call()
         repo = self._repo
-        with repo.transaction(), repo.snapshot() as ctx:
-            check(self._access(ctx))
-            yield
+
+        def checked() -> _T:
+            with repo.snapshot() as ctx:
+                check(self._access(ctx))
+            return call()
+        return repo.transact(checked)
 
     def _admin_only(self, what: str) -> None:
         if not self.agent.admin:
@@ -151,6 +154,11 @@ class AgentView:
         atomic write transaction."""
         with self._repo.transaction():
             yield self
+
+    def transact(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
+        """``Repository.transact``: ``fn``'s calls (of this view: checked each) in one
+        atomic write, its commit shared with other threads' writes."""
+        return self._repo.transact(fn, *args, **kwargs)
 
     # -- reading --------------------------------------------------------------------------
 
@@ -206,13 +214,13 @@ class AgentView:
 
     def create(self, parent_uid: str, **kwargs: Any) -> Any:
         parent = normalize_uid(parent_uid)
-        with self._writing(lambda a: a.require(parent, "Append", "Write")):
-            return self._repo.create(parent, **kwargs)
+        return self._writing(lambda a: a.require(parent, "Append", "Write"),
+                             lambda: self._repo.create(parent, **kwargs))
 
     def create_or_replace(self, uid: str, **kwargs: Any) -> tuple[str, Any]:
         uid = normalize_uid(uid)
-        with self._writing(lambda a: self._may_put(a, uid)):
-            return self._repo.create_or_replace(uid, **kwargs)
+        return self._writing(lambda a: self._may_put(a, uid),
+                             lambda: self._repo.create_or_replace(uid, **kwargs))
 
     def _may_put(self, access: Access, uid: str) -> None:
         """Write on ``uid``; for a new resource, Append on its container does too."""
@@ -228,51 +236,49 @@ class AgentView:
     def update(self, uid: str, sparql_update: str | bytes, **kwargs: Any) -> Any:
         uid = normalize_uid(uid)
         modes = ("Write", "Append") if inserts_only(sparql_update) else ("Write",)
-        with self._writing(lambda a: a.require(uid, *modes)):
-            return self._repo.update(uid, sparql_update, **kwargs)
+        return self._writing(lambda a: a.require(uid, *modes),
+                             lambda: self._repo.update(uid, sparql_update, **kwargs))
 
     def update_delta(self, uid: str, remove: Iterable[Any] | None, add: Iterable[Any] | None,
                      **kwargs: Any) -> Any:
         uid = normalize_uid(uid)
         remove = list(remove) if remove is not None else []
         modes = ("Write",) if remove else ("Write", "Append")
-        with self._writing(lambda a: a.require(uid, *modes)):
-            return self._repo.update_delta(uid, remove, add, **kwargs)
+        return self._writing(lambda a: a.require(uid, *modes),
+                             lambda: self._repo.update_delta(uid, remove, add, **kwargs))
 
     def delete(self, uid: str, *, soft: bool = True) -> None:
         uid = normalize_uid(uid)
-        with self._writing(lambda a: a.require_tree(uid, "Write")):
-            self._repo.delete(uid, soft=soft)
+        self._writing(lambda a: a.require_tree(uid, "Write"),
+                      lambda: self._repo.delete(uid, soft=soft))
 
     def resurrect(self, uid: str) -> Any:
         uid = normalize_uid(uid)
-        with self._writing(lambda a: a.require(uid, "Write")):
-            return self._repo.resurrect(uid)
+        return self._writing(lambda a: a.require(uid, "Write"), lambda: self._repo.resurrect(uid))
 
     def forget(self, uid: str) -> None:
         uid = normalize_uid(uid)
-        with self._writing(lambda a: a.require_tree(uid, "Write")):
-            self._repo.forget(uid)
+        self._writing(lambda a: a.require_tree(uid, "Write"), lambda: self._repo.forget(uid))
 
     def create_version(self, uid: str, **kwargs: Any) -> str:
         uid = normalize_uid(uid)
-        with self._writing(lambda a: a.require(uid, "Write")):
-            return self._repo.create_version(uid, **kwargs)
+        return self._writing(lambda a: a.require(uid, "Write"),
+                             lambda: self._repo.create_version(uid, **kwargs))
 
     def delete_version(self, uid: str, version_id: str) -> None:
         uid = normalize_uid(uid)
-        with self._writing(lambda a: a.require(uid, "Write")):
-            self._repo.delete_version(uid, version_id)
+        self._writing(lambda a: a.require(uid, "Write"),
+                      lambda: self._repo.delete_version(uid, version_id))
 
     def import_version(self, uid: str, when: Any, **kwargs: Any) -> str:
         uid = normalize_uid(uid)
-        with self._writing(lambda a: a.require(uid, "Write")):
-            return self._repo.import_version(uid, when, **kwargs)
+        return self._writing(lambda a: a.require(uid, "Write"),
+                             lambda: self._repo.import_version(uid, when, **kwargs))
 
     def revert_to_version(self, uid: str, version_id: str) -> Any:
         uid = normalize_uid(uid)
-        with self._writing(lambda a: a.require(uid, "Write")):
-            return self._repo.revert_to_version(uid, version_id)
+        return self._writing(lambda a: a.require(uid, "Write"),
+                             lambda: self._repo.revert_to_version(uid, version_id))
 
     # -- access control lists -------------------------------------------------------------
 
@@ -288,18 +294,17 @@ class AgentView:
 
     def set_acl(self, uid: str, **kwargs: Any) -> bool:
         uid = normalize_uid(uid)
-        with self._writing(lambda a: a.require(uid, "Control")):
-            return self._repo.set_acl(uid, **kwargs)
+        return self._writing(lambda a: a.require(uid, "Control"),
+                             lambda: self._repo.set_acl(uid, **kwargs))
 
     def update_acl(self, uid: str, sparql_update: str | bytes, **kwargs: Any) -> bool:
         uid = normalize_uid(uid)
-        with self._writing(lambda a: a.require(uid, "Control")):
-            return self._repo.update_acl(uid, sparql_update, **kwargs)
+        return self._writing(lambda a: a.require(uid, "Control"),
+                             lambda: self._repo.update_acl(uid, sparql_update, **kwargs))
 
     def delete_acl(self, uid: str) -> None:
         uid = normalize_uid(uid)
-        with self._writing(lambda a: a.require(uid, "Control")):
-            self._repo.delete_acl(uid)
+        self._writing(lambda a: a.require(uid, "Control"), lambda: self._repo.delete_acl(uid))
 
     # -- queries --------------------------------------------------------------------------
 

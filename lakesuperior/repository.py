@@ -19,7 +19,9 @@ Every call runs in one store transaction (a read snapshot or the write
 transaction); a call that raises has written nothing. Inside
 ``transaction()`` the calls share one write transaction, committed at the end
 of the block; if any call inside it fails, the whole block is rolled back even
-if the caller caught the error.
+if the caller caught the error. ``transact(fn)`` runs a function that way.
+The writes of concurrent threads share one commit and one sync (group commit,
+``transactions``, ``store.group``), each still atomic on its own.
 
 Terms are canonical N-Triples strings (``<http://...>``, ``_:b``, ``"lit"@en``)
 with public URIs (``base_uri + uid``). rdflib is used only when asked (an
@@ -30,10 +32,10 @@ from __future__ import annotations
 import os
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from lakesuperior import query as queries
 from lakesuperior.access_control import AccessControl
@@ -61,10 +63,14 @@ from lakesuperior.model.versions import VersionInfo
 from lakesuperior.query.view import GraphFilterFactory
 from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.binaries import BinaryStore
+from lakesuperior.store.group import WriteGroups
 from lakesuperior.store.indexer_process import IndexerProcess
 from lakesuperior.store.quadstore import QuadStore
+from lakesuperior.transactions import Transactions
 
 __all__ = ["Repository"]
+
+_T = TypeVar("_T")
 
 
 class Repository(AccessControl):
@@ -105,7 +111,8 @@ class Repository(AccessControl):
         self.map_trimmer = self.store.map_trimmer
         self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
         self.external = ExternalSources.from_config(cfg)
-        self._tx = _Transactions()
+        self._tx = Transactions(self.store, retention_s=self.settings.event_retention_s,
+                                publishing=self.settings.publishing)
         self._bootstrap()
         with self.snapshot() as ctx:
             self.acl_state = AclState(acl.load_root(ctx, cfg.auth_root_acl))
@@ -143,51 +150,65 @@ class Repository(AccessControl):
         with self.store.read() as txn:
             if txn.has_graph(res_uri(ROOT_UID)):
                 return
-        with self._write() as ctx:
+
+        def make_root(ctx: Context) -> None:
             if not ctx.txn.has_graph(res_uri(ROOT_UID)):
                 write_graph(ctx, ROOT_UID,
                             server_triples(ctx, ROOT_UID, interaction.BASIC_CONTAINER))
+        self._write(make_root)
 
     # -- transactions --------------------------------------------------------------------
 
     @property
     def in_transaction(self) -> bool:
-        """Whether the calling thread is inside this repository's ``transaction()``."""
-        return self._in_own_txn()
+        """Whether the calling code runs inside this repository's write transaction
+        (a ``transaction()`` block, or a ``transact`` call's function)."""
+        return self._tx.owned()
 
-    def _in_own_txn(self) -> bool:
-        tx = self._tx
-        return tx.txn is not None and tx.owner == threading.get_ident()
+    @property
+    def write_groups(self) -> WriteGroups:
+        """The group commit of this process's writes (``store.group``): its
+        counters ``commits`` and ``writes``, and ``waiting``."""
+        return self._tx.groups
 
     def _ctx(self, txn: Any, base_uri: str | None) -> Context:
         return Context(txn, self.settings, self.binaries, self._urimap(base_uri))
 
-    @contextmanager
-    def _write(self, base_uri: str | None = None) -> Iterator[Context]:
-        """The write transaction of one call (or the open ``transaction()``'s)."""
+    def _write(self, fn: Callable[[Context], _T], base_uri: str | None = None) -> _T:
+        """``fn(ctx)`` in the write transaction: the one this thread runs in (a
+        ``transaction()`` block, a ``transact`` call), else as one write of a group
+        (``transact``). A call that raises inside a transaction rolls it back."""
         tx = self._tx
-        if self._in_own_txn():
-            ctx = Context(tx.txn, self.settings, self.binaries, self._urimap(base_uri),
-                          now=tx.now, events=tx.events)
-            try:
-                yield ctx
-            except BaseException as e:
-                if tx.error is None:
-                    tx.error = e
-                raise
-            return
-        with tx.lock:
-            with self.store.write(durable=False) as txn:
-                ctx = Context(txn, self.settings, self.binaries, self._urimap(base_uri))
-                yield ctx
-                self._write_events(txn, ctx.events)
-        self.store.make_durable()     # outside the lock: one sync for many writers
-        self.map_trimmer.tick()
+        if not tx.owned():
+            return self._grouped(lambda: self._write(fn, base_uri))
+        ctx = Context(tx.txn, self.settings, self.binaries, self._urimap(base_uri),
+                      now=tx.now, events=tx.events)
+        try:
+            return fn(ctx)
+        except BaseException as e:
+            tx.failed(e)
+            raise
 
-    def _write_events(self, txn: Any, changes: events.ChangeSet) -> None:
-        """The write's events into the outbox, in its transaction, just before commit."""
-        events.write_outbox(txn, changes, retention_s=self.settings.event_retention_s,
-                            publishing=self.settings.publishing)
+    def transact(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
+        """``fn(*args, **kwargs)`` as one atomic write: the calls it makes share one
+        write transaction, as in a ``transaction()`` block (if any of them fails the
+        whole is rolled back, with that error, even if ``fn`` caught it), but its
+        commit and durability sync are shared with the writes other threads make
+        meanwhile (group commit, docs/storage.md): it returns ``fn``'s result once
+        the write is committed and durable. ``fn`` may run in another thread of this
+        process, under a copy of the caller's ``contextvars`` context (Flask's
+        ``request`` included), while the caller waits: it must not depend on which
+        thread runs it. Inside a transaction, ``fn`` simply runs in it."""
+        if not callable(fn):
+            raise TypeError(f"transact takes a callable, not {type(fn).__name__}")
+        if self._tx.owned():
+            return fn(*args, **kwargs)
+        return self._grouped(lambda: fn(*args, **kwargs))
+
+    def _grouped(self, work: Callable[[], _T]) -> _T:
+        out = self._tx.run(work)
+        self.map_trimmer.tick()
+        return out
 
     @contextmanager
     def snapshot(self, base_uri: str | None = None) -> Iterator[Context]:
@@ -197,7 +218,7 @@ class Repository(AccessControl):
         inside another one by the same thread is the outer one: several calls
         made inside ``with repo.snapshot():`` read the same state."""
         tx = self._tx
-        if self._in_own_txn():
+        if tx.owned():
             yield self._ctx(tx.txn, base_uri)
             return
         me = threading.get_ident()
@@ -228,49 +249,31 @@ class Repository(AccessControl):
 
     @contextmanager
     def transaction(self) -> Iterator[Repository]:
-        """Run several calls in one atomic write transaction.
+        """Run several calls in one atomic write transaction, held by this thread
+        for the block (``transact`` runs a function the same way, sharing the
+        commit with other threads' writes).
 
         Nested ``transaction()`` blocks join the outer one. The block commits when
         it ends normally; it is rolled back when it raises, and also when any
-        call inside it raised (even if the caller caught that error), in which
+        call inside it raised (even if the caller caught the error), in which
         case leaving the block raises that error again.
         """
-        if self._in_own_txn():
+        tx = self._tx
+        if tx.owned():
             yield self
             return
-        tx = self._tx
-        with tx.lock:
-            with self.store.write(durable=False) as txn:
-                tx.txn = txn
-                tx.owner = threading.get_ident()
-                tx.error = None
-                tx.events.clear()
-                try:
-                    yield self
-                    if tx.error is not None:
-                        raise tx.error
-                    self._write_events(txn, tx.events)
-                finally:
-                    tx.events.clear()
-                    tx.now = None
-                    tx.txn = None
-                    tx.owner = None
-                    tx.error = None
-        self.store.make_durable()
+        with tx.block():
+            yield self
         self.map_trimmer.tick()
 
     @contextmanager
     def clock(self, now: datetime) -> Iterator[None]:
         """Inside ``transaction()``: the writes of the block record ``now`` as their
         time (an HTTP transaction runs its staged requests again at their own times)."""
-        if not self._in_own_txn():
+        if not self._tx.owned():
             raise RuntimeError("Repository.clock() is for use inside transaction()")
-        tx = self._tx
-        before, tx.now = tx.now, now
-        try:
+        with self._tx.clock(now):
             yield
-        finally:
-            tx.now = before
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -390,9 +393,8 @@ class Repository(AccessControl):
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples, iri=iri,
                           external=ext)
-        with self._write(base_uri) as ctx:
-            return lifecycle.create_child(ctx, parent, candidate, inp, handling,
-                                          archival_group=archival_group)
+        return self._write(lambda ctx: lifecycle.create_child(
+            ctx, parent, candidate, inp, handling, archival_group=archival_group), base_uri)
 
     def create_or_replace(self, uid: str, *, graph: Any = None, data: bytes | None = None,
                           media_type: str | None = None, stream: Any = None,
@@ -422,9 +424,8 @@ class Repository(AccessControl):
         inp = self._input(uid, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples, external=ext)
-        with self._write(base_uri) as ctx:
-            return lifecycle.create_or_replace(ctx, uid, inp, handling,
-                                               archival_group=archival_group)
+        return self._write(lambda ctx: lifecycle.create_or_replace(
+            ctx, uid, inp, handling, archival_group=archival_group), base_uri)
 
     def update(self, uid: str, sparql_update: str | bytes, *, handling: str = "strict",
                base_uri: str | None = None) -> RdfSource:
@@ -432,8 +433,8 @@ class Repository(AccessControl):
         DELETE/INSERT WHERE); ``<>`` is the resource. On a binary it updates the
         description."""
         uid = normalize_uid(uid)
-        with self._write(base_uri) as ctx:
-            return sparql_mod.update(ctx, uid, sparql_update, handling)
+        return self._write(lambda ctx: sparql_mod.update(ctx, uid, sparql_update, handling),
+                           base_uri)
 
     def update_delta(self, uid: str, remove: Iterable[Any] | None, add: Iterable[Any] | None,
                      *, handling: str = "strict", base_uri: str | None = None) -> RdfSource:
@@ -441,33 +442,39 @@ class Repository(AccessControl):
         wildcard) and add the triples ``add``. Terms: canonical N-Triples strings
         or rdflib terms; either may be an rdflib Graph."""
         uid = normalize_uid(uid)
-        with self._write(base_uri) as ctx:
-            return lifecycle.update_delta(ctx, uid, remove, add, handling)
+        return self._write(lambda ctx: lifecycle.update_delta(ctx, uid, remove, add, handling),
+                           base_uri)
 
     def delete(self, uid: str, *, soft: bool = True) -> None:
         """Delete a resource and its descendants: ``soft`` leaves a tombstone
         (``resurrect`` undoes it), hard delete purges everything."""
         uid = normalize_uid(uid)
-        with self._write() as ctx:
+
+        def delete(ctx: Context) -> None:
             if soft:
                 tombstones.bury(ctx, uid)
             else:
                 tombstones.purge(ctx, uid)
                 acl.purge_tree(ctx, uid)
+        self._write(delete)
 
     def resurrect(self, uid: str) -> RdfSource:
         """Undo a soft delete of ``uid`` (the top of a tombstone); return it."""
         uid = normalize_uid(uid)
-        with self._write() as ctx:
+
+        def resurrect(ctx: Context) -> RdfSource:
             tombstones.resurrect(ctx, uid)
             return load(ctx, uid)
+        return self._write(resurrect)
 
     def forget(self, uid: str) -> None:
         """Purge the tombstone at ``uid`` and everything under it, versions included."""
         uid = normalize_uid(uid)
-        with self._write() as ctx:
+
+        def forget(ctx: Context) -> None:
             tombstones.forget(ctx, uid)
             acl.purge_tree(ctx, uid)
+        self._write(forget)
 
     # -- versions ----------------------------------------------------------------------------
 
@@ -476,7 +483,8 @@ class Repository(AccessControl):
         ``yyyyMMddHHmmss``, UTC). A second version in the same second is the same
         version. In an Archival Group, a version of the whole group."""
         uid = normalize_uid(uid)
-        with self._write() as ctx:
+
+        def create(ctx: Context) -> str:
             require_model(ctx.txn, uid)
             group = archival.group_of(ctx.txn, uid)
             if group is None:
@@ -486,6 +494,7 @@ class Repository(AccessControl):
                 versions_mod.create(ctx, u, label if u == uid else None)
             versions_mod.add_group_id(ctx, group, vid)
             return vid
+        return self._write(create)
 
     def versions(self, uid: str) -> list[VersionInfo]:
         """The versions of a resource, oldest first (of its Archival Group's, those
@@ -508,9 +517,11 @@ class Repository(AccessControl):
         """Remove a version (``ResourceNotExistsError`` if there is none); the
         resource's current state is unchanged."""
         uid = normalize_uid(uid)
-        with self._write() as ctx:
+
+        def delete(ctx: Context) -> None:
             require_model(ctx.txn, uid)
             versions_mod.delete(ctx, uid, version_id)
+        self._write(delete)
 
     def import_version(self, uid: str, when: datetime, *, graph: Any = None,
                        data: bytes | None = None, media_type: str | None = None,
@@ -538,7 +549,8 @@ class Repository(AccessControl):
                               media_type=media_type, stream=stream,
                               interaction_model=model if binary else None, digests=digests,
                               filename=filename, triples=triples)
-        with self._write(base_uri) as ctx:
+
+        def import_(ctx: Context) -> str:
             require_model(ctx.txn, uid)
             if inp is None:
                 state = own_triples(ctx.txn, uid)
@@ -547,12 +559,14 @@ class Repository(AccessControl):
                 state = lifecycle.state_of(ctx, uid, model, inp, handling, at)
             versions_mod.import_version(ctx, uid, vid, state)
             return vid
+        return self._write(import_, base_uri)
 
     def revert_to_version(self, uid: str, version_id: str) -> RdfSource:
         """Restore a version's state (user triples, and for a binary its content);
         the current state stays a version."""
         uid = normalize_uid(uid)
-        with self._write() as ctx:
+
+        def revert(ctx: Context) -> RdfSource:
             txn = ctx.txn
             model = require_model(txn, uid)
             snap = versions_mod.read_snapshot(ctx, uid, version_id)
@@ -566,6 +580,7 @@ class Repository(AccessControl):
                 current = keep + binary_values(snap, uid)
             return lifecycle.apply_delta(ctx, uid, old_user, new_user, "lenient",
                                          old=current, model=model)
+        return self._write(revert)
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -644,9 +659,11 @@ class Repository(AccessControl):
 
     def mark_published(self, seq: int) -> None:
         """Record that the broker acknowledged every event up to ``seq``."""
-        with self._write() as ctx:
+
+        def mark(ctx: Context) -> None:
             if seq > ctx.txn.outbox_state()["published"]:
                 ctx.txn.outbox_mark(seq)
+        self._write(mark)
 
     # -- admin ----------------------------------------------------------------------------
 
@@ -674,23 +691,6 @@ class Repository(AccessControl):
             referenced = checks.referenced_digests(ctx)
         return {"orphans": checks.remove_orphans(self.binaries, referenced, min_age),
                 "temp_files": self.binaries.remove_temp_files(min_age)}
-
-
-class _Transactions:
-    """The transaction state a repository shares with its ``as_user`` copies: the
-    write lock, the write transaction of ``transaction()`` and its owner thread and
-    first error, and the open read snapshot of each thread."""
-
-    __slots__ = ("lock", "txn", "owner", "error", "reads", "events", "now")
-
-    def __init__(self) -> None:
-        self.lock = threading.RLock()
-        self.txn: Any = None
-        self.owner: int | None = None
-        self.error: BaseException | None = None
-        self.reads: dict[int, Any] = {}
-        self.events = events.ChangeSet()   # the changes of transaction()'s block
-        self.now: datetime | None = None   # the time its writes record (``clock``)
 
 
 def _uris(value: Iterable[str], name: str) -> tuple[str, ...]:

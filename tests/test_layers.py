@@ -30,7 +30,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lakesuperior.store.rdflib_store",),  # the rdflib adapter: store + rdfio
     ("lakesuperior.model",),
     ("lakesuperior.query",),
-    ("lakesuperior.repository", "lakesuperior.agent_view", "lakesuperior.access_control"),
+    ("lakesuperior.repository", "lakesuperior.agent_view", "lakesuperior.access_control",
+     "lakesuperior.transactions"),
     ("lakesuperior.admin", "lakesuperior.messaging"),
     ("lakesuperior.bench",),
     ("lakesuperior.endpoints",),

@@ -9,8 +9,7 @@ headers say is decided in ``representation`` and ``preconditions`` (pure).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -180,30 +179,32 @@ def _outcome(status: int | None) -> bool:
 MUST_MATCH = frozenset(("PUT", "PATCH", "DELETE"))
 
 
-@contextmanager
-def checked_write(call: Call, method: str | None, *, read: bool = True,
-                  missing_ok: bool = False,
-                  check: Callable[[Any], None] | None = None) -> Iterator[Any]:
-    """Check preconditions, then write: the ``with`` block is the write.
+def checked_write(call: Call, method: str | None, write: Callable[[Any], _R], *,
+                  read: bool = True, missing_ok: bool = False,
+                  check: Callable[[Any], None] | None = None) -> _R:
+    """Check preconditions, then write: ``write(current)`` is the write.
 
-    Opens the repository's write transaction, reads the target's current state
+    In one write of the repository (``Repository.transact``: its commit may be
+    shared with other requests' writes, and ``write`` may run in another
+    thread, under this request's context), reads the target's current state
     once (``Repository.info``), refuses a description of what is not a binary
     (404) and whatever ``check`` refuses, evaluates the request's preconditions
-    (RFC 7232; ``method`` None: none apply) against that state, and yields it.
-    ``read``: read the state even without conditional headers (the block needs
-    it); ``missing_ok``: yield None for a missing resource (PUT) instead of 404.
-    With nothing to read, no transaction is opened: the block's one repository
-    call is its own. Under ``http.require_if_match``, a PUT, PATCH or DELETE of
-    an existing target without ``If-Match`` is refused (428, RFC 6585 section 3).
+    (RFC 7232; ``method`` None: none apply) against that state, and calls
+    ``write`` with it. ``read``: read the state even without conditional
+    headers (``write`` needs it); ``missing_ok``: give None for a missing
+    resource (PUT) instead of 404. With nothing to read, ``write(None)`` is
+    called directly: its one repository call is its own write. Under
+    ``http.require_if_match``, a PUT, PATCH or DELETE of an existing target
+    without ``If-Match`` is refused (428, RFC 6585 section 3).
     """
     conditions = call.conditions if method is not None else Conditions()
     must_match = (method in MUST_MATCH and call.require_if_match
                   and conditions.if_match is None)
     if not read and not conditions and not must_match:
-        yield None
-        return
-    repo = call.repo
-    with repo.transaction():
+        return write(None)
+
+    def checked() -> _R:
+        repo = call.repo
         try:
             current = repo.info(call.uid, base_uri=call.base)
         except ResourceNotExistsError:
@@ -221,7 +222,8 @@ def checked_write(call: Call, method: str | None, *, read: bool = True,
                     "or HEAD), so that a change made since then is not overwritten")
         if method is not None:
             _outcome(conditions.evaluate_state(method, current, call.target))
-        yield current
+        return write(current)
+    return call.repo.transact(checked)
 
 
 # --- responses -----------------------------------------------------------------------------

@@ -9,9 +9,10 @@ Every request works on the repository as its agent may use it
 (``access.request_repository``: Web Access Control is enforced there).
 
 Every request works in one read snapshot (a single ``Repository`` read) or one
-write transaction (``Repository.transaction()`` around the precondition
-check and the write). Public URIs are the request's own host URL root plus
-the prefix plus the uid, passed to the repository as ``base_uri``.
+write transaction (``Repository.transact`` around the precondition check
+and the write, its commit shared with concurrent requests' writes). Public
+URIs are the request's own host URL root plus the prefix plus the uid, passed
+to the repository as ``base_uri``.
 
 The work is in ``reads`` (GET, HEAD, OPTIONS) and ``writes`` (POST, PUT, PATCH,
 DELETE), on the ``call.Call`` of the request. What the headers say is decided by

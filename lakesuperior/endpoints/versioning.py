@@ -48,8 +48,8 @@ def post_version(call: Call) -> Response:
     header = request.headers.get("Memento-Datetime")
     if header is None:
         label = hdr.parse_slug(request.headers.get("Slug"))
-        with checked_write(call, None, read=call.target.description):
-            vid = call.repo.create_version(call.uid, label=label)
+        vid = checked_write(call, None, lambda _: call.repo.create_version(call.uid, label=label),
+                            read=call.target.description)
     else:
         vid = _import(call, header)
     location = call.url(kind="memento", version=vid, description=call.target.description)

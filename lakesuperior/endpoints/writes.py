@@ -1,9 +1,10 @@
 """POST, PUT, PATCH and DELETE.
 
 Each request writes in one transaction: ``call.checked_write`` reads the
-current state, checks the preconditions and runs the write in
-``Repository.transaction()`` (or, with nothing to check, the single write of one
-``Repository`` call), so a refused request changes nothing. Request bodies are
+current state, checks the preconditions and runs the write in one
+``Repository.transact`` (or, with nothing to check, the single write of one
+``Repository`` call), so a refused request changes nothing; its commit may be
+shared with other requests' writes (group commit). Request bodies are
 read before the write lock is taken: binaries spooled, RDF parsed (``bodies``).
 
 RDF bodies may carry server-managed triples back unchanged (a GET-modify-PUT
@@ -145,10 +146,10 @@ def _create_binary(call: Call, segment: str | None, model: str | None,
     # A conditional POST holds the write lock while it checks: spool the body first.
     stream = bodies.spool() if call.conditions else cast(IO[bytes], bodies.LimitedBody())
     try:
-        with checked_write(call, "POST", read=False):
-            return call.repo.create(call.uid, stream=stream, slug=segment,
-                                    media_type=media_type, interaction_model=model,
-                                    digests=digests, filename=filename, base_uri=call.base)
+        return checked_write(call, "POST", lambda _: call.repo.create(
+            call.uid, stream=stream, slug=segment, media_type=media_type,
+            interaction_model=model, digests=digests, filename=filename, base_uri=call.base),
+            read=False)
     finally:
         if call.conditions:
             stream.close()
@@ -168,12 +169,10 @@ def _create_rdf(call: Call, segment: str | None, model: str | None,
         if media_type is None:
             raise UnsupportedMediaTypeError("A request body needs a Content-Type")
         body = RdfBody(data, media_type, base)
-    with checked_write(call, "POST", read=False):
-        return call.repo.create(call.uid, slug=segment or fresh,
-                                triples=body.triples() if body is not None else [],
-                                resolved_against=base,
-                                interaction_model=model, handling=call.handling or "tolerant",
-                                base_uri=call.base, archival_group=group)
+    return checked_write(call, "POST", lambda _: call.repo.create(
+        call.uid, slug=segment or fresh, triples=body.triples() if body is not None else [],
+        resolved_against=base, interaction_model=model, handling=call.handling or "tolerant",
+        base_uri=call.base, archival_group=group), read=False)
 
 
 @tombstone_links
@@ -256,10 +255,10 @@ def _write_external(call: Call, link: Link, model: str | None, *, post: bool = F
         media_type=link.params.get("type") or None, interaction_model=interaction.NON_RDF_SOURCE,
         digests=bodies.upload_digests(), filename=bodies.filename(), base_uri=call.base)
     if not post:
-        with checked_write(call, "PUT", read=False, missing_ok=True):
-            return call.repo.create_or_replace(call.uid, **kwargs)
-    with checked_write(call, "POST", read=False):
-        return call.repo.create(call.uid, slug=segment, **kwargs)
+        return checked_write(call, "PUT", lambda _: call.repo.create_or_replace(call.uid, **kwargs),
+                             read=False, missing_ok=True)
+    return checked_write(call, "POST", lambda _: call.repo.create(call.uid, slug=segment, **kwargs),
+                         read=False)
 
 
 def _put_resource(call: Call, model: str | None, media_type: str | None, spool: IO[bytes] | None,
@@ -267,7 +266,8 @@ def _put_resource(call: Call, model: str | None, media_type: str | None, spool: 
     """The write of a PUT on a resource, on its current state read once. A binary
     keeps its model (an RDF body is its new content); an RDF source cannot take
     a non-RDF body."""
-    with checked_write(call, "PUT", missing_ok=True) as current:
+
+    def write(current: Any) -> tuple[str, Any]:
         im = model
         if current is not None:
             interaction.check_change(call.uid, current.interaction_model, im, name=call.url())
@@ -289,6 +289,7 @@ def _put_resource(call: Call, model: str | None, media_type: str | None, spool: 
         elif body is not None:
             kwargs.update(triples=body.triples())
         return call.repo.create_or_replace(call.uid, **kwargs)
+    return checked_write(call, "PUT", write, missing_ok=True)
 
 
 def _put_description(call: Call) -> Response:
@@ -306,9 +307,9 @@ def _put_description(call: Call) -> Response:
             f"not {media_type or 'content without a Content-Type'}")
     here = call.url(kind="metadata")
     triples = _rebase(rdfio.parse(bodies.read(), media_type, here), here, call.url())
-    with checked_write(call, "PUT"):
-        res = call.repo.update_delta(call.uid, [(None, None, None)], triples,
-                                     handling=call.handling or "tolerant", base_uri=call.base)
+    res = checked_write(call, "PUT", lambda _: call.repo.update_delta(
+        call.uid, [(None, None, None)], triples, handling=call.handling or "tolerant",
+        base_uri=call.base))
     return no_content(_written(call, res, call.target))
 
 
@@ -331,9 +332,8 @@ def patch(call: Call) -> Response:
                 f"{call.url()} is a binary: its content cannot be patched; PATCH its "
                 f"description at {call.url(kind='metadata')}")
 
-    with checked_write(call, "PATCH", check=patchable):
-        res = call.repo.update(call.uid, body, handling=call.handling or "strict",
-                               base_uri=call.base)
+    res = checked_write(call, "PATCH", lambda _: call.repo.update(
+        call.uid, body, handling=call.handling or "strict", base_uri=call.base), check=patchable)
     return no_content(_written(call, res, target))
 
 
@@ -351,8 +351,7 @@ def delete(call: Call) -> Response:
     if call.uid == "/":
         raise MethodNotAllowed("The root container cannot be deleted",
                                ["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"])
-    with checked_write(call, "DELETE", read=False):
-        call.repo.delete(call.uid, soft=True)
+    checked_write(call, "DELETE", lambda _: call.repo.delete(call.uid, soft=True), read=False)
     return no_content()
 
 

@@ -7,7 +7,8 @@
 ``txn``      one LMDB transaction: term ids, graph reads, the txn account
 ``access``   the one choice of access path for a pattern
 ``reads``    the read API (``Reader``) and the read snapshot (``ReadTxn``)
-``writes``   the write transaction (``WriteTxn``): journal, growth, retry
+``journal``  the write transaction's life: journal, savepoints, growth, commit
+``writes``   the write transaction (``WriteTxn``): the writes
 ``indexer``  the union-graph indexer (log -> ``pos`` / ``osp`` / ``sg``)
 """
 import errno

@@ -1,17 +1,11 @@
 # C-level contract of the write transaction.
 from libc.stdint cimport uint64_t
 
-from lakesuperior.store.reads cimport Reader
+from lakesuperior.store.journal cimport JournaledTxn
 from lakesuperior.store.records cimport Record
 
-cdef class WriteTxn(Reader):
-    cdef list journal         # (op, args) of every write so far: replayed after growth
-    cdef Py_ssize_t written   # bytes put so far (sizes the growth)
-    cdef public bint deferred  # commit without the durability sync (the caller makes it)
-
-    cdef object _run(self, int op, tuple args)
+cdef class WriteTxn(JournaledTxn):
     cdef object _apply(self, int op, tuple args)
-    cdef int _restart(self) except -1
     cdef bint _put(self, bytes key, bytes value, db, bint dupdata=*, bint append=*) except -1
     cdef int _log(self, int kind_, uint64_t gid, list removed, list added) except -1
     cdef int _trim_log(self) except -1

@@ -2,27 +2,19 @@
 
 A full map (on a put or on commit) grows it, replays the transaction's writes
 and retries the failed one once; a second failure is ``StoreFullError``.
+Savepoints, growth and commit: ``journal``.
 """
 from collections.abc import Iterable, Iterator
-from typing import Any, Literal
 
-from typing_extensions import disjoint_base
+from lakesuperior.store.journal import JournaledTxn
+from lakesuperior.store.reads import Quad, Term, Triple
 
-from lakesuperior.store.reads import Quad, Reader, Term, Triple
-
-@disjoint_base
-class WriteTxn(Reader):
+class WriteTxn(JournaledTxn):
     """The one write transaction; reads its own writes."""
-    deferred: bool
-    def __enter__(self) -> WriteTxn: ...
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Literal[False]: ...
     def match(self, s: Term | None = None, p: Term | None = None,
               o: Term | None = None, g: Term | None = None) -> Iterator[Quad]:
         """Quads matching a pattern, read at the call: the caller may write while
         iterating."""
-    def commit(self) -> None:
-        """Commit every write (growing the map and replaying them if it is full);
-        then, unless ``deferred``, make it durable (``StoreEnv.make_durable``)."""
     def add_graph(self, g: Term, triples: Iterable[Triple], *,
                   canonical: bool = False, keep: Term | None = None) -> None:
         """Set the whole content of graph ``g`` (the fast path for resources).

@@ -1,13 +1,12 @@
 """The write transaction: one LMDB write transaction on the main environment.
 
 ``WriteTxn`` reads its own writes (it is a ``Reader``) and commits on success,
-aborts on exception. Every write method is applied through ``_run``: when LMDB
-reports its map full (on a put or on commit), the transaction is started again
-on a grown map, its earlier writes are replayed from the journal, and the
-failed write is retried once; a second failure is ``StoreFullError``. Growing
-needs every other transaction of this process ended (LMDB remaps the file).
+aborts on exception. Every write method is applied through ``_run``
+(``journal.pyx``: the journal, savepoints, growth with replay, commit): when
+LMDB reports its map full, the transaction is started again on a grown map,
+its earlier writes are replayed from the journal, and the failed write is
+retried once.
 """
-import lmdb
 
 cimport cython
 from libc.stdint cimport uint64_t
@@ -16,13 +15,14 @@ from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 from lakesuperior.store.layout cimport (IdTriple, LOG_DELTA, LOG_REPLACE, TRIPLE_SIZE, be, be_n,
                                         id_at, pack_triples)
 from lakesuperior.store.env cimport last_seq, applied_seq
+from lakesuperior.store.journal cimport JournaledTxn
 from lakesuperior.store.reads cimport Reader, ns_key
 from lakesuperior.store.records cimport Record, encode_record, sort_unique
 from lakesuperior.store.terms cimport (KIND_SHIFT, TERM_IRI, TERM_LITERAL, canonical_utf8,
                                        id_of_utf8, kind_of)
 from lakesuperior.store.txn cimport check_pattern, check_term
 
-from lakesuperior.exceptions import StoreError, StoreFullError, TermError
+from lakesuperior.exceptions import StoreError, TermError
 from lakesuperior.store.indexer import LOG_HEAD
 from lakesuperior.store.reads import OUTBOX_PUBLISHED as _OUTBOX_PUBLISHED
 from lakesuperior.store.reads import OUTBOX_SEQ as _OUTBOX_SEQ
@@ -46,103 +46,15 @@ cdef inline int kind(uint64_t tid) noexcept nogil:
     return <int>(tid >> KIND_SHIFT)
 
 
-cdef class WriteTxn(Reader):
+cdef class WriteTxn(JournaledTxn):
     """The one write transaction; commits on success, aborts on exception."""
-
-    def __cinit__(self, *args):
-        self.journal = []
-        self.written = 0
-        self.store.write_ahead()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, exc_type, exc, tb):
-        if exc_type is None:
-            self.commit()
-        else:
-            self.abort()
-        return False
 
     def match(self, s=None, p=None, o=None, g=None):
         """Quads matching a pattern, read at the call: the caller may write while
         iterating (a stream over a changing transaction would be undefined)."""
         return iter(list(Reader.match(self, s, p, o, g)))
 
-    def commit(self):
-        """Commit every write (growing the map and replaying them if it is full);
-        then, unless ``deferred``, make it durable (``StoreEnv.make_durable``)."""
-        if self.done:
-            return
-        try:
-            try:
-                self.txn.commit()
-            except lmdb.MapFullError:
-                self._restart()
-                for op, args in self.journal:
-                    self._apply(op, args)
-                self.txn.commit()
-        except lmdb.MapFullError as e:
-            self._end()
-            raise StoreFullError("Insufficient storage: the write does not fit in the "
-                                 "store's map even after growing it") from e
-        except lmdb.Error as e:
-            self._end()
-            raise self.store.write_failure(e, self.written) from e
-        except BaseException:
-            if not self.done:
-                self.abort()
-            raise
-        self._end()
-        if self.new_iris:
-            self.store.remember(self.new_iris)
-        if not self.deferred:
-            self.store.make_durable()
-
-    # -- growth and replay -------------------------------------------------------
-
-    cdef object _run(self, int op, tuple args):
-        """Apply one write; on a full map, grow, replay the journal and retry once."""
-        self._check()
-        try:
-            try:
-                out = self._apply(op, args)
-            except lmdb.MapFullError:
-                self._restart()
-                for jop, jargs in self.journal:
-                    self._apply(jop, jargs)
-                out = self._apply(op, args)
-        except lmdb.MapFullError as e:
-            self.abort()
-            raise StoreFullError("Insufficient storage: the write does not fit in the "
-                                 "store's map even after growing it") from e
-        except lmdb.Error as e:
-            raise self.store.write_failure(e, self.written) from e
-        self.journal.append((op, args))
-        return out
-
-    cdef int _restart(self) except -1:
-        """Abort the LMDB transaction, grow the map, begin again with a clean state."""
-        cdef Py_ssize_t need = self.written
-        try:
-            self.txn.abort()
-        except lmdb.Error:
-            pass
-        self._end()
-        if self.store.open_txns:
-            raise StoreFullError(
-                "Insufficient storage: the store's map is full and cannot grow while other "
-                f"transactions of this process are open ({self.store.open_txns}): end them "
-                "and retry")
-        self.store.grow(self.store.env, need)
-        self.txn = self.store.begin(self.store.env, True)
-        self.store.open_txns += 1
-        self.done = False
-        self.records = {}
-        self.new_iris = {}
-        self.touched = set()
-        self.written = 0
-        return 0
+    # -- the journal's writes ------------------------------------------------------
 
     cdef object _apply(self, int op, tuple args):
         if op == OP_ADD_GRAPH:

@@ -16,7 +16,7 @@ from .conftest import DC_TITLE, LDP, TTL, link_targets, post_ttl, put_ttl
 def events(repo, monkeypatch):
     """What the repository and the parser were asked, in order."""
     seen: list[str] = []
-    parse, transaction = rdfio.parse, repo.transaction
+    parse, transaction, transact = rdfio.parse, repo.transaction, repo.transact
 
     def counting_parse(*args, **kwargs):
         seen.append("parse")
@@ -28,8 +28,13 @@ def events(repo, monkeypatch):
         with transaction() as r:
             yield r
 
+    def counting_transact(fn, /, *args, **kwargs):    # one write transaction too
+        seen.append("transaction")
+        return transact(fn, *args, **kwargs)
+
     monkeypatch.setattr(rdfio, "parse", counting_parse)
     monkeypatch.setattr(repo, "transaction", counting_transaction)
+    monkeypatch.setattr(repo, "transact", counting_transact)
     for name in ("info", "exists", "get"):
         method = getattr(repo, name)
 

@@ -151,6 +151,20 @@ def test_view_transaction_is_atomic(tree, state):
     assert state(tree) == before
 
 
+def test_view_transact_is_atomic_and_checks_each_call(tree, state):
+    alice = tree.as_agent(ALICE)
+
+    def two(view, second):
+        view.create_or_replace("/a/t1")
+        return view.create_or_replace(second)[0]
+    assert alice.transact(two, alice, "/a/t2") == "create"
+    assert tree.exists("/a/t1") and tree.exists("/a/t2")
+    before = state(tree)
+    with pytest.raises(AccessDeniedError):
+        alice.transact(two, alice, "/elsewhere")          # the second call is refused
+    assert state(tree) == before
+
+
 def test_acl_methods(tree):
     alice = tree.as_agent(ALICE)
     tree.set_acl("/a", data=acl_for("/a", "acl:Read, acl:Control"), media_type=TTL)
