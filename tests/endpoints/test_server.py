@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import http.client
 import subprocess
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -183,8 +184,13 @@ def test_workers_take_a_short_gil_switch_interval():
 def test_access_log_line(server):
     status, _, _ = server.request("GET", "/rest/?x=1", headers={"User-Agent": "probe-ua"})
     assert status == 200
-    with open(server.log) as fh:
-        lines = [line for line in fh if '"GET /rest/?x=1 HTTP/1.1" 200 ' in line]
+    deadline = time.monotonic() + 10    # the worker logs the line after it has answered
+    while True:
+        with open(server.log) as fh:
+            lines = [line for line in fh if '"GET /rest/?x=1 HTTP/1.1" 200 ' in line]
+        if lines or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
     assert lines and lines[-1].startswith("127.0.0.1 ")
     assert lines[-1].rstrip().endswith("ms")
 
