@@ -15,11 +15,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from lakesuperior.store import indexer_process
+
 __all__ = ["is_indexer_process", "memory_figures", "process_memory", "store_processes",
            "wait_for_indexer"]
 
 #: What the command line of an indexer process holds (``python -m`` its module).
-INDEXER_MODULE = b"lakesuperior.store.indexer_process"
+INDEXER_MODULE = indexer_process.__name__.encode()
 
 _FIELDS = {"VmHWM": "peak_rss_bytes", "VmRSS": "rss_bytes", "RssAnon": "rss_anon_bytes",
            "RssFile": "rss_file_bytes"}
@@ -92,7 +94,8 @@ def memory_figures(mode: str, data_dir: str | None) -> dict[str, Any] | None:
     can be read."""
     found = {pid: fig for pid in (store_processes(data_dir) if data_dir else [])
              if (fig := process_memory(pid)) is not None}
-    indexer = {str(pid): found.pop(pid) for pid in list(found) if is_indexer_process(pid)}
+    indexer = next((pid for pid in found if is_indexer_process(pid)), None)
+    indexer_fig = found.pop(indexer) if indexer is not None else None
     if mode == "python":
         out: dict[str, Any] | None = process_memory()
     elif found:
@@ -100,7 +103,6 @@ def memory_figures(mode: str, data_dir: str | None) -> dict[str, Any] | None:
                "processes": {str(pid): fig for pid, fig in found.items()}}
     else:
         return None
-    if out is not None and indexer:
-        pid, fig = next(iter(indexer.items()))
-        out["indexer"] = {"pid": int(pid), **fig}
+    if out is not None and indexer_fig is not None:
+        out["indexer"] = {"pid": indexer, **indexer_fig}
     return out
