@@ -111,7 +111,5 @@ def touch(ctx: Context, uid: str) -> None:
     keeps the state it names: ``versions.settle``)."""
     versions.settle(ctx, uid)
     res = res_uri(uid)
-    txn = ctx.txn
-    txn.remove(res, FCREPO_LAST_MODIFIED, None, res)
-    txn.add(((res, FCREPO_LAST_MODIFIED, ctx.now_term, res),))
+    ctx.txn.set_value(res, FCREPO_LAST_MODIFIED, ctx.now_term, res)
     record_change(ctx, uid, "update")

@@ -24,6 +24,7 @@ cdef class WriteTxn(JournaledTxn):
     cdef Py_ssize_t _remove(self, s, p, o, g) except -1
     cdef int _remove_from_graph(self, uint64_t gid, list triples) except -1
     cdef uint64_t _known_id(self, str term, Record rec) except? 1
+    cdef Py_ssize_t _set_value(self, s, p, o, g) except -1
     cdef Py_ssize_t _remove_graph(self, g) except -1
     cdef int _bind(self, str prefix, str namespace, bint override) except -1
     cdef int _unbind(self, str prefix) except -1

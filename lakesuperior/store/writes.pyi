@@ -28,6 +28,9 @@ class WriteTxn(JournaledTxn):
     def remove(self, s: Term | None = None, p: Term | None = None,
                o: Term | None = None, g: Term | None = None) -> int:
         """Remove every quad matching the pattern; returns how many."""
+    def set_value(self, s: Term, p: Term, o: Term, g: Term) -> int:
+        """Make ``o`` the one object of ``(s, p, ?)`` in graph ``g``; returns how
+        many quads were removed or added (one record write, one log entry)."""
     def remove_graph(self, g: Term) -> int:
         """Remove graph ``g`` entirely; returns how many quads it held."""
     def bind(self, prefix: str, namespace: str, override: bool = True) -> None:

@@ -38,6 +38,7 @@ cdef enum:
     OP_OUTBOX_DROP = 8
     OP_OUTBOX_MARK = 9
     OP_ADD_GRAPH_KEEPING = 10
+    OP_SET_VALUE = 11
 
 _ROLES = ("subject", "predicate", "object")
 
@@ -67,6 +68,8 @@ cdef class WriteTxn(JournaledTxn):
             return self._remove(args[0], args[1], args[2], args[3])
         if op == OP_REMOVE_GRAPH:
             return self._remove_graph(args[0])
+        if op == OP_SET_VALUE:
+            return self._set_value(args[0], args[1], args[2], args[3])
         if op == OP_BIND:
             return self._bind(args[0], args[1], args[2])
         if op == OP_UNBIND:
@@ -395,6 +398,59 @@ cdef class WriteTxn(JournaledTxn):
                 if i >= 0 and rec.term_at(i) == term:
                     return cand
         raise StoreError(f"Term {term[:80]} is not in the graph")
+
+    def set_value(self, s, p, o, g):
+        """Make ``o`` the one object of ``(s, p, ?)`` in graph ``g`` (the other
+        objects removed); returns how many quads were removed or added. One write
+        of the graph's record and one log entry, where ``remove`` then ``add``
+        make two of each (a resource's ``fcrepo:lastModified`` on every write
+        of a child)."""
+        self._check()
+        s, p, o, g = check_pattern(s, p, o, g)
+        if s is None or p is None or o is None or g is None:
+            raise TermError("set_value() needs a subject, a predicate, an object and a graph")
+        return self._run(OP_SET_VALUE, (s, p, o, g))
+
+    cdef Py_ssize_t _set_value(self, s, p, o, g) except -1:
+        cdef uint64_t gid = self._graph_id(g)
+        cdef list hits = [q[:3] for q in self._quads(s, p, None, g)]
+        cdef Record rec = self.record(gid)
+        cdef dict local = rec.local_terms() if rec is not None else {}
+        buf, _ = self._encode([(s, p, o)], local, False)
+        cdef const IdTriple *ids = <const IdTriple *>PyBytes_AS_STRING(buf)
+        cdef tuple new = (ids[0].s, ids[0].p, ids[0].o)
+        cdef set gone = set()          # removed triples that are in the record
+        cdef list removed = [], added = []
+        cdef bint present = False
+        cdef uint64_t ts, tp, to
+        for hs, hp, ho in hits:
+            ts = self._known_id(hs, rec)
+            tp = self._known_id(hp, rec)
+            to = self._known_id(ho, rec)
+            if (ts, tp, to) == new:
+                present = True
+                continue
+            if rec is not None and rec.find_triple(ts, tp, to) >= 0:
+                gone.add((ts, tp, to))
+            else:
+                cur = self.txn.cursor(db=self.store.db_gx)
+                if cur.set_key_dup(be_n(gid, ts, tp, 3), be(to)):
+                    cur.delete()
+            removed.append((ts, tp, to))
+        cdef bint to_record = False
+        if not present:
+            if kind(ids[0].s) == TERM_IRI and kind(ids[0].o) == TERM_IRI:
+                self._put(be_n(gid, ids[0].s, ids[0].p, 3), be(ids[0].o), self.store.db_gx,
+                          False)
+            else:
+                to_record = True
+            added.append(new)
+        if gone or to_record:
+            kept = [t for t in rec.triple_ids() if t not in gone] if rec is not None else []
+            self._put_record(gid, kept + [new] if to_record else kept, local)
+        if removed or added:
+            self._log(LOG_DELTA, gid, removed, added)
+        return len(removed) + len(added)
 
     def remove_graph(self, g):
         """Remove graph ``g`` entirely; returns how many quads it held."""

@@ -33,11 +33,12 @@ def graph(i):
 
 
 def write_history(st, rng, rounds=40):
-    """Replaced graphs, added and removed quads, removed graphs: every log entry kind."""
+    """Replaced graphs, added and removed quads, removed graphs, set values: every
+    log entry kind."""
     for _ in range(rounds):
         g = graph(rng.randrange(12))
         with st.write() as txn:
-            op = rng.randrange(5)
+            op = rng.randrange(6)
             if op == 0:
                 txn.add_graph(g, [(s, p, o) for s, p, o, _ in random_quads(rng, 8)]
                               + [(g, TYPE, CONTAINER)])
@@ -48,6 +49,9 @@ def write_history(st, rng, rounds=40):
                 txn.remove(None, P, None, g)
             elif op == 3:
                 txn.remove_graph(g)
+            elif op == 4:
+                txn.set_value(g, P, rng.choice([literal(f"v{rng.randrange(3)}", lang="en"),
+                                                graph(rng.randrange(3))]), g)
             else:
                 txn.add([(graph(99), TYPE, CONTAINER, g)])
 

@@ -516,3 +516,42 @@ def test_subject_patterns_inside_large_graphs(store):
         got = set(txn.match("<http://ex.org/s3>", "<http://ex.org/p3>", None, None))
         assert got == {(*t, G1) for t in triples
                        if t[0] == "<http://ex.org/s3>" and t[1] == "<http://ex.org/p3>"}
+
+
+def test_set_value_replaces_the_objects_of_a_subject_and_predicate(store):
+    s, q = "<http://ex.org/s>", "<http://ex.org/q>"
+    with store.write() as txn:
+        txn.add_graph(G1, [(s, P, literal("a")), (s, P, literal("b")), (s, q, literal("x"))])
+        txn.add([(s, P, "<http://ex.org/o1>", G1)])      # one by one (not in the record)
+        assert txn.set_value(s, P, literal("c"), G1) == 4   # three removed, one added
+        assert sorted(txn.triples(G1)) == sorted([(s, P, literal("c")), (s, q, literal("x"))])
+    before = store.index_state()[1]
+    with store.write() as txn:
+        assert txn.set_value(s, P, literal("c"), G1) == 0   # already so: nothing written
+        assert txn.set_value(s, P, "<http://ex.org/o2>", G1) == 2
+        assert txn.set_value(s, P, "<http://ex.org/o3>", G1) == 2   # IRI to IRI
+        assert txn.set_value(s, q, literal("y"), G2) == 1   # a new graph
+    assert store.index_state()[1] == before + 3        # one log entry per change
+    store.index()
+    with store.read() as txn:
+        assert sorted(txn.triples(G1)) == sorted([(s, P, "<http://ex.org/o3>"),
+                                                  (s, q, literal("x"))])
+        assert txn.triples(G2) == [(s, q, literal("y"))]
+        assert sorted(txn.match(s, P, None, None)) == [(s, P, "<http://ex.org/o3>", G1)]
+        assert txn.count(None, None, literal("c"), None) == 0
+
+
+@pytest.mark.parametrize("quad", [
+    (None, P, literal("v"), G1), ("<http://ex.org/s>", None, literal("v"), G1),
+    ("<http://ex.org/s>", P, None, G1), ("<http://ex.org/s>", P, literal("v"), None),
+    (literal("v"), P, literal("v"), G1), ("<http://ex.org/s>", literal("p"), literal("v"), G1),
+    ("<http://ex.org/s>", P, "not a term", G1),
+])
+def test_set_value_refuses_bad_terms_and_changes_nothing(store, quad):
+    with store.write() as txn:
+        txn.add_graph(G1, [("<http://ex.org/s>", P, literal("a"))])
+    with pytest.raises(TermError):
+        with store.write() as txn:
+            txn.set_value(*quad)
+    with store.read() as txn:
+        assert txn.triples(G1) == [("<http://ex.org/s>", P, literal("a"))]

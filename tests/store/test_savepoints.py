@@ -93,14 +93,19 @@ def test_an_iri_made_in_a_rolled_back_savepoint_is_written_again(tmp_path):
 def test_growth_after_a_rollback_does_not_replay_the_undone_writes(tmp_path):
     st = QuadStore(str(tmp_path / "s"), map_size=SMALL_MAP)
     with st.write() as txn:
+        txn.add_graph(g("before"), [(g("before"), P, '"b"')])
+    with st.write() as txn:
         depth = txn.savepoint()
         txn.add_graph(g("undone"), [(g("undone"), P, '"u"')])
+        txn.set_value(g("before"), P, '"undone"', g("before"))
         txn.rollback(depth)
         for r in range(30):                        # the map fills: grown, journal replayed
             txn.add_graph(g(f"g{r}"), _triples(40, 200, chr(97 + r % 26)))
     assert st.stats()["map_size"] > SMALL_MAP
     graphs = _graphs(st)
-    assert g("undone") not in graphs and len(graphs) == 30
+    assert g("undone") not in graphs and len(graphs) == 31
+    with st.read() as txn:
+        assert txn.triples(g("before")) == [(g("before"), P, '"b"')]
     st.close()
 
 

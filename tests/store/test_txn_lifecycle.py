@@ -66,19 +66,21 @@ def test_a_put_that_overflows_the_map_grows_it_and_retries(tmp_path):
         assert txn.remove(None, P, "<http://ex.org/gone>", None) == 1
         assert txn.remove_graph("<http://ex.org/old>") == 1
         txn.unbind("none")
+        txn.set_value("<http://ex.org/a>", P, '"set"', "<http://ex.org/sv>")
         for r in range(30):
             txn.add_graph(f"<http://ex.org/g{r}>", _triples(40, 200, chr(97 + r % 26)))
         txn.add([("<http://ex.org/a>", P, "<http://ex.org/b>", G)])
         txn.bind("ex", "http://ex.org/")
     assert st.stats()["map_size"] > SMALL_MAP
     with st.read() as txn:
-        assert txn.graph_count() == 31
+        assert txn.graph_count() == 32
         assert len(txn.triples("<http://ex.org/g0>")) == 40
         assert len(txn.triples("<http://ex.org/g29>")) == 40
         assert txn.namespace("ex") == "http://ex.org/"
         assert txn.count(None, P, "<http://ex.org/b>") == 1
         assert txn.count(None, None, "<http://ex.org/gone>") == 0
         assert not txn.has_graph("<http://ex.org/old>")
+        assert txn.triples("<http://ex.org/sv>") == [("<http://ex.org/a>", P, '"set"')]
     st.close()
 
 
