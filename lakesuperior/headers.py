@@ -35,6 +35,7 @@ from lakesuperior.httpgrammar import quote_string as _quote
 from lakesuperior.httpgrammar import qvalue as _qvalue
 from lakesuperior.httpgrammar import split as _split
 from lakesuperior.mediatypes import MediaRange as MediaRange
+from lakesuperior.mediatypes import Offers as Offers
 from lakesuperior.mediatypes import is_media_type as is_media_type
 from lakesuperior.mediatypes import negotiate as negotiate
 from lakesuperior.mediatypes import parse_accept as parse_accept

@@ -10,8 +10,9 @@ profile this server does not know gets the default one, as from Fedora).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from lakesuperior.exceptions import InvalidHeaderError
 from lakesuperior.httpgrammar import TOKEN, param, param_problem, qvalue, split
@@ -89,6 +90,37 @@ def _offer(text: str) -> MediaRange:
     return parsed
 
 
+@dataclass(frozen=True, init=False)
+class Offers(Sequence[str]):
+    """Media types to offer, in order of preference (a sequence of them), parsed
+    once: ``negotiate`` parses a plain sequence of offers on every call, and these
+    not again (the server's constant lists of what it serves)."""
+
+    texts: tuple[str, ...]
+    parsed: tuple[MediaRange, ...]
+    profiles: frozenset[str]
+
+    def __init__(self, offered: Iterable[str]):
+        texts = tuple(offered)
+        parsed = tuple(_offer(o) for o in texts)
+        object.__setattr__(self, "texts", texts)
+        object.__setattr__(self, "parsed", parsed)
+        object.__setattr__(self, "profiles", frozenset(
+            o.params["profile"] for o in parsed if "profile" in o.params))
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
+        return self.texts[index]
+
+
 def _matches(rng: MediaRange, offer: MediaRange, profiles: frozenset[str]) -> bool:
     if rng.type not in ("*", offer.type) or rng.subtype not in ("*", offer.subtype):
         return False
@@ -134,11 +166,10 @@ def negotiate(accept: str | None, offered: Sequence[str], *, strict: bool = Fals
     ranges = parse_accept(accept, strict=strict)
     if not ranges:
         return offered[0]
-    offers = [_offer(o) for o in offered]
-    profiles = frozenset(o.params["profile"] for o in offers if "profile" in o.params)
+    offers = offered if isinstance(offered, Offers) else Offers(offered)
     best, best_rank = None, (0.0, (False, False, 0))
-    for text, offer in zip(offered, offers, strict=True):
-        rank = _rank(offer, ranges, profiles)
+    for text, offer in zip(offers.texts, offers.parsed, strict=True):
+        rank = _rank(offer, ranges, offers.profiles)
         if rank[0] > 0 and rank > best_rank:
             best, best_rank = text, rank
     return best

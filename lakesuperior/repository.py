@@ -502,7 +502,7 @@ class Repository(AccessControl):
         uid = normalize_uid(uid)
         with self.snapshot() as ctx:
             require_model(ctx.txn, uid)
-            return versions_mod.list_versions(ctx, uid)
+            return list(versions_mod.list_versions(ctx, uid))
 
     def get_version(self, uid: str, version_id: str, *,
                     base_uri: str | None = None) -> RdfSource:

@@ -15,6 +15,7 @@ import hashlib
 
 from flask import Response, request
 
+from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints import bodies
 from lakesuperior.endpoints.bodies import is_rdf
@@ -40,7 +41,7 @@ from lakesuperior.model.namespaces import (
 __all__ = ["ALLOWED", "serve"]
 
 ALLOWED = ("GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE")
-ACL_OUT = (rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML)
+ACL_OUT = hdr.Offers((rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML))
 _NAMESPACES = {**DEFAULT_NAMESPACES, "acl": ACL_NS, "foaf": FOAF_NS, "vcard": VCARD_NS}
 
 

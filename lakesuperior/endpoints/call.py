@@ -9,7 +9,7 @@ headers say is decided in ``representation`` and ``preconditions`` (pure).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -235,9 +235,9 @@ def no_content(headers: dict[str, str] | None = None) -> Response:
     return response
 
 
-def negotiate(offered: Iterable[str]) -> str:
-    """The media type to serve for the request's ``Accept``; ``NotAcceptable`` if none."""
-    offered = tuple(offered)
+def negotiate(offered: Sequence[str]) -> str:
+    """The media type to serve for the request's ``Accept`` (``offered``: best
+    first; an ``Offers`` is parsed once); ``NotAcceptable`` if none."""
     chosen = hdr.negotiate(request.headers.get("Accept"), offered, strict=True)
     if chosen is None:
         raise NotAcceptable(f"None of the media types in Accept can be served; available: "

@@ -108,7 +108,7 @@ def _not_modified(headers: dict[str, str]) -> Response:
 
 def _timegate(call: Call, res: Any, when: datetime) -> Response:
     """A TimeGate answer (RFC 7089 section 4.1.1): 302 to the best memento."""
-    chosen = mto.choose_memento([v.id for v in res.version_info], when)
+    chosen = mto.choose_memento(res.version_ids, when)
     if chosen is None:
         raise NotAcceptable(f"{call.url()} has no versions to match Accept-Datetime",
                             [("Vary", "Accept-Datetime")])

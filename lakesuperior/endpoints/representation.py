@@ -51,9 +51,10 @@ SPARQL_UPDATE = "application/sparql-update"
 #: JSON-LD in the profiles Fedora serves, compacted (the default) first.
 JSON_LD_OUT = tuple(f'{rdfio.JSON_LD}; profile="{profile}"' for profile in jsonld.PROFILES)
 #: What a resource's RDF (or a description) is served as, first choice first.
-RDF_OUT = (rdfio.TURTLE, *JSON_LD_OUT, rdfio.N_TRIPLES, rdfio.RDF_XML, HTML)
+RDF_OUT = hdr.Offers((rdfio.TURTLE, *JSON_LD_OUT, rdfio.N_TRIPLES, rdfio.RDF_XML, HTML))
 #: What a TimeMap is served as.
-TIMEMAP_OUT = (rdfio.TURTLE, *JSON_LD_OUT, rdfio.N_TRIPLES, rdfio.RDF_XML, LINK_FORMAT, HTML)
+TIMEMAP_OUT = hdr.Offers((rdfio.TURTLE, *JSON_LD_OUT, rdfio.N_TRIPLES, rdfio.RDF_XML,
+                          LINK_FORMAT, HTML))
 ACCEPT_POST = ", ".join((rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML,
                          rdfio.N3, "*/*"))
 _TEXT_TYPES = (rdfio.TURTLE, rdfio.N_TRIPLES, HTML, LINK_FORMAT)
@@ -151,8 +152,8 @@ def etag_of(res: Any, target: Target, options: Mapping[str, bool] | None = None)
         return '"' + _sha1(f"{res.digest or res.external_url}|{res.mimetype}") + '"'
     flags = "" if not options else ",".join(
         f"{k}={v:d}" for k, v in options.items() if DEFAULT_OPTIONS.get(k) != v)
-    versions = res.version_info
-    seed = f"{res.etag}|{flags}|{versions[-1].id if versions else ''}"
+    versions = res.version_ids
+    seed = f"{res.etag}|{flags}|{versions[-1] if versions else ''}"
     digest = hashlib.sha1(seed.encode(), usedforsecurity=False)
     if options and needs_triples(options):
         digest.update("\n".join(map(" ".join, res.triples)).encode())

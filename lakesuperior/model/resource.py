@@ -13,7 +13,7 @@ Attributes of every view: ``uid``, ``uri``, ``interaction_model``, ``types``,
 ``ldp_types``, ``triples`` (the representation, public URIs), ``metadata``
 (server-managed triples), ``user_data`` (the client's triples), ``imr`` (an
 rdflib Graph of ``triples``), ``children`` (uids), ``version_info``,
-``created``, ``last_modified``, ``etag``. A ``Binary`` adds ``content`` (a new
+``version_ids``, ``created``, ``last_modified``, ``etag``. A ``Binary`` adds ``content`` (a new
 readable stream on each access; the caller closes it), ``size``,
 ``mimetype``, ``filename``, ``digest`` (hex, in the store's algorithm) and
 ``digests`` (algorithm -> hex, every digest recorded).
@@ -53,7 +53,7 @@ from lakesuperior.model.namespaces import (
 from lakesuperior.model.nonrdf import parse_digest_urn
 from lakesuperior.model.server_managed import first_value, is_server_managed
 from lakesuperior.model.uids import RES_PREFIX, UriMap, graph, res_uri, uid_of
-from lakesuperior.model.versions import VersionInfo, list_versions
+from lakesuperior.model.versions import VersionInfo, VersionList, list_versions, no_versions
 from lakesuperior.rdfio import Triple
 
 
@@ -69,7 +69,7 @@ class RdfSource:
 
     def __init__(self, uid: str, own: list[Triple], *, urimap: UriMap,
                  extra: list[Triple] | None = None, incl_children: bool = True,
-                 incl_srv_mgd: bool = True, versions: list[VersionInfo] | None = None,
+                 incl_srv_mgd: bool = True, versions: VersionList | None = None,
                  model: str | None = None, version_of: str | None = None,
                  contained: list[str] | None = None):
         self.uid = uid
@@ -79,7 +79,7 @@ class RdfSource:
         self._urimap = urimap
         self._incl_children = incl_children
         self._incl_srv_mgd = incl_srv_mgd
-        self._versions = versions or []
+        self._versions = versions if versions is not None else no_versions(uid)
         self._model = model
         self.version_of = version_of
         """For a version: the version id (the view then shows the snapshot)."""
@@ -174,6 +174,12 @@ class RdfSource:
     @property
     def version_info(self) -> list[VersionInfo]:
         return list(self._versions)
+
+    @property
+    def version_ids(self) -> list[str]:
+        """The version ids (yyyyMMddHHmmss), oldest first: ``version_info``'s ids,
+        without making its entries."""
+        return list(self._versions.ids)
 
     # -- server-managed values ---------------------------------------------------------------
 
@@ -292,7 +298,7 @@ class _ViewOptions(TypedDict):
     extra: list[Triple] | None
     incl_children: bool
     incl_srv_mgd: bool
-    versions: list[VersionInfo] | None
+    versions: VersionList | None
     model: str | None
     version_of: str | None
     contained: list[str] | None
@@ -304,7 +310,7 @@ _IN_OWN: Any = object()
 
 def view(ctx: Context, uid: str, own: list[Triple], *, model: str | None = None,
          extra: list[Triple] | None = None, incl_children: bool = True,
-         incl_srv_mgd: bool = True, versions: list[VersionInfo] | None = None,
+         incl_srv_mgd: bool = True, versions: VersionList | None = None,
          version_of: str | None = None, contained: list[str] | None = _IN_OWN
          ) -> RdfSource:
     """Build the right view class for a resource's triples. ``contained``: the
@@ -355,7 +361,7 @@ class ResourceInfo:
     Attributes: ``uid``, ``uri``, ``interaction_model``, ``types``,
     ``ldp_types``, ``is_binary``, ``is_container``, ``created``,
     ``last_modified``, ``etag`` (the same as the full view's), ``version_info``,
-    ``has_versions``, ``has_membership``, ``parent`` (uid or None); for a binary
+    ``version_ids``, ``has_versions``, ``has_membership``, ``parent`` (uid or None); for a binary
     also ``size``, ``mimetype``, ``filename``, ``digest``, ``digests``,
     ``digest_algorithm`` and ``content`` (None / empty otherwise).
     """
@@ -382,6 +388,7 @@ class ResourceInfo:
     last_modified = property(lambda self: self._view.last_modified)
     etag = property(lambda self: self._view.etag)
     version_info = property(lambda self: self._view.version_info)
+    version_ids = property(lambda self: self._view.version_ids)
     version_of = None
 
     @property

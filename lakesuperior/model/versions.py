@@ -27,9 +27,10 @@ at a group datetime is its newest own state at or before it.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, overload
 
 from lakesuperior.exceptions import (
     InvalidVersionError,
@@ -41,7 +42,7 @@ from lakesuperior.model.context import Context
 from lakesuperior.model.events import record_change
 from lakesuperior.model.literals import datetime_literal, lexical, literal_term
 from lakesuperior.model.namespaces import FCREPO_HAS_VERSION, FCSYSTEM, LDP_CONTAINS, RDFS_LABEL
-from lakesuperior.model.uids import graph, res_uri, snap_graph, version_uri
+from lakesuperior.model.uids import UriMap, graph, res_uri, snap_graph, version_uri
 from lakesuperior.rdfio import Triple
 
 #: A datetime of an Archival Group's version list (in the group's history graph).
@@ -119,27 +120,69 @@ def group_ids(ctx: Context, group: str) -> list[str]:
                                                     graph("hist", group)))
 
 
-def _labels(ctx: Context, uid: str) -> dict[str, str]:
-    return {_vid(s): lexical(o) for s, p, o in ctx.txn.triples(graph("hist", uid))
-            if p == RDFS_LABEL}
+class VersionList(Sequence[VersionInfo]):
+    """A resource's versions, oldest first (``list_versions``): the ids and labels
+    read in the call's snapshot, each ``VersionInfo`` made when first asked for
+    (a GET needs only the newest id, for its ETag, whatever the number of versions)."""
+
+    __slots__ = ("uid", "ids", "_labels", "_urimap", "_made")
+
+    def __init__(self, urimap: UriMap | None, uid: str, ids: list[str],
+                 labels: dict[str, str]):
+        self.uid = uid
+        #: The version ids (yyyyMMddHHmmss), oldest first.
+        self.ids = ids
+        self._labels = labels
+        self._urimap = urimap
+        self._made: list[VersionInfo | None] = [None] * len(ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, index: int) -> VersionInfo: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[VersionInfo]: ...
+
+    def __getitem__(self, index: int | slice) -> VersionInfo | list[VersionInfo]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self.ids)))]
+        made = self._made[index]
+        if made is None:
+            assert self._urimap is not None   # an empty list makes none
+            vid = self.ids[index]
+            when = datetime.strptime(vid, _FORMAT).replace(tzinfo=UTC)
+            made = self._made[index] = VersionInfo(
+                vid, self.uid, self._urimap.to_public(version_uri(self.uid, vid))[1:-1],
+                datetime_literal(when), self._labels.get(vid))
+        return made
 
 
-def _info(ctx: Context, uid: str, vid: str, label: str | None) -> VersionInfo:
-    when = datetime.strptime(vid, _FORMAT).replace(tzinfo=UTC)
-    return VersionInfo(vid, uid, ctx.urimap.to_public(version_uri(uid, vid))[1:-1],
-                       datetime_literal(when), label)
+def no_versions(uid: str) -> VersionList:
+    """The version list of a resource that has none."""
+    return VersionList(None, uid, [], {})
 
 
-def list_versions(ctx: Context, uid: str) -> list[VersionInfo]:
+def list_versions(ctx: Context, uid: str) -> VersionList:
     """Versions of a resource, oldest first; in an Archival Group, the group's
-    versions since the resource's first one."""
-    own = own_ids(ctx, uid)
+    versions since the resource's first one. One read of the resource's history
+    graph (its version ids and labels), and the group's list in a group."""
+    res = res_uri(uid)
+    own: list[str] = []
+    labels: dict[str, str] = {}
+    for s, p, o in ctx.txn.triples(graph("hist", uid)):
+        if p == FCREPO_HAS_VERSION:
+            if s == res:
+                own.append(_vid(o))
+        elif p == RDFS_LABEL:
+            labels[_vid(s)] = lexical(o)
     if not own:
-        return []
+        return no_versions(uid)
+    own.sort()
     group = archival.group_of(ctx.txn, uid)
-    labels = _labels(ctx, uid)
     ids = own if group is None else [v for v in group_ids(ctx, group) if v >= own[0]]
-    return [_info(ctx, uid, v, labels.get(v)) for v in ids]
+    return VersionList(ctx.urimap, uid, ids, labels)
 
 
 def _own_triples(ctx: Context, uid: str) -> list[Triple]:

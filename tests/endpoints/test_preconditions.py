@@ -9,9 +9,9 @@ from lakesuperior.endpoints import representation as rep
 from lakesuperior.endpoints.paths import Target
 from lakesuperior.endpoints.preconditions import Conditions, if_range_holds
 
-RDF = SimpleNamespace(uid="/a", is_binary=False, etag='W/"x"', version_info=[],
+RDF = SimpleNamespace(uid="/a", is_binary=False, etag='W/"x"', version_info=[], version_ids=[],
                       last_modified="2024-01-02T03:04:05Z")
-BIN = SimpleNamespace(uid="/b", is_binary=True, etag='W/"y"', version_info=[],
+BIN = SimpleNamespace(uid="/b", is_binary=True, etag='W/"y"', version_info=[], version_ids=[],
                       last_modified="2024-01-02T03:04:05Z", digest="d", mimetype="text/plain")
 OLD = "Sat, 01 Jan 2000 00:00:00 GMT"
 NEW = "Fri, 01 Jan 2100 00:00:00 GMT"

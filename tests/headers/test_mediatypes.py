@@ -78,6 +78,23 @@ def test_parse_accept_malformed(accept, says):
 ])
 def test_negotiate_offers_with_parameters(accept, expected):
     assert mt.negotiate(accept, OFFERED, strict=True) == expected
+    assert mt.negotiate(accept, OFFERS, strict=True) == expected    # parsed once: the same
+
+
+OFFERS = mt.Offers(OFFERED)
+
+
+def test_offers_are_the_sequence_of_their_media_types_parsed_once():
+    assert list(OFFERS) == OFFERED and len(OFFERS) == len(OFFERED)
+    assert OFFERS[0] == "text/turtle" and OFFERS[-1] == "text/html"
+    assert OFFERS[1:3] == tuple(OFFERED[1:3]) and ", ".join(OFFERS) == ", ".join(OFFERED)
+    assert [(r.type, r.subtype) for r in OFFERS.parsed][:2] == [("text", "turtle"),
+                                                              ("application", "ld+json")]
+    assert OFFERS.profiles == frozenset({COMPACTED, EXPANDED, FLATTENED})
+    assert h.Offers is mt.Offers
+    with pytest.raises(ValueError):
+        mt.Offers(["text/turtle", "text/*"])        # a range is not a media type to offer
+    assert mt.negotiate("text/turtle", mt.Offers([])) is None
 
 
 def test_negotiate_offers_must_be_media_types():

@@ -52,6 +52,8 @@ def test_create_list_get_version(repo):
     assert infos[0].uri == f"{BASE}/r/fcr:versions/{vid}"
     assert infos[0].created.endswith("dateTime>")
     assert [v.id for v in repo.get("/r").version_info] == [vid, vid2]
+    assert repo.get("/r").version_ids == [vid, vid2] == repo.info("/r").version_ids
+    assert repo.get("/r").version_info == infos     # made when asked for: the same values
     old = repo.get_version("/r", vid)
     assert values(old) == ['"one"']
     assert old.uri == f"{BASE}/r/fcr:versions/{vid}"
