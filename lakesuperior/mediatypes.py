@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import overload
 
 from lakesuperior.exceptions import InvalidHeaderError
@@ -99,14 +100,22 @@ class Offers(Sequence[str]):
     texts: tuple[str, ...]
     parsed: tuple[MediaRange, ...]
     profiles: frozenset[str]
+    #: The answer to an ``Accept`` of one bare range (``type/subtype``, ``type/*``
+    #: or ``*/*``, lower-cased): the first offer it matches.
+    simple: Mapping[str, str]
 
     def __init__(self, offered: Iterable[str]):
         texts = tuple(offered)
         parsed = tuple(_offer(o) for o in texts)
+        simple: dict[str, str] = {}
+        for text, offer in zip(texts, parsed, strict=True):
+            for key in (f"{offer.type}/{offer.subtype}", f"{offer.type}/*", "*/*"):
+                simple.setdefault(key, text)
         object.__setattr__(self, "texts", texts)
         object.__setattr__(self, "parsed", parsed)
         object.__setattr__(self, "profiles", frozenset(
             o.params["profile"] for o in parsed if "profile" in o.params))
+        object.__setattr__(self, "simple", MappingProxyType(simple))
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -163,6 +172,12 @@ def negotiate(accept: str | None, offered: Sequence[str], *, strict: bool = Fals
     """
     if not offered:
         return None
+    if accept and isinstance(offered, Offers):
+        # One bare range, q=1 (the usual Accept): every offer it matches ranks
+        # the same, so the first one wins.
+        hit = offered.simple.get(accept.strip().lower())
+        if hit is not None:
+            return hit
     ranges = parse_accept(accept, strict=strict)
     if not ranges:
         return offered[0]

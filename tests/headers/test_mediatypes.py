@@ -75,6 +75,9 @@ def test_parse_accept_malformed(accept, says):
     ("application/n-triples;q=0.5, */*;q=0.6", "text/turtle"),
     ("text/turtle;q=0, text/*", "text/html"),
     ("text/turtle;level=1", None),                                 # other parameters match
+    ("text/turtle", "text/turtle"), (" TEXT/Turtle ", "text/turtle"),  # one bare range
+    ("application/ld+json", OFFERED[1]), ("*/*", "text/turtle"), ("text/*", "text/turtle"),
+    ("application/*", OFFERED[1]), ("image/png", None),
 ])
 def test_negotiate_offers_with_parameters(accept, expected):
     assert mt.negotiate(accept, OFFERED, strict=True) == expected
@@ -95,6 +98,8 @@ def test_offers_are_the_sequence_of_their_media_types_parsed_once():
     with pytest.raises(ValueError):
         mt.Offers(["text/turtle", "text/*"])        # a range is not a media type to offer
     assert mt.negotiate("text/turtle", mt.Offers([])) is None
+    with pytest.raises(InvalidHeaderError):
+        mt.negotiate("text", OFFERS, strict=True)     # malformed: refused as without Offers
 
 
 def test_negotiate_offers_must_be_media_types():
