@@ -23,6 +23,8 @@ cdef class WriteTxn(JournaledTxn):
     cdef int _put_record(self, uint64_t gid, list triples, dict local) except -1
     cdef Py_ssize_t _remove(self, s, p, o, g) except -1
     cdef int _remove_from_graph(self, uint64_t gid, list triples) except -1
+    cdef bint _unlink(self, uint64_t gid, Record rec, uint64_t s, uint64_t p,
+                      uint64_t o) except -1
     cdef uint64_t _known_id(self, str term, Record rec) except? 1
     cdef Py_ssize_t _set_value(self, s, p, o, g) except -1
     cdef Py_ssize_t _remove_graph(self, g) except -1

@@ -373,12 +373,8 @@ cdef class WriteTxn(JournaledTxn):
             s = self._known_id(ts, rec)
             p = self._known_id(tp, rec)
             o = self._known_id(to, rec)
-            if rec is not None and rec.find_triple(s, p, o) >= 0:
+            if self._unlink(gid, rec, s, p, o):
                 in_record.add((s, p, o))
-            else:
-                cur = self.txn.cursor(db=self.store.db_gx)
-                if cur.set_key_dup(be_n(gid, s, p, 3), be(o)):
-                    cur.delete()
             removed.append((s, p, o))
         if in_record:
             self._put_record(gid, [t for t in rec.triple_ids() if t not in in_record],
@@ -386,6 +382,17 @@ cdef class WriteTxn(JournaledTxn):
         if removed:
             self._log(LOG_DELTA, gid, removed, [])
         return 0
+
+    cdef bint _unlink(self, uint64_t gid, Record rec, uint64_t s, uint64_t p,
+                      uint64_t o) except -1:
+        """Triple ``(s, p, o)`` of graph ``gid`` removed from gx unless the graph's
+        record ``rec`` holds it: True if it does (the caller rewrites the record)."""
+        if rec is not None and rec.find_triple(s, p, o) >= 0:
+            return True
+        cur = self.txn.cursor(db=self.store.db_gx)
+        if cur.set_key_dup(be_n(gid, s, p, 3), be(o)):
+            cur.delete()
+        return False
 
     cdef uint64_t _known_id(self, str term, Record rec) except? 1:
         """Id of a term known to be in graph ``rec`` (or in its one-by-one quads)."""
@@ -430,12 +437,8 @@ cdef class WriteTxn(JournaledTxn):
             if (ts, tp, to) == new:
                 present = True
                 continue
-            if rec is not None and rec.find_triple(ts, tp, to) >= 0:
+            if self._unlink(gid, rec, ts, tp, to):
                 gone.add((ts, tp, to))
-            else:
-                cur = self.txn.cursor(db=self.store.db_gx)
-                if cur.set_key_dup(be_n(gid, ts, tp, 3), be(to)):
-                    cur.delete()
             removed.append((ts, tp, to))
         cdef bint to_record = False
         if not present:
