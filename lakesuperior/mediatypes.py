@@ -91,7 +91,7 @@ def _offer(text: str) -> MediaRange:
     return parsed
 
 
-@dataclass(frozen=True, init=False)
+@dataclass(frozen=True, init=False, eq=False)
 class Offers(Sequence[str]):
     """Media types to offer, in order of preference (a sequence of them), parsed
     once: ``negotiate`` parses a plain sequence of offers on every call, and these
