@@ -2,6 +2,8 @@
 also reached as ``lakesuperior.headers``."""
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from lakesuperior import headers as h
@@ -111,3 +113,22 @@ def test_negotiate_offers_must_be_media_types():
 def test_parameter():
     assert mt.parameter(f'{JSONLD}; Profile="{EXPANDED}"', "profile") == EXPANDED
     assert mt.parameter(JSONLD, "profile") is None
+
+
+def test_offers_negotiate_as_a_plain_sequence_would():
+    """The table of ``Offers`` answers what the full negotiation answers, on random
+    Accept values made of ranges, parameters, separators and junk."""
+    rng = random.Random(7)
+    parts = ["text/turtle", "TEXT/TURTLE", "text/*", "*/*", JSONLD, "application/*",
+             "text/html", "application/n-triples", "image/png", "text", "*/turtle", ";q=0",
+             ";q=0.5", ";charset=utf-8", f';profile="{EXPANDED}"', ",", " ", "\t", "", "/"]
+    for _ in range(3000):
+        accept = "".join(rng.choice(parts) for _ in range(rng.randrange(1, 4)))
+        for strict in (False, True):
+            answers = []
+            for offered in (OFFERED, OFFERS):
+                try:
+                    answers.append(mt.negotiate(accept, offered, strict=strict))
+                except InvalidHeaderError:
+                    answers.append(InvalidHeaderError)
+            assert answers[0] == answers[1], (accept, strict)
