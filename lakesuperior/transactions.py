@@ -93,11 +93,9 @@ class Transactions:
             self._reset()
 
     def _begin(self, txn: Any) -> None:
+        self._reset()
         self.txn = txn
         self.owner = threading.get_ident()
-        self.error = None
-        self.events = events.ChangeSet()
-        self.now = None
 
     def _finish(self, txn: Any) -> None:
         """The end of a write: its first error raised, else its events into the
