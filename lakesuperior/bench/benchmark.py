@@ -159,6 +159,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         wall = time.perf_counter() - wall0 if concurrent_wall is None else concurrent_wall
         lag = sampler.stop()
         target.release_store()
+        memory_ingest = memory_figures(opts.mode, target.data_dir)
         if progress is not None and hasattr(progress, "finish"):
             progress.finish()
         if opts.post_run and not interrupted and not error:
@@ -199,6 +200,7 @@ def run(opts: Options, progress: Any = None, echo: Any = None) -> dict[str, Any]
         "post_run": post,
         "reads": reads,
         "memory": memory,
+        "memory_after_ingest": memory_ingest,
         "machine": machine(),
         # more than WORKLOAD.md asks:
         "requested_count": opts.count, "resource_type": opts.resource_type,

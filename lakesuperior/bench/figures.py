@@ -100,7 +100,9 @@ def summary_line(res: dict[str, Any]) -> str:
                      f" ({lag['max_entries']} entries)")
     mem = res.get("memory")
     if mem and mem.get("peak_rss_bytes"):
+        ingest = (res.get("memory_after_ingest") or {}).get("peak_rss_bytes")
         parts.append(f"peak RSS {mem['peak_rss_bytes'] / 1e6:.0f} MB" + (
+            f", {ingest / 1e6:.0f} MB by the end of the ingest" if ingest else "") + (
             f" (indexer process {mem['indexer']['peak_rss_bytes'] / 1e6:.0f} MB)"
             if mem.get("indexer", {}).get("peak_rss_bytes") else ""))
     if res.get("commit_ms"):

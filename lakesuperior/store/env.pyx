@@ -299,7 +299,8 @@ cdef class StoreEnv:
             except lmdb.MapResizedError:
                 if env is self.env:
                     self.check_no_txns("adopt the map another process grew")
-                env.set_mapsize(0)
+                with self.map_trimmer.remapping():
+                    env.set_mapsize(0)
                 return env.begin(write=write)
         except lmdb.Error as e:
             raise StoreBackendError(f"Cannot begin a transaction: {e}") from e
@@ -326,7 +327,8 @@ cdef class StoreEnv:
         info = env.info()
         used = (info["last_pgno"] + 1) * env.stat()["psize"]
         size = max(info["map_size"] * 2, 2 * (used + 2 * need))
-        env.set_mapsize(size)
+        with self.map_trimmer.remapping():
+            env.set_mapsize(size)
         return 0
 
     cdef int write_ahead(self) except -1:
@@ -470,9 +472,11 @@ cdef class StoreEnv:
         if self.closed:
             return
         self.closed = True
+        self.map_trimmer.close()
         if os.getpid() == self.pid:
-            self.env.close()
-            self.ienv.close()
+            with self.map_trimmer.remapping():
+                self.env.close()
+                self.ienv.close()
 
     def __enter__(self):
         return self

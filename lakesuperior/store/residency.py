@@ -10,49 +10,43 @@ transactions included) costs one minor fault the next time each is read, and
 the data stay cached. ``MapTrimmer`` does that when the process's resident
 file pages pass a bound (``store.resident_map_limit``), so that a process's
 RSS stays bounded however large the store. The store owns it (``StoreEnv``),
-and it looks (reads ``/proc/self/statm``, about 8 us):
+and it looks (reads ``/proc/self/statm`` through a descriptor it keeps open,
+about 1 us):
 
-* every ``CHECK_EVERY`` calls of the ``Repository`` and after each batch of
-  the background indexer;
+* after every call of the ``Repository`` and after each batch of the
+  background indexer;
 * inside one call or one index batch, every ``CHECK_STEPS`` reads that may map
   new pages (``StoreEnv.mapped``: an IRI read from the IRI dictionary, a graph
   record, a chunk of index rows put).
 
 A page fault maps the cached pages around the page it needs too (the kernel's
-fault-around: up to a whole page-cache folio, which on ext4 can be megabytes),
-so one read of a term can add far more than its page to the resident set: the
-pages mapped between two looks, not the bound, set how far the peak passes it
-(a 100,000-child listing mapped 163 MB in one call when only calls were
-counted). Linux only; elsewhere it does nothing.
+fault-around; since Linux 6.18 a whole large page-cache folio, which on ext4
+can be megabytes), so one read of a term can add far more than its page to the
+resident set: the pages mapped between two looks, not the bound, set how far
+the peak passes it. On a 100,000-resource store, one ``Repository.info`` of a
+resource whose pages were not mapped added 13 MB, and a thousand of them 0.47
+MB each. Linux only; elsewhere it does nothing.
 """
 from __future__ import annotations
 
 import ctypes
 import os
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 __all__ = ["CHECK_EVERY", "CHECK_STEPS", "MapTrimmer"]
 
 MADV_DONTNEED = 4
-#: Calls between two looks at ``/proc/self/statm``: at 200 triples a write, 128
-#: calls mapped up to 50 MB past the bound in a 20,000-resource store.
-CHECK_EVERY = 16
+#: Calls between two looks at ``/proc/self/statm``: a look costs about 1 us, and
+#: one call can map megabytes (the module docstring).
+CHECK_EVERY = 1
 #: Reads between two looks inside one call or one index batch (``StoreEnv.mapped``):
-#: a read faults in its page and the cached pages around it (a 100,000-child
-#: listing mapped about 1.4 MB per 256 reads); a look costs about 8 us.
-CHECK_STEPS = 256
-
-
-def _resident_shared_bytes(page_size: int) -> int:
-    """This process's resident shared pages (``RssFile`` plus ``RssShmem``, from
-    ``/proc/self/statm``: cheaper to read than ``status``), in bytes (0 where
-    ``/proc`` does not say)."""
-    try:
-        with open("/proc/self/statm", "rb") as fh:
-            return int(fh.read().split()[2]) * page_size
-    except (OSError, ValueError, IndexError):
-        return 0
+#: a read faults in its page and the cached pages around it (0.47 MB a read
+#: over a thousand reads of a 100,000-resource store, so up to about 15 MB
+#: between two looks).
+CHECK_STEPS = 32
 
 
 def _madvise() -> Callable[[int, int, int], int] | None:
@@ -81,6 +75,30 @@ class MapTrimmer:
         self.trims = 0
         self._madvise = _madvise() if limit > 0 else None
         self._page_size = os.sysconf("SC_PAGE_SIZE") if self._madvise is not None else 4096
+        self._statm: tuple[int, int] | None = None   # (pid, descriptor of its statm)
+        self._lock = threading.Lock()
+        self._ranges: list[tuple[int, int]] | None = None   # (start, length) of the maps
+
+    def resident_shared_bytes(self) -> int:
+        """This process's resident shared pages (``RssFile`` plus ``RssShmem``,
+        from ``/proc/self/statm``, re-read through a descriptor kept open: a
+        forked child opens its own), in bytes; 0 where ``/proc`` does not say."""
+        pid = os.getpid()
+        try:
+            if self._statm is None or self._statm[0] != pid:
+                self._statm = (pid, os.open("/proc/self/statm", os.O_RDONLY | os.O_CLOEXEC))
+            return int(os.pread(self._statm[1], 256, 0).split()[2]) * self._page_size
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def close(self) -> None:
+        """Close the descriptor of ``/proc/self/statm`` (a later look reopens it)."""
+        statm, self._statm = self._statm, None
+        if statm is not None and statm[0] == os.getpid():
+            try:
+                os.close(statm[1])
+            except OSError:
+                pass
 
     def tick(self) -> None:
         """Count one call; every ``every`` calls, trim if the resident file pages
@@ -95,25 +113,46 @@ class MapTrimmer:
         """Trim now if the resident file pages are over the limit (the background
         indexer calls it after each batch: a batch reads pages all over the index)."""
         if (self._madvise is not None
-                and _resident_shared_bytes(self._page_size) > self.limit):
+                and self.resident_shared_bytes() > self.limit):
             self.trim()
+
+    @contextmanager
+    def remapping(self) -> Iterator[None]:
+        """Hold while the store's maps are remapped or unmapped (LMDB's
+        ``set_mapsize``, ``close``): no trim runs meanwhile, and the next one
+        finds the maps again (a stale range could by then hold other memory)."""
+        with self._lock:
+            self._ranges = None
+            yield
 
     def trim(self) -> int:
         """Drop the store maps' pages from this process's resident set; return
-        how many mappings were trimmed."""
+        how many mappings were trimmed. Where the maps are is read from
+        ``/proc/self/maps`` (about 0.3 ms) once, and again after ``remapping``."""
         madvise = self._madvise or _madvise()
         if madvise is None:
             return 0
         done = 0
-        try:
-            with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
-                ranges = [line.split(None, 1)[0] for line in fh
-                          if line.rstrip("\n").endswith(self.files)]
-        except OSError:
-            return 0
-        for span in ranges:
-            start, end = (int(x, 16) for x in span.split("-"))
-            if madvise(start, end - start, MADV_DONTNEED) == 0:
-                done += 1
+        with self._lock:
+            if self._ranges is None:
+                self._ranges = self._find_maps()
+            for start, length in self._ranges:
+                if madvise(start, length, MADV_DONTNEED) == 0:
+                    done += 1
+                else:
+                    self._ranges = None   # look again next time
         self.trims += 1
         return done
+
+    def _find_maps(self) -> list[tuple[int, int]]:
+        try:
+            with open("/proc/self/maps", encoding="utf-8", errors="replace") as fh:
+                spans = [line.split(None, 1)[0] for line in fh
+                         if line.rstrip("\n").endswith(self.files)]
+        except OSError:
+            return []
+        out = []
+        for span in spans:
+            start, end = (int(x, 16) for x in span.split("-"))
+            out.append((start, end - start))
+        return out

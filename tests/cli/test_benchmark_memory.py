@@ -44,11 +44,14 @@ def test_python_mode_reports_this_process(bench, tmp_path):
     out = tmp_path / "r.json"
     res = bench("--count", 5, "--data-dir", tmp_path / "d", "--output", out, "--no-sparql")
     assert res.exit_code == 0, res.output
-    mem = json.loads(out.read_text())["memory"]
+    result = json.loads(out.read_text())
+    mem, ingest = result["memory"], result["memory_after_ingest"]
     assert mem["peak_rss_bytes"] > 0 and mem["rss_anon_bytes"] > 0
+    assert 0 < ingest["peak_rss_bytes"] <= mem["peak_rss_bytes"]   # before the reads
     # the store's indexer process (the default), reported apart
     assert mem["indexer"]["pid"] != os.getpid() and mem["indexer"]["peak_rss_bytes"] > 0
     assert "peak RSS" in res.stdout and "(indexer process " in res.stdout
+    assert " MB by the end of the ingest" in res.stdout
 
 
 def test_http_mode_reports_the_server_workers(bench, tmp_path, start_server):
@@ -59,7 +62,10 @@ def test_http_mode_reports_the_server_workers(bench, tmp_path, start_server):
     res = bench("--mode", "http", "--endpoint", srv.url + "/", "--count", 5, "--data-dir",
                 data, "--output", out, "--no-sparql")
     assert res.exit_code == 0, res.output + srv.log_text()
-    mem = json.loads(out.read_text())["memory"]
+    result = json.loads(out.read_text())
+    mem, ingest = result["memory"], result["memory_after_ingest"]
+    assert set(ingest["processes"]) == set(mem["processes"])
+    assert ingest["peak_rss_bytes"] <= mem["peak_rss_bytes"]
     pids = store_processes(str(data))
     assert pids and os.getpid() not in pids
     assert set(mem["processes"]) <= {str(p) for p in pids} and mem["processes"]

@@ -164,3 +164,61 @@ def test_an_index_batch_makes_the_trimmer_look_and_indexes_the_same(tmp_path):
                                 sorted(txn.match(None, LIT_P, '"v7 3"', None)),
                                 txn.count(None, None, None, None)))
     assert results[0] == results[1] == (n * 30, [quads[7 * 30 + 3]], n * 30)
+
+
+# -- where the maps are: found once, again after a remap; statm kept open ---------
+
+def test_the_maps_are_found_once_and_again_after_a_remap(tmp_path, monkeypatch):
+    from lakesuperior.store.quadstore import QuadStore
+    path = str(tmp_path / "s")
+    _store_with_children(path, 10)
+    with QuadStore(path, resident_map_limit=1) as st:
+        trimmer = st.map_trimmer
+        found = []
+        real = trimmer._find_maps
+        monkeypatch.setattr(trimmer, "_find_maps", lambda: found.append(1) or real())
+        assert trimmer.trim() == 2 and trimmer.trim() == 2     # main and index maps
+        assert len(found) == 1
+        with trimmer.remapping():
+            pass
+        assert trimmer.trim() == 2 and len(found) == 2
+
+
+def test_a_map_that_grows_is_trimmed_where_it_is_now(tmp_path):
+    from lakesuperior.store.quadstore import QuadStore
+    path = str(tmp_path / "s")
+    quads = [(f"<http://ex.org/r{i}>", LIT_P, BIG, f"<http://ex.org/r{i}>") for i in range(300)]
+    with QuadStore(path, sync=False, map_size=1 << 20, resident_map_limit=1) as st:
+        st.map_trimmer.trim()
+        first = st.map_trimmer._ranges
+        for i in range(0, 300, 30):             # about 1 MB of literals: the map grows
+            with st.write() as txn:
+                txn.add(quads[i:i + 30])
+            with st.read() as txn:
+                assert txn.count(None, LIT_P, None, None) == i + 30
+        assert st.map_trimmer.trim() == 2
+        now = st.map_trimmer._ranges
+        assert now is not None and sum(n for _, n in now) > sum(n for _, n in first)
+        with st.read() as txn:
+            assert sorted(txn.match(None, LIT_P, None, None)) == sorted(quads)
+        st.map_trimmer.trim()
+    assert st.map_trimmer._ranges is None      # closed: forgotten, nothing to trim
+    assert st.map_trimmer.trim() == 0
+
+
+def test_statm_is_read_through_a_descriptor_of_this_process(tmp_path):
+    import os
+    trimmer = MapTrimmer(str(tmp_path), 1)
+    shared = trimmer.resident_shared_bytes()
+    assert shared > 0
+    assert trimmer._statm is not None and trimmer._statm[0] == os.getpid()
+    pid = os.fork()
+    if pid == 0:                                # the child opens its own
+        ok = trimmer.resident_shared_bytes() > 0 and trimmer._statm[0] == os.getpid()
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    trimmer.close()
+    assert trimmer._statm is None
+    assert trimmer.resident_shared_bytes() > 0   # reopened when needed
+    trimmer.close()
