@@ -128,7 +128,8 @@ class MapTrimmer:
     def trim(self) -> int:
         """Drop the store maps' pages from this process's resident set; return
         how many mappings were trimmed. Where the maps are is read from
-        ``/proc/self/maps`` (about 0.3 ms) once, and again after ``remapping``."""
+        ``/proc/self/maps`` (about 0.3 ms) once, and again after ``remapping``
+        (every time if the files are mapped more than once in this process)."""
         madvise = self._madvise or _madvise()
         if madvise is None:
             return 0
@@ -136,11 +137,16 @@ class MapTrimmer:
         with self._lock:
             if self._ranges is None:
                 self._ranges = self._find_maps()
-            for start, length in self._ranges:
+            ranges = self._ranges
+            for start, length in ranges:
                 if madvise(start, length, MADV_DONTNEED) == 0:
                     done += 1
                 else:
                     self._ranges = None   # look again next time
+            if len(ranges) != len(self.files):
+                # Not one map per file: another environment of the same files is
+                # open in this process, whose remaps this trimmer is not told of.
+                self._ranges = None
         self.trims += 1
         return done
 

@@ -3,6 +3,8 @@
 from ``/proc``, never by a clock."""
 from __future__ import annotations
 
+import mmap
+import os
 import sys
 
 import pytest
@@ -207,7 +209,6 @@ def test_a_map_that_grows_is_trimmed_where_it_is_now(tmp_path):
 
 
 def test_statm_is_read_through_a_descriptor_of_this_process(tmp_path):
-    import os
     trimmer = MapTrimmer(str(tmp_path), 1)
     shared = trimmer.resident_shared_bytes()
     assert shared > 0
@@ -222,3 +223,22 @@ def test_statm_is_read_through_a_descriptor_of_this_process(tmp_path):
     assert trimmer._statm is None
     assert trimmer.resident_shared_bytes() > 0   # reopened when needed
     trimmer.close()
+
+
+def test_maps_of_the_files_mapped_twice_are_found_every_time(tmp_path, monkeypatch):
+    from lakesuperior.store.quadstore import QuadStore
+    path = str(tmp_path / "s")
+    _store_with_children(path, 10)
+    with QuadStore(path, resident_map_limit=1) as st:
+        trimmer = st.map_trimmer
+        found = []
+        real = trimmer._find_maps
+        monkeypatch.setattr(trimmer, "_find_maps", lambda: found.append(1) or real())
+        with open(os.path.join(path, "data.mdb"), "rb") as fh:   # a second map of main
+            other = mmap.mmap(fh.fileno(), 0, prot=mmap.PROT_READ)
+            try:
+                assert trimmer.trim() == 3 and trimmer.trim() == 3
+                assert len(found) == 2           # not kept: it is not told of that map's end
+            finally:
+                other.close()
+        assert trimmer.trim() == 2 and trimmer.trim() == 2 and len(found) == 3
