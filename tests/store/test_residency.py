@@ -6,6 +6,7 @@ from __future__ import annotations
 import mmap
 import os
 import sys
+from contextlib import contextmanager
 
 import pytest
 
@@ -170,15 +171,22 @@ def test_an_index_batch_makes_the_trimmer_look_and_indexes_the_same(tmp_path):
 
 # -- where the maps are: found once, again after a remap; statm kept open ---------
 
-def test_the_maps_are_found_once_and_again_after_a_remap(tmp_path, monkeypatch):
+@contextmanager
+def _counting_finds(tmp_path, monkeypatch):
+    """A small store's path and trimmer (any excess trims), and a list that gets
+    one item each time the trimmer reads ``/proc/self/maps``."""
     from lakesuperior.store.quadstore import QuadStore
     path = str(tmp_path / "s")
     _store_with_children(path, 10)
     with QuadStore(path, resident_map_limit=1) as st:
-        trimmer = st.map_trimmer
-        found = []
+        trimmer, found = st.map_trimmer, []
         real = trimmer._find_maps
         monkeypatch.setattr(trimmer, "_find_maps", lambda: found.append(1) or real())
+        yield path, trimmer, found
+
+
+def test_the_maps_are_found_once_and_again_after_a_remap(tmp_path, monkeypatch):
+    with _counting_finds(tmp_path, monkeypatch) as (_path, trimmer, found):
         assert trimmer.trim() == 2 and trimmer.trim() == 2     # main and index maps
         assert len(found) == 1
         with trimmer.remapping():
@@ -226,14 +234,7 @@ def test_statm_is_read_through_a_descriptor_of_this_process(tmp_path):
 
 
 def test_maps_of_the_files_mapped_twice_are_found_every_time(tmp_path, monkeypatch):
-    from lakesuperior.store.quadstore import QuadStore
-    path = str(tmp_path / "s")
-    _store_with_children(path, 10)
-    with QuadStore(path, resident_map_limit=1) as st:
-        trimmer = st.map_trimmer
-        found = []
-        real = trimmer._find_maps
-        monkeypatch.setattr(trimmer, "_find_maps", lambda: found.append(1) or real())
+    with _counting_finds(tmp_path, monkeypatch) as (path, trimmer, found):
         with open(os.path.join(path, "data.mdb"), "rb") as fh:   # a second map of main
             other = mmap.mmap(fh.fileno(), 0, prot=mmap.PROT_READ)
             try:
