@@ -15,7 +15,7 @@ from lakesuperior.repository import Repository
 bp = Blueprint("admin", __name__)
 bp.before_request(require_admin)
 
-_OFFERED = ("application/json", "text/html")
+_OFFERED = hdr.Offers(("application/json", "text/html"))
 
 
 def _repository() -> Repository:

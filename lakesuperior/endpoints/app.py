@@ -97,9 +97,13 @@ def _check_path() -> None:
     paths.check_empty_segments(path)
 
 
+#: What the constraints document is served as.
+_CONSTRAINTS_OUT = hdr.Offers((rdfio.TURTLE, "text/html", rdfio.JSON_LD, rdfio.N_TRIPLES,
+                               rdfio.RDF_XML, "text/plain"))
+
+
 def _constraints() -> Response:
-    offered = (rdfio.TURTLE, "text/html", rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML,
-               "text/plain")
+    offered = _CONSTRAINTS_OUT
     media_type = hdr.negotiate(request.headers.get("Accept"), offered)
     if media_type is None:
         raise errors.NotAcceptable(f"The constraints document is available as "

@@ -212,8 +212,8 @@ def constrained_by_link(error: BaseException | None = None) -> str:
 
 # --- responses ------------------------------------------------------------------------------
 
-_ERROR_TYPES = ("text/plain", "text/html", "application/json", "text/turtle",
-                "application/ld+json", "application/n-triples")
+_ERROR_TYPES = hdr.Offers(("text/plain", "text/html", "application/json", "text/turtle",
+                           "application/ld+json", "application/n-triples"))
 
 
 def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:

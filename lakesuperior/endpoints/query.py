@@ -51,7 +51,10 @@ SPARQL_QUERY = "application/sparql-query"
 SPARQL_UPDATE = "application/sparql-update"
 LDP_PREFIX = "/rest"
 
-_ALL_TYPES = (*api.RESULT_TYPES, *api.GRAPH_TYPES)
+_ALL_TYPES = hdr.Offers((*api.RESULT_TYPES, *api.GRAPH_TYPES))
+_PAGE_OR_RESULTS = hdr.Offers((*_ALL_TYPES, HTML))
+_RESULT_TYPES = hdr.Offers(api.RESULT_TYPES)
+_GRAPH_TYPES = hdr.Offers(api.GRAPH_TYPES)
 _UPDATE_REFUSED = ("SPARQL Update is not accepted by the query service: writes go through "
                    "the LDP API (PATCH a resource with application/sparql-update)")
 _CONTENT_TYPES = {
@@ -151,7 +154,7 @@ def sparql() -> Response:
                          "without Atomic-ID (after the commit to see the transaction's "
                          "changes)")
     accept = request.headers.get("Accept")
-    wants_html = hdr.negotiate(accept, (*_ALL_TYPES, HTML)) == HTML
+    wants_html = hdr.negotiate(accept, _PAGE_OR_RESULTS) == HTML
     if wants_html:
         return _page()
     if hdr.negotiate(accept, _ALL_TYPES) is None:
@@ -162,7 +165,7 @@ def sparql() -> Response:
         raise BadRequest("No query: give it as the 'query' parameter (GET or form POST) or "
                          f"as an {SPARQL_QUERY} body")
     result = _run(req)
-    offered = api.GRAPH_TYPES if result.type in ("CONSTRUCT", "DESCRIBE") else api.RESULT_TYPES
+    offered = _GRAPH_TYPES if result.type in ("CONSTRUCT", "DESCRIBE") else _RESULT_TYPES
     media_type = hdr.negotiate(accept, offered)
     if media_type is None:
         raise NotAcceptable(f"A {result.type} result is available as {', '.join(offered)}")
