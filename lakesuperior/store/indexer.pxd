@@ -8,6 +8,7 @@ cdef class Indexer:
     cdef StoreEnv store
     cdef bytearray pos_add, osp_add, lit_add, sg_add   # packed PosRow / OspRow / LitRow / SgRow
     cdef dict gnums          # graph id -> graph number, met in this batch
+    cdef dict spans          # graph number -> its rows' places in the buffers (Span)
     cdef uint32_t next_gnum  # the next graph number to give
     cdef uint32_t append_from  # rows of graph numbers from here on are appended
     cdef bint cut            # the last batch stopped at MAX_BATCH_TRIPLES (more may wait)
@@ -21,3 +22,4 @@ cdef class Indexer:
     cdef int _add(self, uint32_t gnum, list triples) except -1
     cdef int _flush(self, itxn) except -1
     cdef int _remove(self, itxn, Txn rt, uint64_t gid, list triples) except -1
+    cdef int _cancel(self, uint32_t gnum, int which, const unsigned char *row) except -1

@@ -18,6 +18,7 @@ import struct
 import lmdb
 
 from libc.stdint cimport uint32_t, uint64_t
+from libc.string cimport memcmp, memset
 from cpython.bytes cimport PyBytes_AS_STRING
 from cpython.exc cimport PyErr_CheckSignals
 
@@ -37,6 +38,19 @@ from lakesuperior.exceptions import DiskFullError, StoreBackendError, StoreError
 LOG_HEAD = struct.Struct("<BQII")  # kind, graph id, n_removed, n_added
 
 cdef uint32_t MAX_GNUM = 0xFFFFFFFF
+# The four row buffers (pos, osp, lit, sg): row sizes, and where a row's graph
+# number is (0 in a buffered row: cancelled by a later removal).
+cdef Py_ssize_t ROW_SIZE[4]
+ROW_SIZE[:] = [IDX_ROW_SIZE, IDX_ROW_SIZE, LIT_ROW_SIZE, SG_ROW_SIZE]
+cdef Py_ssize_t GNUM_AT[4]
+GNUM_AT[:] = [ID_SIZE, ID_SIZE, LIT_ROW_SIZE - GNUM_SIZE, ID_SIZE]
+
+
+cdef struct Span:
+    # The rows one ``_add`` buffered, [start, end) in each buffer, in rows.
+    Py_ssize_t start[4]
+    Py_ssize_t end[4]
+
 cdef enum:
     PUT_CHUNK = 256   # rows put between two looks of the map trimmer (``residency``)
 #: Most triples one batch applies (added or removed), whatever ``index_batch``
@@ -89,9 +103,10 @@ cdef int _put_rows(StoreEnv st, cur, list rows, bint append) except -1:
 cdef class Indexer:
     """Applies logged changes to the ``index`` environment, in batches.
 
-    Additions are buffered and written sorted (far fewer page visits than one
-    put at a time), those of graphs numbered in this batch appended; the buffer
-    is flushed before any removal, so the log's order is kept where it matters.
+    Additions are buffered and written sorted, once per batch (far fewer page
+    visits than one put at a time), those of graphs numbered in this batch
+    appended. A removal deletes its rows from the index and cancels their
+    buffered copies, so the log's last word on a row is the one that stays.
     """
 
     def __cinit__(self, StoreEnv store):
@@ -101,6 +116,7 @@ cdef class Indexer:
         self.lit_add = bytearray()
         self.sg_add = bytearray()
         self.gnums = {}
+        self.spans = {}
 
     def run(self, uint64_t until=0, Py_ssize_t batches=0):
         """Apply log entries (all, or up to ``until``; at most ``batches`` index
@@ -156,6 +172,7 @@ cdef class Indexer:
         del self.lit_add[:]
         del self.sg_add[:]
         self.gnums.clear()
+        self.spans.clear()
         return 0
 
     cdef int _start(self, itxn) except -1:
@@ -240,7 +257,6 @@ cdef class Indexer:
                 kind_, gid, nrem, nadd = LOG_HEAD.unpack_from(entry)
                 triples += nrem
                 if nrem:
-                    self._flush(itxn)
                     self._remove(itxn, rt, gid, unpack_triples(entry, head, nrem))
                 if kind_ == LOG_REPLACE:
                     ids = rt.graph_ids(gid)
@@ -261,6 +277,9 @@ cdef class Indexer:
         """Buffer index rows for the (s, p, o) id triples of graph number ``gnum``."""
         cdef Py_ssize_t n = len(triples), i = 0, j = 0, k = 0
         cdef Py_ssize_t p0 = len(self.pos_add), o0 = len(self.osp_add), l0 = len(self.lit_add)
+        cdef Span span
+        span.start[:] = [p0 // IDX_ROW_SIZE, o0 // IDX_ROW_SIZE, l0 // LIT_ROW_SIZE,
+                         len(self.sg_add) // SG_ROW_SIZE]
         self.pos_add.extend(bytes(IDX_ROW_SIZE * n))
         self.osp_add.extend(bytes(IDX_ROW_SIZE * n))
         self.lit_add.extend(bytes(LIT_ROW_SIZE * n))
@@ -293,17 +312,25 @@ cdef class Indexer:
             i += 1
         del self.osp_add[o0 + IDX_ROW_SIZE * j:]
         del self.lit_add[l0 + LIT_ROW_SIZE * k:]
+        span.end[:] = [span.start[0] + n, span.start[1] + j, span.start[2] + k,
+                       len(self.sg_add) // SG_ROW_SIZE]
+        spans = self.spans.get(gnum)
+        if spans is None:
+            self.spans[gnum] = spans = bytearray()
+        spans.extend((<unsigned char *>&span)[:sizeof(Span)])
         return 0
 
     cdef int _flush(self, itxn) except -1:
         """Write the buffered rows, sorted and unique (rows already there are
-        skipped); in pos, osp and sg, the rows of graphs numbered in this
-        transaction are appended (lit's rows are in object order: put in place)."""
+        skipped, cancelled ones dropped); in pos, osp and sg, the rows of graphs
+        numbered in this transaction are appended (lit's rows are in object
+        order: put in place)."""
         cdef StoreEnv st = self.store
         cdef bytes packed
         cdef const unsigned char *rows
         cdef unsigned char *ptr
         cdef Py_ssize_t size, n, i
+        cdef uint32_t gn
         cdef list old, new
         for db, buf, size in ((st.idb_pos, self.pos_add, IDX_ROW_SIZE),
                               (st.idb_osp, self.osp_add, IDX_ROW_SIZE),
@@ -321,39 +348,55 @@ cdef class Indexer:
             cur = itxn.cursor(db=db)
             if size == LIT_ROW_SIZE:
                 _put_rows(st, cur, [(packed[i:i + GNUM_SIZE], packed[i + GNUM_SIZE:i + size])
-                                    for i in range(0, n * size, size)], False)
+                                    for i in range(0, n * size, size)
+                                    if get_be32(rows + i + LIT_ROW_SIZE - GNUM_SIZE)], False)
                 continue
             old = []
             new = []
             for i in range(0, n * size, size):   # the graph number follows the key
-                (new if get_be32(rows + i + ID_SIZE) >= self.append_from else old).append(
-                    (packed[i:i + ID_SIZE], packed[i + ID_SIZE:i + size]))
+                gn = get_be32(rows + i + ID_SIZE)
+                if gn:
+                    (new if gn >= self.append_from else old).append(
+                        (packed[i:i + ID_SIZE], packed[i + ID_SIZE:i + size]))
             _put_rows(st, cur, old, False)
             _put_rows(st, cur, new, True)
+        self.spans.clear()
         # Rows of the graphs numbered so far are in the tree now: later rows of
         # theirs may sort before them, so they are no longer appended.
         self.append_from = self.next_gnum
         return 0
 
     cdef int _remove(self, itxn, Txn rt, uint64_t gid, list triples) except -1:
-        """Delete the index rows of removed triples of graph ``gid``."""
+        """Delete the index rows of removed triples of graph ``gid``, and cancel
+        their copies buffered in this batch."""
         cdef StoreEnv st = self.store
         cdef uint32_t gnum = self._gnum(itxn, gid, False)
         if not gnum:
             return 0     # never indexed: no rows
+        cdef bint buffered = gnum in self.spans
         pos = itxn.cursor(db=st.idb_pos)
         osp = itxn.cursor(db=st.idb_osp)
         lit = itxn.cursor(db=st.idb_lit)
         sg = itxn.cursor(db=st.idb_sg)
-        cdef bytes g = be32(gnum)
+        cdef bytes g = be32(gnum), key, val, row
         cdef uint64_t s, p, o
         cdef set subjects = set(), objects = set()
         for s, p, o in triples:
-            if pos.set_key_dup(be(p), g + be_n(o, s, 0, 2)):
+            key = be(p)
+            val = g + be_n(o, s, 0, 2)
+            if pos.set_key_dup(key, val):
                 pos.delete()
+            if buffered:
+                row = key + val
+                self._cancel(gnum, 0, row)
             if (o >> KIND_SHIFT) == TERM_IRI:
-                if osp.set_key_dup(be(o), g + be_n(s, p, 0, 2)):
+                key = be(o)
+                val = g + be_n(s, p, 0, 2)
+                if osp.set_key_dup(key, val):
                     osp.delete()
+                if buffered:
+                    row = key + val
+                    self._cancel(gnum, 1, row)
             else:
                 objects.add(o)
             subjects.add(s)
@@ -364,8 +407,13 @@ cdef class Indexer:
             if rec is not None:
                 objects.difference_update([t[2] for t in rec.triple_ids()])
             for o in objects:
-                if lit.set_key_dup(be32(gnum >> EPOCH_SHIFT), be(o) + g):
+                key = be32(gnum >> EPOCH_SHIFT)
+                val = be(o) + g
+                if lit.set_key_dup(key, val):
                     lit.delete()
+                if buffered:
+                    row = key + val
+                    self._cancel(gnum, 2, row)
         # A subject leaves sg only when the graph has no triple about it now
         # (a range lookup per subject, never a read of the whole graph).
         for s in subjects:
@@ -373,6 +421,24 @@ cdef class Indexer:
                 continue
             if rt.gx_ids(gid, s, 0):
                 continue
-            if sg.set_key_dup(be(s), g):
+            key = be(s)
+            if sg.set_key_dup(key, g):
                 sg.delete()
+            if buffered:
+                row = key + g
+                self._cancel(gnum, 3, row)
+        return 0
+
+    cdef int _cancel(self, uint32_t gnum, int which, const unsigned char *row) except -1:
+        """Cancel the copies of ``row`` that graph ``gnum``'s additions put in
+        buffer ``which`` (0-3: pos, osp, lit, sg) earlier in this batch."""
+        cdef bytearray spans = self.spans[gnum]
+        cdef bytearray buf = (self.pos_add, self.osp_add, self.lit_add, self.sg_add)[which]
+        cdef unsigned char *rows = <unsigned char *>buf
+        cdef const Span *span = <const Span *>(<unsigned char *>spans)
+        cdef Py_ssize_t size = ROW_SIZE[which], k, i
+        for k in range(len(spans) // sizeof(Span)):
+            for i in range(span[k].start[which], span[k].end[which]):
+                if memcmp(rows + i * size, row, size) == 0:
+                    memset(rows + i * size + GNUM_AT[which], 0, GNUM_SIZE)
         return 0
