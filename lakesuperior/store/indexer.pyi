@@ -8,6 +8,7 @@ from lakesuperior.store.env import StoreEnv
 
 LOG_HEAD: Struct
 MAX_BATCH_TRIPLES: int
+MAX_CANCEL_LOOKS: int
 
 @disjoint_base
 class Indexer:

@@ -58,6 +58,11 @@ cdef enum:
 #: over ``osp`` and ``sg``) and LMDB keeps a copy of each page it dirties, so
 #: rows, not log entries, decide a batch's memory (about 128 MB at most here).
 MAX_BATCH_TRIPLES = 32768
+#: A removal cancels the buffered rows it undoes by looking through its graph's
+#: buffered rows, once per removed triple; where that would be more than this
+#: many looks (a large graph replaced again in the same batch), the buffer is
+#: written first instead, and the removal finds its rows in the index.
+MAX_CANCEL_LOOKS = 16384
 
 
 cdef list _graphs_after(Txn rt, uint64_t after, Py_ssize_t limit):
@@ -106,7 +111,9 @@ cdef class Indexer:
     Additions are buffered and written sorted, once per batch (far fewer page
     visits than one put at a time), those of graphs numbered in this batch
     appended. A removal deletes its rows from the index and cancels their
-    buffered copies, so the log's last word on a row is the one that stays.
+    buffered copies, so the log's last word on a row is the one that stays
+    (or, where that would cost more looks than ``MAX_CANCEL_LOOKS``, writes
+    the buffer first).
     """
 
     def __cinit__(self, StoreEnv store):
@@ -257,6 +264,9 @@ cdef class Indexer:
                 kind_, gid, nrem, nadd = LOG_HEAD.unpack_from(entry)
                 triples += nrem
                 if nrem:
+                    gnum = self.gnums.get(gid)
+                    if gnum is not None and nrem * self._buffered(gnum) > MAX_CANCEL_LOOKS:
+                        self._flush(itxn)
                     self._remove(itxn, rt, gid, unpack_triples(entry, head, nrem))
                 if kind_ == LOG_REPLACE:
                     ids = rt.graph_ids(gid)
@@ -428,6 +438,18 @@ cdef class Indexer:
                 row = key + g
                 self._cancel(gnum, 3, row)
         return 0
+
+    cdef Py_ssize_t _buffered(self, uint32_t gnum):
+        """How many rows graph ``gnum``'s additions buffered in this batch."""
+        cdef bytearray spans = self.spans.get(gnum)
+        if spans is None:
+            return 0
+        cdef const Span *span = <const Span *>(<unsigned char *>spans)
+        cdef Py_ssize_t k, w, n = 0
+        for k in range(len(spans) // sizeof(Span)):
+            for w in range(4):
+                n += span[k].end[w] - span[k].start[w]
+        return n
 
     cdef int _cancel(self, uint32_t gnum, int which, const unsigned char *row) except -1:
         """Cancel the copies of ``row`` that graph ``gnum``'s additions put in

@@ -114,3 +114,22 @@ def test_a_row_added_removed_and_added_again_in_one_batch_stays(path):
     rows = index_rows(path)
     assert [len(rows[name]) for name in ("pos", "osp", "lit", "sg")] == [1, 1, 0, 1]
     assert rows == rebuilt_rows(path)
+
+
+def test_a_large_graph_replaced_again_and_again_in_one_batch_keeps_its_last_triples(path):
+    g = graph(1)
+    with QuadStore(path, index_batch=1000) as st:
+        for round_ in range(5):                # each replacement removes 300 buffered triples
+            with st.write() as txn:
+                txn.add_graph(g, [(g, P, literal(f"v{round_} {i}")) for i in range(300)]
+                              + [(g, TYPE, CONTAINER), (f"<http://ex.org/s{round_}>", P, g)])
+        with st.write() as txn:
+            txn.set_value(g, P, literal("last"), g)
+        assert st.index(batches=1) == 6
+        with st.read() as txn:
+            assert txn.count(None, P, None, None) == 2
+            assert sorted(txn.match(None, P, None, None)) == sorted([
+                (g, P, literal("last"), g), ("<http://ex.org/s4>", P, g, g)])
+    rows = index_rows(path)
+    assert [len(rows[name]) for name in ("pos", "osp", "lit", "sg")] == [3, 2, 1, 2]
+    assert rows == rebuilt_rows(path)
