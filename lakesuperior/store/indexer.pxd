@@ -22,5 +22,7 @@ cdef class Indexer:
     cdef int _add(self, uint32_t gnum, list triples) except -1
     cdef int _flush(self, itxn) except -1
     cdef int _remove(self, itxn, Txn rt, uint64_t gid, list triples) except -1
+    cdef int _drop(self, cur, int which, uint32_t gnum, bint buffered, bytes key,
+                   bytes val) except -1
     cdef Py_ssize_t _buffered(self, uint32_t gnum)
     cdef int _cancel(self, uint32_t gnum, int which, const unsigned char *row) except -1

@@ -388,25 +388,13 @@ cdef class Indexer:
         osp = itxn.cursor(db=st.idb_osp)
         lit = itxn.cursor(db=st.idb_lit)
         sg = itxn.cursor(db=st.idb_sg)
-        cdef bytes g = be32(gnum), key, val, row
+        cdef bytes g = be32(gnum)
         cdef uint64_t s, p, o
         cdef set subjects = set(), objects = set()
         for s, p, o in triples:
-            key = be(p)
-            val = g + be_n(o, s, 0, 2)
-            if pos.set_key_dup(key, val):
-                pos.delete()
-            if buffered:
-                row = key + val
-                self._cancel(gnum, 0, row)
+            self._drop(pos, 0, gnum, buffered, be(p), g + be_n(o, s, 0, 2))
             if (o >> KIND_SHIFT) == TERM_IRI:
-                key = be(o)
-                val = g + be_n(s, p, 0, 2)
-                if osp.set_key_dup(key, val):
-                    osp.delete()
-                if buffered:
-                    row = key + val
-                    self._cancel(gnum, 1, row)
+                self._drop(osp, 1, gnum, buffered, be(o), g + be_n(s, p, 0, 2))
             else:
                 objects.add(o)
             subjects.add(s)
@@ -417,13 +405,7 @@ cdef class Indexer:
             if rec is not None:
                 objects.difference_update([t[2] for t in rec.triple_ids()])
             for o in objects:
-                key = be32(gnum >> EPOCH_SHIFT)
-                val = be(o) + g
-                if lit.set_key_dup(key, val):
-                    lit.delete()
-                if buffered:
-                    row = key + val
-                    self._cancel(gnum, 2, row)
+                self._drop(lit, 2, gnum, buffered, be32(gnum >> EPOCH_SHIFT), be(o) + g)
         # A subject leaves sg only when the graph has no triple about it now
         # (a range lookup per subject, never a read of the whole graph).
         for s in subjects:
@@ -431,12 +413,19 @@ cdef class Indexer:
                 continue
             if rt.gx_ids(gid, s, 0):
                 continue
-            key = be(s)
-            if sg.set_key_dup(key, g):
-                sg.delete()
-            if buffered:
-                row = key + g
-                self._cancel(gnum, 3, row)
+            self._drop(sg, 3, gnum, buffered, be(s), g)
+        return 0
+
+    cdef int _drop(self, cur, int which, uint32_t gnum, bint buffered, bytes key,
+                   bytes val) except -1:
+        """Delete the row ``key`` + ``val`` of graph ``gnum`` with ``cur``, and,
+        if the graph has rows ``buffered``, its copies in buffer ``which``."""
+        if cur.set_key_dup(key, val):
+            cur.delete()
+        cdef bytes row
+        if buffered:
+            row = key + val
+            self._cancel(gnum, which, row)
         return 0
 
     cdef Py_ssize_t _buffered(self, uint32_t gnum):

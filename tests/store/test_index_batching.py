@@ -5,16 +5,14 @@ entries of the same batch buffered, so a row added, removed and added again in
 one batch ends as the log's last entry says. The rows one batch leaves are the
 rows a rebuild from the graphs makes.
 """
-import os
 import random
 
-import lmdb
 import pytest
 
 from lakesuperior.store.quadstore import QuadStore
 from lakesuperior.store.terms import literal
 
-from .test_index_format import set_index_format
+from .test_index_format import index_env, set_index_format
 from .test_index_tail import CONTAINER, TYPE, P, answers, graph, write_history
 
 MODIFIED = "<http://ex.org/modified>"
@@ -28,21 +26,17 @@ def path(tmp_path):
 def index_rows(path):
     """Every row of pos, osp, lit and sg, each naming its graph by graph id (graph
     numbers depend on the order the indexer met graphs in)."""
-    env = lmdb.open(os.path.join(path, "index"), max_dbs=16, readonly=True)
+    env = index_env(path, readonly=True)
     rows = {}
     with env.begin() as txn:
         ng = dict(txn.cursor(db=env.open_db(b"ng", txn=txn, create=False)))
-
-        def gid(gnum):
-            return ng[gnum]
-
         for name in (b"pos", b"osp", b"lit", b"sg"):
             out = []
             for key, val in txn.cursor(db=env.open_db(name, txn=txn, create=False)):
                 if name == b"lit":             # key: epoch; value: object, graph number
-                    out.append((val[:8], gid(val[8:])))
+                    out.append((val[:8], ng[val[8:]]))
                 else:                          # value: graph number first
-                    out.append((key, gid(val[:4]), val[4:]))
+                    out.append((key, ng[val[:4]], val[4:]))
             rows[name.decode()] = sorted(out)
     env.close()
     return rows
