@@ -35,16 +35,15 @@ import uuid
 from collections.abc import Callable
 
 import lmdb
+from store_ingest import seed_store, write_resource  # beside this script
 
 from lakesuperior.bench.figures import machine, write_json
 from lakesuperior.bench.workload import workload_triples
-from lakesuperior.model.namespaces import DCTERMS_NS, LDP_CONTAINS
+from lakesuperior.model.namespaces import LDP_CONTAINS
 from lakesuperior.store.quadstore import QuadStore
 
 KINDS = ("fdatasync", "commit", "record", "shape", "store")
 PAGE = 4096
-BASE = "info:fcres"
-TITLE = f"<{DCTERMS_NS}title>"
 NAME_BYTES = 18      # a resource's name entry in rec (key and value: about 26 bytes)
 GX_BYTES = 32        # one containment value in gx (dupfixed)
 LOG_BYTES = (17, 41)  # a store write's two log entries (with their 8-byte keys: 25, 49)
@@ -121,29 +120,19 @@ class StoreWrites:
 
     def __init__(self, path: str, rng: random.Random, entries: int):
         self.rng = rng
-        self.parent = f"<{BASE}/parent>"
-        self.internal = [f"<{BASE}/ref{i}>" for i in range(5)]
         setup = QuadStore(path, sync=False)     # the set-up and the fill, without fsync
-        with setup.write() as txn:
-            for ref in self.internal:
-                txn.add_graph(ref, [(ref, TITLE, '"ref"')])
-            txn.add_graph(self.parent, [(self.parent, TITLE, '"parent"')])
+        self.parent, self.internal = seed_store(setup)
         for _ in range(entries):
-            self._write(setup, *self.next_graph())
+            write_resource(setup, self.parent, *self.next_graph())
         setup.close()
         self.store = QuadStore(path, sync=True)
 
     def next_graph(self) -> tuple[str, list[tuple[str, str, str]]]:
-        child = f"<{BASE}/parent/{uuid.uuid4()}>"
+        child = f"<{self.parent[1:-1]}/{uuid.uuid4()}>"
         return child, workload_triples(child, self.internal, self.rng)
 
-    def _write(self, store: QuadStore, child: str, triples: list[tuple[str, str, str]]) -> None:
-        with store.write() as txn:
-            txn.add_graph(child, triples)
-            txn.add([(self.parent, LDP_CONTAINS, child, self.parent)])
-
     def write(self, child: str, triples: list[tuple[str, str, str]]) -> None:
-        self._write(self.store, child, triples)
+        write_resource(self.store, self.parent, child, triples)
 
     def close(self) -> int:
         with self.store.read() as txn:
@@ -209,7 +198,7 @@ def run(path: str, entries: int, rounds: int, commits: int, record_bytes: int,
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--entries", type=int, default=10_000,
-                    help="writes made (sync off) before timing, in each environment")
+                    help="untimed writes made first, in each environment")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--commits", type=int, default=400, help="timed commits per kind and round")
     ap.add_argument("--record-bytes", type=int, default=16_000)

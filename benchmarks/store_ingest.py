@@ -33,9 +33,29 @@ from lakesuperior.model.namespaces import DCTERMS_NS, LDP_CONTAINS
 from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.quadstore import QuadStore
 
-# benchmarks/query_bench.py imports BASE, LDP_CONTAINS, machine and workload_triples from here.
+# benchmarks/commit_floor.py makes the same store write with these two functions.
 BASE = "info:fcres"
 TITLE = f"<{DCTERMS_NS}title>"
+
+
+def seed_store(store: QuadStore) -> tuple[str, list[str]]:
+    """Write the parent and the 5 resources each workload graph links to:
+    ``(parent, internal)``."""
+    parent = f"<{BASE}/parent>"
+    internal = [f"<{BASE}/ref{i}>" for i in range(5)]
+    with store.write() as txn:
+        for ref in internal:
+            txn.add_graph(ref, [(ref, TITLE, '"ref"')])
+        txn.add_graph(parent, [(parent, TITLE, '"parent"')])
+    return parent, internal
+
+
+def write_resource(store: QuadStore, parent: str, child: str,
+                   triples: list[tuple[str, str, str]], canonical: bool = False) -> None:
+    """The timed store write: ``child``'s graph and its containment quad, one commit."""
+    with store.write() as txn:
+        txn.add_graph(child, triples, canonical=canonical)
+        txn.add([(parent, LDP_CONTAINS, child, parent)], canonical=canonical)
 
 
 def _written() -> int:
@@ -63,12 +83,7 @@ def run(count: int, path: str, sync: bool, seed: int, canonical: bool = False,
         indexer: str = "none") -> dict:
     rng = random.Random(seed)
     store = QuadStore(path, sync=sync)
-    parent = f"<{BASE}/parent>"
-    internal = [f"<{BASE}/ref{i}>" for i in range(5)]
-    with store.write() as txn:
-        for ref in internal:
-            txn.add_graph(ref, [(ref, TITLE, '"ref"')])
-        txn.add_graph(parent, [(parent, TITLE, '"parent"')])
+    parent, internal = seed_store(store)
     stop = worker = applied_during = None
     if indexer == "process":
         ctx = multiprocessing.get_context("spawn")
@@ -85,9 +100,7 @@ def run(count: int, path: str, sync: bool, seed: int, canonical: bool = False,
         triples = workload_triples(child, internal, rng)
         w0 = _written()
         t0 = time.perf_counter()
-        with store.write() as txn:
-            txn.add_graph(child, triples, canonical=canonical)
-            txn.add([(parent, LDP_CONTAINS, child, parent)], canonical=canonical)
+        write_resource(store, parent, child, triples, canonical)
         write_ms.append((time.perf_counter() - t0) * 1000)
         written.append(_written() - w0)
         children.append(child)
