@@ -4,11 +4,14 @@
 request for ``--seconds`` (or share ``--count`` requests): ``get`` fetches one
 resource (``--path``, created first if missing, as a workload resource);
 ``put`` creates new workload resources under ``--parent`` (PUT to
-``<parent>/<uuid4>``), ``post`` creates them by POST to it. Prints one line and
-writes JSON (``--output``)::
+``<parent>/<uuid4>``), ``post`` creates them by POST to it; ``query`` sends
+``--query`` to the SPARQL endpoint (``--sparql-path``) for JSON results (over
+the resource of ``get``, created first if missing). Prints one line and writes
+JSON (``--output``)::
 
     python benchmarks/http_clients.py --endpoint http://127.0.0.1:8000/rest/ \\
         --clients 8 --seconds 10 --op get --output get8.json
+    python benchmarks/http_clients.py --clients 8 --op query --output query8.json
 
 The clients are ``lakesuperior.bench.clients`` (as ``lsup-benchmark --clients``).
 """
@@ -25,12 +28,17 @@ from lakesuperior.bench.memory import is_indexer_process, store_processes
 from lakesuperior.bench.targets import TURTLE, HttpTarget, Options
 from lakesuperior.bench.workload import workload_turtle
 
+#: A query with a filter, an order and a limit over the resource of ``get``.
+DEFAULT_QUERY = ("SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(isLiteral(?o)) } "
+                 "ORDER BY ?p ?o LIMIT 10")
+
 
 def prepare(target: HttpTarget, args: argparse.Namespace) -> list[str]:
     """Create the parent container (and the resources the graphs link to), and for
     ``get`` the resource it fetches; return the link targets."""
     internal = target.prepare(args.parent, False)
-    if args.op == "get" and target.client.request("HEAD", target.base + args.path).status == 404:
+    head = target.client.request("HEAD", target.base + args.path)
+    if args.op in ("get", "query") and head.status == 404:
         target.put(args.path, workload_turtle(random.Random(0), internal), TURTLE)
     return internal
 
@@ -47,9 +55,12 @@ def main() -> None:
     p.add_argument("--clients", type=int, default=8)
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--count", type=int, help="requests in all, instead of --seconds")
-    p.add_argument("--op", choices=("get", "put", "post"), default="get")
+    p.add_argument("--op", choices=("get", "put", "post", "query"), default="get")
     p.add_argument("--path", default="/bench-clients/one", help="resource for --op get")
     p.add_argument("--parent", default="/bench-clients", help="container for put and post")
+    p.add_argument("--query", default=DEFAULT_QUERY, help="the SPARQL query of --op query")
+    p.add_argument("--sparql-path", default="/query/sparql",
+                   help="the SPARQL endpoint's path on the endpoint's host, for --op query")
     p.add_argument("--auth", help="USER:PASS for HTTP Basic")
     p.add_argument("--server-data-dir", metavar="DIR",
                    help="the server's data directory: report the CPU per request of its "
@@ -62,8 +73,9 @@ def main() -> None:
         internal = prepare(target, args)
     finally:
         target.close()
-    job = clients.Job(op=args.op, path=args.path if args.op == "get" else args.parent,
-                      endpoint=args.endpoint, auth=auth, internal=tuple(internal))
+    path = {"get": args.path, "query": args.sparql_path}.get(args.op, args.parent)
+    job = clients.Job(op=args.op, path=path, endpoint=args.endpoint, auth=auth,
+                      internal=tuple(internal), query=args.query)
     workers = store_processes(args.server_data_dir) if args.server_data_dir else []
     cpu0 = server_cpu_s(workers)
     out = clients.run(job, args.clients, count=args.count,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-START_TIMEOUT = 30.0   # seconds for the server to answer its first request
+START_TIMEOUT = 120.0  # seconds for the server to answer its first request (a busy machine)
 
 
 def free_port() -> int:

@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lakesuperior.store.terms", "lakesuperior.store.records", "lakesuperior.store.binaries",
      "lakesuperior.users"),
     ("lakesuperior.store",),              # the quad store core, above its codecs
-    ("lakesuperior.rdfio", "lakesuperior.jsonld"),
+    ("lakesuperior.rdfio", "lakesuperior.jsonld", "lakesuperior.rdf"),
     ("lakesuperior.store.rdflib_store",),  # the rdflib adapter: store + rdfio
     ("lakesuperior.model",),
     ("lakesuperior.query",),

@@ -7,7 +7,9 @@ as little CPU as it can from the server it shares the machine with); through the
 Python API each is a thread calling the one ``Repository``. Each client makes
 its share of ``count`` requests, or repeats them for ``seconds``: ``put``
 creates ``<path>/<uuid4>``, ``post`` creates a child of ``path``, ``get``
-fetches ``path`` as Turtle (HTTP only). The bodies are made before the clock
+fetches ``path`` as Turtle, ``query`` posts ``job.query`` to the SPARQL
+endpoint at ``path`` (a path on the endpoint's host) for JSON results (these two
+over HTTP only). The bodies are made before the clock
 starts: each client makes up to ``POOL`` workload bodies (a different seed per
 client) and cycles through them. Every client is connected and waiting at a
 barrier when the clock starts; the first failed request stops its client.
@@ -43,6 +45,8 @@ __all__ = ["Job", "Outcome", "POOL", "run", "shares", "bodies", "process_cpu_s"]
 POOL = 32          #: most distinct bodies a client makes (it cycles through them)
 TURTLE = "text/turtle"
 OCTETS = "application/octet-stream"
+SPARQL_QUERY = "application/sparql-query"
+SPARQL_JSON = "application/sparql-results+json"
 _START_TIMEOUT = 300.0   #: seconds the clients may take to get ready
 _ABORTED = "the start was aborted (another client failed before it)"
 
@@ -51,8 +55,9 @@ _ABORTED = "the start was aborted (another client failed before it)"
 class Job:
     """What every client does (picklable: it goes to the client processes)."""
 
-    op: str                          #: ``put``, ``post`` or ``get``
-    path: str                        #: put/post: the container; get: the resource
+    op: str                          #: ``put``, ``post``, ``get`` or ``query``
+    path: str                        #: put/post: the container; get: the resource;
+                                     #: query: the SPARQL endpoint's path
     endpoint: str | None = None      #: the LDP root URL; None: the Python API
     auth: tuple[str, str] | None = None
     internal: tuple[str, ...] = ()   #: the resources the graphs link to
@@ -61,6 +66,7 @@ class Job:
     binary_size: int = 4096
     seed: int = 1
     timeout: float = 600.0           #: seconds to wait for one response
+    query: str = ""                  #: the SPARQL query of ``query``
 
 
 @dataclass
@@ -170,7 +176,7 @@ def _loop(send: Callable[[bytes | None, str], tuple[bool, str | None]], job: Job
                 starts.pop()
                 lat.pop()
                 break
-            rdf += ctype == TURTLE and job.op != "get"
+            rdf += ctype == TURTLE and job.op in ("put", "post")
             i += 1
     except KeyboardInterrupt:
         interrupted = True
@@ -188,10 +194,14 @@ def _http_sender(job: Job) -> tuple[Connection,
             f"{job.auth[0]}:{job.auth[1]}".encode()).decode()
     get_headers = {**base, "Accept": TURTLE}
     body_headers = {ctype: {**base, "Content-Type": ctype} for ctype in (TURTLE, OCTETS)}
-    method = job.op.upper()
+    query_headers = {**base, "Content-Type": SPARQL_QUERY, "Accept": SPARQL_JSON}
+    query = job.query.encode("utf-8")
+    method = "POST" if job.op == "query" else job.op.upper()
 
     def send(body: bytes | None, ctype: str) -> tuple[bool, str | None]:
-        if job.op == "get":
+        if job.op == "query":
+            path, headers, body = job.path, query_headers, query
+        elif job.op == "get":
             path, headers = root + job.path, get_headers
         else:
             path = root + (_child(job.path) if job.op == "put" else job.path)
@@ -209,7 +219,7 @@ def _http_client(job: Job, index: int, share: int | None, seconds: float | None,
     """One client process (module level: the processes are spawned)."""
     try:
         conn, send = _http_sender(job)
-        pool = bodies(job, index, share or POOL) if job.op != "get" else []
+        pool = bodies(job, index, share or POOL) if job.op in ("put", "post") else []
         conn.connect()
         result = _loop(send, job, pool, share, seconds,
                        lambda: barrier.wait(_START_TIMEOUT))
@@ -261,7 +271,7 @@ def run(job: Job, clients: int, *, count: int | None = None, seconds: float | No
         raise BenchmarkError("--clients must be at least 1")
     if (count is None) == (seconds is None):
         raise ValueError("give count or seconds")
-    if job.endpoint is None and (target is None or job.op == "get"):
+    if job.endpoint is None and (target is None or job.op in ("get", "query")):
         raise BenchmarkError("Python clients create resources (put or post) on a target")
     split: list[int | None] = (list(shares(count, clients)) if count is not None
                                else [None] * clients)

@@ -170,7 +170,8 @@ def commit(tx_id: str) -> Response:
             staging.finish(info, COMMITTED)
     except Exception:
         if info is not None and info.state == COMMITTED:   # the store's commit failed
-            staging.finish(info, ROLLED_BACK)
+            with repo.transaction():   # under the write lock, as every change of it
+                staging.finish(info, ROLLED_BACK)
         raise
     return no_content()
 

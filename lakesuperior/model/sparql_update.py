@@ -21,7 +21,6 @@ from typing import Any
 from pyparsing import ParseResults
 from rdflib import BNode, URIRef, Variable
 from rdflib.plugins.sparql.algebra import translateUpdate
-from rdflib.plugins.sparql.parser import parseUpdate
 from rdflib.plugins.sparql.update import evalUpdate
 
 from lakesuperior.exceptions import ServerManagedTermError, SparqlError
@@ -31,6 +30,7 @@ from lakesuperior.model.lifecycle import apply_delta
 from lakesuperior.model.lookup import require_model
 from lakesuperior.model.namespaces import LDP_CONTAINS, bare_iri
 from lakesuperior.model.resource import RdfSource
+from lakesuperior.rdf.sparql_parser import parse_update
 from lakesuperior.rdfio import graph_to_triples, triples_to_graph
 
 _ALLOWED = ("InsertData", "DeleteData", "DeleteWhere", "Modify")
@@ -57,7 +57,7 @@ def parse(text: str | bytes, base: str) -> Any:
     if not isinstance(text, str):
         raise SparqlError(f"A SPARQL update must be a string, not {type(text).__name__}")
     try:
-        parsed = parseUpdate(text)
+        parsed = parse_update(text)
     except Exception as e:  # pyparsing.ParseException and friends
         raise SparqlError(f"SPARQL Update syntax error: {e}") from None
     if not parsed.request:

@@ -19,7 +19,7 @@ The modules, each holding one thing:
 ``joins``       the BGP join planner and evaluator on term strings
 ``results``     result serializers (SPARQL JSON, XML, CSV, TSV; RDF for graphs)
 ``search``      ``triple_match`` and ``term_search``
-``deadlines``   the time limit and its watchdog
+``deadlines``   the time limit, checked as the work goes
 """
 from lakesuperior.query.fast_path import (
     disable_sparql_fast_path,

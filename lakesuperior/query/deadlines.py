@@ -1,26 +1,49 @@
-"""Time limits of queries: a deadline checked as work goes, and a watchdog backstop.
+"""Time limits of queries: a deadline checked as the work goes.
 
-A ``Deadline`` is checked by the query view at every store access and between
-batches of streamed or joined rows. For work that never touches the store
-(rdflib's in-memory joins, sorting), ``limited()`` runs a watchdog thread that
-interrupts the calling thread shortly after the deadline with an asynchronous
-exception, turned into the same ``QueryTimeoutError``. Only a single long C call
-that holds the GIL (a pathological regular expression) can outlast it.
+A ``Deadline`` is checked by the query view at every store access and every
+``CHECK_EVERY`` triples or natively joined rows, and by ``checked_part`` at every
+part of the algebra that rdflib evaluates itself and every ``CHECK_EVERY`` rows
+each such part hands on: work that never touches the store (rdflib joining
+``VALUES`` in memory, filtering, grouping) is checked too. Past the deadline the
+check raises ``QueryTimeoutError`` in the query's own thread, as any error, so
+every ``with`` and ``finally`` on the way runs.
+
+Nothing interrupts a query from outside: an exception sent into a thread
+(``PyThreadState_SetAsyncExc``) can land inside another module's lock handling,
+a logging handler's say, and leave that lock held for good. What can run past
+the limit is one step that hands on no row: a single long regular-expression
+match, the sort of rows already read, the serialization of a result.
 """
 from __future__ import annotations
 
-import ctypes
-import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from types import MappingProxyType
 from typing import Any
+
+from rdflib.plugins.sparql import evaluate
+from rdflib.plugins.sparql.parserutils import CompValue
+from rdflib.plugins.sparql.sparql import QueryContext
 
 from lakesuperior.exceptions import QueryTimeoutError
 
-__all__ = ["CHECK_EVERY", "Deadline", "limited"]
+__all__ = ["CHECK_EVERY", "Deadline", "checked_part"]
 
 CHECK_EVERY = 1024              # rows or triples handed out between two deadline checks
-_WATCHDOG_REPEAT = 0.05         # seconds between two interruptions of a stuck query
+
+#: rdflib's evaluation of each part of the algebra that yields solutions (rdflib's
+#: ``evalPart`` dispatches the same names to the same functions).
+_RDFLIB_PARTS: Mapping[str, Callable[[QueryContext, CompValue], Iterable[Any]]] = \
+    MappingProxyType({
+        "Filter": evaluate.evalFilter, "Join": evaluate.evalJoin,
+        "LeftJoin": evaluate.evalLeftJoin, "Graph": evaluate.evalGraph,
+        "Union": evaluate.evalUnion, "ToMultiSet": evaluate.evalMultiset,
+        "Extend": evaluate.evalExtend, "Minus": evaluate.evalMinus,
+        "Project": evaluate.evalProject, "Slice": evaluate.evalSlice,
+        "Distinct": evaluate.evalDistinct, "Reduced": evaluate.evalReduced,
+        "OrderBy": evaluate.evalOrderBy, "Group": evaluate.evalGroup,
+        "AggregateJoin": evaluate.evalAggregateJoin,
+    })
 
 
 class Deadline:
@@ -42,76 +65,21 @@ class Deadline:
             "narrow it (more specific patterns, LIMIT) or ask for a longer query_timeout")
 
 
-class _Interrupted(BaseException):
-    """Raised asynchronously in a query's thread by its watchdog (a BaseException:
-    ``except Exception`` in rdflib cannot swallow it)."""
+def checked_part(ctx: QueryContext, part: CompValue, check: Callable[[], None]
+                 ) -> Iterator[Any]:
+    """rdflib's own evaluation of ``part``, with ``check()`` before it starts and
+    every ``CHECK_EVERY`` rows it hands on; ``NotImplementedError`` for a part
+    that yields no rows of solutions (a query form, a basic graph pattern, whose
+    triples the store checks), which rdflib evaluates as usual."""
+    run = _RDFLIB_PARTS.get(part.name)
+    if run is None:
+        raise NotImplementedError
+    check()
+    return _checked(run(ctx, part), check)
 
 
-def _async_raise(thread_id: int, exc: type[BaseException] | None) -> None:
-    """Schedule ``exc`` in thread ``thread_id`` (None: cancel a scheduled one)."""
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(
-        ctypes.c_ulong(thread_id), ctypes.py_object(exc) if exc is not None else None)
-
-
-class _Watchdog:
-    """Interrupts the thread that made it, ``after`` seconds on, until stopped."""
-
-    def __init__(self, after: float):
-        self._after = after
-        self._target = threading.get_ident()
-        self._lock = threading.Lock()
-        self._armed = True
-        self._fired = False
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="lsup-query-watchdog",
-                                        daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def _run(self) -> None:
-        wait = self._after
-        while not self._done.wait(wait):
-            with self._lock:
-                if not self._armed:
-                    return
-                self._fired = True
-                _async_raise(self._target, _Interrupted)
-            wait = _WATCHDOG_REPEAT   # again, in case a bare ``except:`` ate it
-
-    def stop(self) -> None:
-        """Disarm; cancel an interruption scheduled but not yet delivered; wait for
-        the watchdog thread to end. Safe against one delivered while stopping."""
-        while True:
-            try:
-                with self._lock:
-                    self._armed = False
-                    if self._fired:
-                        _async_raise(self._target, None)
-                self._done.set()
-                # Ended, its Thread object holds no cycle: it is freed here, when the
-                # caller drops it, not by a later garbage collection in the middle of
-                # another query, where that query's interruption could land in the
-                # weakref callback of threading's bookkeeping and be lost.
-                self._thread.join()
-                return
-            except _Interrupted:
-                continue
-
-
-def limited(deadline: Deadline, work: Callable[[], Any]) -> Any:
-    """Run ``work()`` under ``deadline``, with the watchdog as a backstop."""
-    if deadline.limit is None:
-        return work()
-    dog = _Watchdog(deadline.limit + min(1.0, max(0.05, deadline.limit / 10)))
-    dog.start()
-    try:
-        try:
-            return work()
-        finally:
-            dog.stop()
-    except _Interrupted:
-        pass
-    # Raised outside the handler: the interruption (and its traceback) is not kept
-    # as the context of the error.
-    raise deadline.error()
+def _checked(rows: Iterable[Any], check: Callable[[], None]) -> Iterator[Any]:
+    for i, row in enumerate(rows, 1):
+        if not i % CHECK_EVERY:
+            check()
+        yield row

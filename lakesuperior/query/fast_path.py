@@ -14,6 +14,10 @@ it can do better and hands the others back (``NotImplementedError``):
 The hook is registered explicitly, never on import: ``enable_sparql_fast_path()``
 for every ``LmdbStore`` (an opt-in for rdflib users of the store plugin), and
 ``register_view_eval()``, called by the query functions, for query views only.
+Both keys of rdflib's ``CUSTOM_EVALS`` are added together, once per process, and
+never removed: switching the fast path off replaces its hook with one that
+declines every part (a dict that changes size fails the evaluations iterating
+it in other threads).
 """
 from __future__ import annotations
 
@@ -27,7 +31,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import FrozenBindings, QueryContext
 from rdflib.term import BNode, Literal, Node, URIRef, Variable
 
-from lakesuperior.query.deadlines import CHECK_EVERY
+from lakesuperior.query.deadlines import CHECK_EVERY, checked_part
 from lakesuperior.query.joins import Pattern, Target, solve
 from lakesuperior.query.view import QueryView
 from lakesuperior.store.rdflib_store import (
@@ -49,29 +53,44 @@ _VIEW_KEY = "lakesuperior.query"           # register_view_eval(): query views o
 def enable_sparql_fast_path() -> None:
     """Let rdflib's SPARQL engine evaluate basic graph patterns over ``LmdbStore``
     natively (registers in rdflib's ``CUSTOM_EVALS``; other stores are unaffected)."""
+    register_view_eval()
     CUSTOM_EVALS[_STORE_KEY] = native_eval
 
 
 def disable_sparql_fast_path() -> None:
     """Undo ``enable_sparql_fast_path()``."""
-    CUSTOM_EVALS.pop(_STORE_KEY, None)
+    register_view_eval()
+    CUSTOM_EVALS[_STORE_KEY] = _declined
 
 
 def register_view_eval() -> None:
     """Register the fast path for query views (``QueryView``) only; idempotent.
 
     Called by the query functions before they evaluate. rdflib iterates
-    ``CUSTOM_EVALS`` during every evaluation, so the key is added once per process
-    and never removed."""
+    ``CUSTOM_EVALS`` during every evaluation, in every thread, and a dict that
+    changes size under an iteration fails it: both keys are added once per
+    process, here, and then only their values change (``_declined`` is the
+    store hook switched off)."""
     if CUSTOM_EVALS.get(_VIEW_KEY) is not _view_eval:
         CUSTOM_EVALS[_VIEW_KEY] = _view_eval
+    CUSTOM_EVALS.setdefault(_STORE_KEY, _declined)
+
+
+def _declined(ctx: QueryContext, part: CompValue) -> Any:
+    """The store hook while the fast path is off: every part goes to rdflib."""
+    raise NotImplementedError
 
 
 def _view_eval(ctx: QueryContext, part: CompValue) -> Any:
-    """The fast path, for query views only (other stores keep their own choice)."""
-    if not isinstance(getattr(ctx.graph, "store", None), QueryView):
+    """The fast path, for query views only (other stores keep their own choice);
+    what it hands back, rdflib evaluates under the view's deadline."""
+    store = getattr(ctx.graph, "store", None)
+    if not isinstance(store, QueryView):
         raise NotImplementedError
-    return native_eval(ctx, part)
+    try:
+        return native_eval(ctx, part)
+    except NotImplementedError:
+        return checked_part(ctx, part, store.checkpoint)
 
 
 def native_eval(ctx: QueryContext, part: CompValue) -> Any:

@@ -14,7 +14,7 @@ from lakesuperior import rdfio
 from lakesuperior.exceptions import SparqlError, TermError
 from lakesuperior.model.context import Context
 from lakesuperior.model.uids import uid_of
-from lakesuperior.query.deadlines import Deadline, limited
+from lakesuperior.query.deadlines import Deadline
 from lakesuperior.query.sparql import evaluate, parse
 from lakesuperior.query.view import (
     QUERY_NAMESPACES,
@@ -177,20 +177,16 @@ def term_search(source: Snapshots, terms: Iterable[Any], *, or_logic: bool = Fal
         where = " ".join(blocks)
     text = f"SELECT DISTINCT ?s WHERE {{ {where} }}"
     deadline = Deadline(timeout if timeout and timeout > 0 else None)
-
-    def work() -> list[str]:
-        with source.snapshot(base_uri) as ctx:
-            urimap = ctx.urimap
-            parsed = parse(text, urimap.base + "/")
-            visible = graph_filter(ctx) if graph_filter is not None else None
-            result = evaluate(ctx, parsed, deadline, None, None, bindings, visible=visible)
-        uids = set()
-        for row in result.bindings:
-            subject = row.get(Variable("s"))
-            if isinstance(subject, URIRef):
-                internal = urimap.to_internal(f"<{subject}>")
-                if internal.startswith(RES):
-                    uids.add(uid_of(internal))
-        return sorted(uids)
-
-    return limited(deadline, work)
+    with source.snapshot(base_uri) as ctx:
+        urimap = ctx.urimap
+        parsed = parse(text, urimap.base + "/")
+        visible = graph_filter(ctx) if graph_filter is not None else None
+        result = evaluate(ctx, parsed, deadline, None, None, bindings, visible=visible)
+    uids = set()
+    for row in result.bindings:
+        subject = row.get(Variable("s"))
+        if isinstance(subject, URIRef):
+            internal = urimap.to_internal(f"<{subject}>")
+            if internal.startswith(RES):
+                uids.add(uid_of(internal))
+    return sorted(uids)

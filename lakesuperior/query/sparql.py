@@ -20,8 +20,8 @@ How it runs
     the block's own writes), seen through ``QueryView`` (``view``). rdflib's
     evaluator and the native fast path (``fast_path``: basic graph patterns joined on
     term strings, ``COUNT`` of one pattern as one index count) both run on it.
-    ``timeout`` bounds the whole call (parsing, evaluation, serialization):
-    see ``deadlines``.
+    ``timeout`` counts from the call's start and is checked as the evaluation
+    goes: see ``deadlines``.
 """
 from __future__ import annotations
 
@@ -30,7 +30,6 @@ from typing import Any
 
 from rdflib.plugins.sparql.algebra import translateQuery
 from rdflib.plugins.sparql.evaluate import evalPart
-from rdflib.plugins.sparql.parser import parseQuery, parseUpdate
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.processor import SPARQLResult
 from rdflib.plugins.sparql.sparql import Query, QueryContext
@@ -41,7 +40,7 @@ from lakesuperior import rdfio
 from lakesuperior.exceptions import LakesuperiorError, SparqlError, TermError
 from lakesuperior.model.context import Context
 from lakesuperior.model.uids import UriMap
-from lakesuperior.query.deadlines import CHECK_EVERY, Deadline, limited
+from lakesuperior.query.deadlines import CHECK_EVERY, Deadline
 from lakesuperior.query.fast_path import register_view_eval
 from lakesuperior.query.results import (
     GRAPH_TYPES,
@@ -58,6 +57,7 @@ from lakesuperior.query.view import (
     QueryView,
     Snapshots,
 )
+from lakesuperior.rdf.sparql_parser import parse_query, parse_update
 
 __all__ = ["sparql_query", "query_form", "parse", "evaluate"]
 
@@ -84,21 +84,16 @@ def sparql_query(source: Snapshots, query: str, *, fmt: str | None = None,
     """
     media_type = format_media_type(fmt) if fmt is not None else None
     deadline = Deadline(timeout if timeout and timeout > 0 else None)
-
-    def work() -> Result | bytes:
-        with source.snapshot(base_uri) as ctx:
-            parsed = parse(query, ctx.urimap.base + "/")
-            default, named = _dataset(parsed, default_graph_uris, named_graph_uris,
-                                      ctx.urimap)
-            if media_type is not None:
-                _check_form(parsed, media_type)
-            visible = graph_filter(ctx) if graph_filter is not None else None
-            result = evaluate(ctx, parsed, deadline, default, named, visible=visible)
-        if media_type is None:
-            return result
-        return serialize_result(result, media_type)
-
-    return limited(deadline, work)
+    with source.snapshot(base_uri) as ctx:
+        parsed = parse(query, ctx.urimap.base + "/")
+        default, named = _dataset(parsed, default_graph_uris, named_graph_uris, ctx.urimap)
+        if media_type is not None:
+            _check_form(parsed, media_type)
+        visible = graph_filter(ctx) if graph_filter is not None else None
+        result = evaluate(ctx, parsed, deadline, default, named, visible=visible)
+    if media_type is None:
+        return result
+    return serialize_result(result, media_type)
 
 
 def parse(text: str, base: str) -> Query:
@@ -109,7 +104,7 @@ def parse(text: str, base: str) -> Query:
     if not text.strip():
         raise SparqlError("The SPARQL query is empty")
     try:
-        tree = parseQuery(text)
+        tree = parse_query(text)
     except Exception as e:   # pyparsing's ParseException, and what the parser raises
         if _is_update(text):
             raise SparqlError("SPARQL Update is not accepted by the query service: writes "
@@ -126,7 +121,7 @@ def parse(text: str, base: str) -> Query:
 
 def _is_update(text: str) -> bool:
     try:
-        parseUpdate(text)
+        parse_update(text)
     except Exception:
         return False
     return True

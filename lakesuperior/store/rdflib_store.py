@@ -50,15 +50,22 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID, ConjunctiveGraph, Dataset, Graph, QuotedGraph
+from rdflib.plugins.sparql.algebra import translateQuery, translateUpdate
+from rdflib.plugins.sparql.evaluate import evalQuery
+from rdflib.plugins.sparql.processor import SPARQLResult
+from rdflib.plugins.sparql.sparql import Query, Update
+from rdflib.plugins.sparql.update import evalUpdate
+from rdflib.query import Result
 from rdflib.store import NO_STORE, VALID_STORE, Store
 from rdflib.term import BNode, Identifier, Node, URIRef
 
 from lakesuperior.exceptions import StoreError, TermError
+from lakesuperior.rdf.sparql_parser import parse_query, parse_update
 from lakesuperior.rdfio import from_rdflib, to_rdflib
 from lakesuperior.store.quadstore import QuadStore, Reader, WriteTxn
 
@@ -490,9 +497,47 @@ class LmdbStore(Store):
         for key, ns in bound.items():
             yield ("" if key == _EMPTY_PREFIX else key), URIRef(ns)
 
+    # -- SPARQL ------------------------------------------------------------------
+
+    def query(self, query: Any, initNs: Mapping[str, Any],  # noqa: N803
+              initBindings: Mapping[str, Identifier], queryGraph: Any,  # noqa: N803
+              **kwargs: Any) -> Result:
+        """``Graph.query`` on this store: what rdflib's SPARQL processor does, with
+        the text parsed by ``rdf.sparql_parser``, so that threads querying their own
+        adapters at once cannot break rdflib's shared grammar."""
+        base = kwargs.get("base")
+        if not isinstance(query, Query):
+            query = translateQuery(parse_query(_sparql_text(query)), base, initNs)
+        return SPARQLResult(evalQuery(self._query_graph(queryGraph), query,
+                                      initBindings or {}, base))
+
+    def update(self, update: Any, initNs: Mapping[str, Any],  # noqa: N803
+               initBindings: Mapping[str, Identifier], queryGraph: Any,  # noqa: N803
+               **kwargs: Any) -> None:
+        """``Graph.update`` on this store, parsed as ``query`` is."""
+        if not isinstance(update, Update):
+            update = translateUpdate(parse_update(_sparql_text(update)), initNs=initNs)
+        evalUpdate(self._query_graph(queryGraph), update, initBindings or {})
+
+    def _query_graph(self, name: Any) -> Graph:
+        """The graph rdflib names to a store's ``query``: ``"__UNION__"`` for a
+        union dataset, a Dataset's default graph for a Dataset, else one graph."""
+        if name == "__UNION__":
+            return Dataset(store=self, default_union=True)
+        if name == DATASET_DEFAULT_GRAPH_ID:
+            return Dataset(store=self)
+        return Graph(store=self, identifier=name)
+
     def __repr__(self) -> str:
         where = self._store.path if self._store is not None else "not open"
         return f"<LmdbStore {where}>"
+
+
+def _sparql_text(text: Any) -> str:
+    """A query or update as rdflib's processor takes it: text, bytes or a file."""
+    if hasattr(text, "read"):
+        text = text.read()
+    return text.decode("utf-8") if isinstance(text, bytes) else text
 
 
 class _ContextMemo(dict):

@@ -237,10 +237,12 @@ cdef class Txn:
         with one cursor on ``rec`` (a lookup near the last one stays on its
         page). In a snapshot, the IRIs read go into the cache while it has room;
         a listing larger than the cache never empties it. An id this snapshot
-        does not hold is a corrupt store, or None if not ``strict``."""
+        does not hold is a corrupt store, or None if not ``strict``. The room is
+        measured at each insert: other threads' listings fill the same cache while
+        a read here lets the GIL go."""
         cdef list out = [None] * n
         cdef dict cache = self.store.iri_strs, ids_of = self.store.iri_ids
-        cdef Py_ssize_t i, room = 0 if self.write else self.store.iri_cache - len(cache)
+        cdef Py_ssize_t i, limit = 0 if self.write else self.store.iri_cache
         cdef uint64_t tid
         cdef const unsigned char *at
         cdef bytes data
@@ -260,10 +262,9 @@ cdef class Txn:
                     raise StoreError(f"Corrupt store: IRI id {tid:#x} has no term")
                 term = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data),
                                             "surrogatepass")
-                if room > 0:
+                if len(cache) < limit:
                     cache[tid] = term
                     ids_of[term] = tid
-                    room -= 1
             out[i] = term
         return out
 

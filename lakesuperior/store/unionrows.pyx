@@ -89,15 +89,17 @@ cdef int learn_prefixes(Txn t, itxn, bytearray flags, str graph_prefix,
     """Set ``flags`` (``prefix_flags``) for the graph numbers of ``n`` index rows
     (``g``: the first row's, ``stride`` bytes apart; sorted) not known yet. Their
     names are read in id order with one cursor: read in row order, they land all
-    over ``rec`` and map many more pages. A name the snapshot lacks stays unknown."""
-    cdef Py_ssize_t i, flen = len(flags)
-    cdef const unsigned char *fl = <const unsigned char *>flags
+    over ``rec`` and map many more pages. A name the snapshot lacks stays unknown.
+    ``flags`` is shared by the store's threads, and another may extend (so move)
+    it while a read here lets the GIL go: its size and buffer are read afresh
+    at each use, never kept across a read."""
+    cdef Py_ssize_t i
     cdef uint32_t gnum, prev = 0, top = 0
     cdef uint64_t gid
     cdef list todo = []
     for i in range(n):
         gnum = get_be32(g + i * stride)
-        if gnum == prev or (gnum < flen and fl[gnum]):
+        if gnum == prev or (gnum < len(flags) and (<const unsigned char *>flags)[gnum]):
             continue
         prev = gnum
         gid = graph_of(itxn, t.store, gnum)
@@ -112,8 +114,8 @@ cdef int learn_prefixes(Txn t, itxn, bytearray flags, str graph_prefix,
     for i in range(len(todo)):
         put_be(<unsigned char *>ids + 8 * i, todo[i][0])
     names = t.decode_iris(<const unsigned char *>ids, len(todo), 8, False)
-    if top >= flen:
-        (<object>flags).extend(bytes(top + 1 - flen + 1024))   # (a plain call: Cython 3.3
+    if top >= len(flags):
+        (<object>flags).extend(bytes(top + 1 - len(flags) + 1024))   # (a plain call: Cython 3.3
         # inlines a typed bytearray's extend with macros this module does not get)
     for i in range(len(todo)):
         if names[i] is not None:

@@ -1,4 +1,4 @@
-"""benchmarks/http_clients.py against a real server: both operations, the JSON it writes."""
+"""benchmarks/http_clients.py against a real server: every operation, the JSON it writes."""
 from __future__ import annotations
 
 import json
@@ -13,7 +13,7 @@ from ..servers import lsup_server
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "http_clients.py"
 
 
-@pytest.mark.parametrize("op", ["get", "put"])
+@pytest.mark.parametrize("op", ["get", "put", "query"])
 def test_http_clients_reports_throughput(tmp_path, op):
     out = tmp_path / "r.json"
     with lsup_server(tmp_path, {"LSUP_SYNC": "false"}) as (_, port, _log):
@@ -35,3 +35,16 @@ def test_http_clients_reports_throughput(tmp_path, op):
     assert cpu["client_ms_per_request"] > 0 and cpu["server_ms_per_request"] > 0
     assert cpu["idle_share"] <= 1
     assert f"CPU ms/request client {cpu['client_ms_per_request']}, server " in res.stdout
+
+
+def test_http_clients_stops_on_a_refused_query(tmp_path):
+    out = tmp_path / "r.json"
+    with lsup_server(tmp_path, {"LSUP_SYNC": "false"}) as (_, port, _log):
+        res = subprocess.run(
+            [sys.executable, str(SCRIPT), "--endpoint", f"http://127.0.0.1:{port}/rest/",
+             "--clients", "2", "--count", "4", "--op", "query", "--query", "SELECT ?s {",
+             "--output", str(out)], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1
+    assert "POST /query/sparql answered 400: 400 Bad Request: SPARQL syntax error" in res.stdout
+    data = json.loads(out.read_text())
+    assert data["errors"] == 1 and data["requests"] == 0

@@ -242,9 +242,6 @@ def slow_client(tmp_path):
     app.extensions["lakesuperior"].close()
 
 
-# The watchdog's interruption may land in a weakref callback, reported as unraisable,
-# and is then sent again (by design): the query still stops, as asserted.
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_timeout(slow_client):
     q = "SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"
     r = get(slow_client, q, accept=JSON + ", text/plain;q=0.5")

@@ -10,6 +10,7 @@ from decimal import Decimal
 import pytest
 import rdflib
 from rdflib import RDF, XSD, BNode, Dataset, Graph, Literal, Namespace
+from rdflib.plugins.sparql import CUSTOM_EVALS
 from rdflib.store import Store
 
 from lakesuperior.query import disable_sparql_fast_path, enable_sparql_fast_path, fast_path, joins
@@ -404,3 +405,18 @@ def test_fast_path_cross_product_in_bounded_pieces(pair, monkeypatch):
         disable_sparql_fast_path()
     n = len(set(mem.triples((None, None, None))))
     assert max(sizes[1:]) <= max(n * 64, 500 + n)
+
+
+def test_switching_the_fast_path_never_resizes_custom_evals():
+    """rdflib iterates CUSTOM_EVALS in every evaluation, in every thread: a key
+    added or removed under one fails it (dictionary changed size)."""
+    fast_path.register_view_eval()
+    size = len(CUSTOM_EVALS)
+    for _ in range(2):
+        enable_sparql_fast_path()
+        assert len(CUSTOM_EVALS) == size
+        assert CUSTOM_EVALS[fast_path._STORE_KEY] is fast_path.native_eval
+        disable_sparql_fast_path()
+        assert len(CUSTOM_EVALS) == size
+        with pytest.raises(NotImplementedError):
+            CUSTOM_EVALS[fast_path._STORE_KEY](None, None)

@@ -10,6 +10,7 @@ import pytest
 import rdflib
 from rdflib import XSD, BNode, Dataset, Graph, Literal, Namespace, URIRef
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID, QuotedGraph
+from rdflib.plugins.sparql import prepareQuery, prepareUpdate
 from rdflib.store import NO_STORE, VALID_STORE, Store, TripleAddedEvent
 
 from lakesuperior.exceptions import StoreError, TermError
@@ -497,3 +498,58 @@ def test_subgraph_without_identifier(get_dataset):
     assert dict(dataset.namespace_manager.namespaces())["genid"] == genid_prefix
     assert f"{subgraph.identifier}".startswith(genid_prefix)
     assert len(dataset.graph(subgraph.identifier)) == 1
+
+
+# -- SPARQL through the adapter's query() / update() (rdf.sparql_parser's lock) ---
+
+SPARQL_CASES = (
+    "SELECT ?s ?o WHERE { ?s ?p ?o } ORDER BY ?s ?o",
+    "SELECT ?g ?s WHERE { GRAPH ?g { ?s ?p ?o } } ORDER BY ?g ?s",
+    "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }",
+    "ASK { ?s ?p 2 }",
+)
+
+
+@pytest.mark.parametrize("kind", ["union", "dataset", "graph"])
+@pytest.mark.parametrize("query", SPARQL_CASES)
+def test_query_answers_as_rdflib_does(path, kind, query):
+    def build(store, where=None):
+        if kind == "graph":
+            g = Graph(store=store, identifier=G1)
+            if where:
+                g.open(where, create=True)
+            g.add((EX.a, EX.p, Literal(1)))
+            g.add((EX.b, EX.p, Literal(2)))
+            return g
+        d = Dataset(store=store, default_union=kind == "union")
+        if where:
+            d.open(where, create=True)
+        d.add((EX.a, EX.p, Literal(1)))               # the default graph
+        d.graph(G1).add((EX.b, EX.p, Literal(2)))
+        d.graph(G2).add((EX.c, EX.p, Literal(3)))
+        return d
+
+    ours, mem = build("Lakesuperior", path), build("Memory")
+    if kind == "graph" and "GRAPH" in query:
+        with pytest.raises(Exception, match="graph"):
+            ours.query(query)
+        return
+    got, want = ours.query(query), mem.query(query)
+    if got.type == "ASK":
+        assert got.askAnswer == want.askAnswer
+    else:
+        assert list(got) == list(want)
+    ours.close()
+
+
+def test_update_and_prepared_query_through_the_adapter(ds):
+    ds.update("INSERT DATA { GRAPH <http://ex.org/g1> { <urn:a> <urn:p> 1 } }")
+    ds.update(prepareUpdate("INSERT DATA { GRAPH <http://ex.org/g2> { <urn:b> <urn:p> 2 } }"))
+    ds.commit()
+    assert len(ds.graph(G1)) == 1 and len(ds.graph(G2)) == 1
+    prepared = prepareQuery("SELECT ?g WHERE { GRAPH ?g { ?s <urn:p> ?o } } ORDER BY ?g")
+    assert [r[0] for r in ds.query(prepared)] == [G1, G2]
+    with pytest.raises(Exception, match="Expected"):
+        ds.query("SELECT ?s WHERE {")
+    with pytest.raises(Exception, match="Expected"):
+        ds.update(b"INSERT DATA { <urn:a> }")

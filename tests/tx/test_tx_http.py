@@ -406,3 +406,34 @@ def test_tx_percent_encoded_paths_and_binaries(client):
     assert client.put(tx).status_code == 204
     r = client.get("/rest/caf%C3%A9/fcr:metadata", headers={"Accept": "application/n-triples"})
     assert r.status_code == 200 and b'"a.txt"' in r.data
+
+
+def test_tx_commit_the_store_refuses_is_rolled_back_under_the_write_lock(
+        app, client, repo, monkeypatch):
+    """A commit whose store write fails closes the transaction as rolled back,
+    under the write lock (as every change of its record), and writes nothing."""
+    from lakesuperior import transactions
+    from lakesuperior.exceptions import StoreBackendError
+    tx = open_tx(client)
+    assert put(client, "/rest/refused", tx).status_code == 201
+    before = graphs(repo)
+    staging = app.extensions["lakesuperior"].staging
+    closed = []
+    real_finish = staging.finish
+
+    def finish(info, state):
+        closed.append((state, repo.in_transaction))
+        real_finish(info, state)
+
+    def refuse(*args, **kwargs):
+        raise StoreBackendError("LMDB error: the disk refused")
+
+    monkeypatch.setattr(staging, "finish", finish)
+    monkeypatch.setattr(transactions.events, "write_outbox", refuse)
+    r = client.put(tx.replace(ROOT, "/rest"))
+    monkeypatch.undo()
+    assert r.status_code >= 500
+    assert closed == [("committed", True), ("rolled back", True)]
+    assert graphs(repo) == before
+    r = client.get(tx.replace(ROOT, "/rest"))
+    assert r.status_code == 410 and "rolled back" in r.get_data(as_text=True)
