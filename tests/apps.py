@@ -2,6 +2,7 @@
 (``tests/servers.py`` starts a real gunicorn for those that need it)."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from flask import Flask
@@ -19,10 +20,13 @@ class Client(FlaskClient):
         return super().open(*args, **kwargs)
 
 
-def build_app(config: Config) -> Flask:
+def build_app(config: Config, **kwargs) -> Flask:
     """The app on ``config``, in testing mode, with ``Client`` as its test client; the
-    caller closes it (``close_app``)."""
-    app = create_app(config)
+    caller closes it (``close_app``). Its indexer runs as a thread: a process per
+    app would cost each test a Python start (the servers of ``tests/servers.py``,
+    and tests/store/test_indexer_process.py, test the process). ``kwargs`` go to
+    ``create_app``."""
+    app = create_app(dataclasses.replace(config, indexer_process=False), **kwargs)
     app.testing = True
     app.test_client_class = Client
     return app

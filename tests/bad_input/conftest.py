@@ -108,9 +108,9 @@ class HttpApp:
 @pytest.fixture(scope="module")
 def http(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpApp]:
     """The app on one seeded repository for the whole module."""
-    from lakesuperior.endpoints.app import create_app
+    from tests.apps import build_app
     tmp = tmp_path_factory.mktemp("bad-http")
-    app = create_app(Config(data_dir=str(tmp / "data"), sync=False, max_body_size=MAX_BODY,
+    app = build_app(Config(data_dir=str(tmp / "data"), sync=False, max_body_size=MAX_BODY,
                             referential_integrity="strict", auth_enabled=False))
     app.testing = True
     app.test_client_class = Client

@@ -252,7 +252,8 @@ from lakesuperior.config import Config
 from lakesuperior.endpoints.app import create_app
 ctype, body = json.load(sys.stdin)
 with tempfile.TemporaryDirectory() as d:
-    app = create_app(Config(data_dir=d + "/data", sync=False, auth_enabled=False))
+    app = create_app(Config(data_dir=d + "/data", sync=False, auth_enabled=False,
+                            indexer_process=False))
     client = app.test_client()
     assert client.put("/rest/c").status_code == 201
     before = client.get("/rest/c", headers={"Accept": "application/n-triples"}).data

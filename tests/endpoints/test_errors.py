@@ -141,9 +141,9 @@ def test_routing_errors_use_the_same_format(client):
 
 def test_app_on_a_caller_owned_repository(repo_factory):
     from lakesuperior.config import Config
-    from lakesuperior.endpoints.app import create_app
+    from tests.apps import build_app
     repo = repo_factory("shared")
-    app = create_app(Config(), repository=repo)
+    app = build_app(Config(), repository=repo)
     assert app.test_client().get("/rest/").status_code == 200
     app.extensions["lakesuperior"].close()
     assert repo.exists("/")   # still open: the caller owns it
@@ -152,8 +152,8 @@ def test_app_on_a_caller_owned_repository(repo_factory):
 # --- 507 Insufficient Storage: the store's map or the disk is full, nothing written ----
 
 def _app_on(data_dir, **settings):
-    from lakesuperior.endpoints.app import create_app
-    app = create_app(Config(data_dir=str(data_dir), sync=False, auth_enabled=False,
+    from tests.apps import build_app
+    app = build_app(Config(data_dir=str(data_dir), sync=False, auth_enabled=False,
                             **settings))
     app.testing = True
     app.test_client_class = Client

@@ -39,9 +39,9 @@ def make_client(tmp_path):
     apps = []
 
     def make(**settings):
-        from lakesuperior.endpoints.app import create_app
+        from tests.apps import build_app
         settings.setdefault("auth_enabled", False)
-        app = create_app(Config(data_dir=str(tmp_path / f"data{len(apps)}"), sync=False,
+        app = build_app(Config(data_dir=str(tmp_path / f"data{len(apps)}"), sync=False,
                                 **settings))
         app.testing = True
         app.test_client_class = Client

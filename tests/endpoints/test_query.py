@@ -228,8 +228,8 @@ def test_methods(data):
 
 @pytest.fixture
 def slow_client(tmp_path):
-    from lakesuperior.endpoints.app import create_app
-    app = create_app(Config(data_dir=str(tmp_path / "slow"), sync=False, query_timeout=0.3,
+    from tests.apps import build_app
+    app = build_app(Config(data_dir=str(tmp_path / "slow"), sync=False, query_timeout=0.3,
                             auth_enabled=False))
     app.test_client_class = Client
     repo = app.extensions["lakesuperior"].repository

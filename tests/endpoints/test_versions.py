@@ -30,10 +30,10 @@ from .conftest import (
 
 @pytest.fixture
 def app(tmp_path):
-    from lakesuperior.endpoints.app import create_app
+    from tests.apps import build_app
 
     from .conftest import MAX_BODY
-    app = create_app(Config(data_dir=str(tmp_path / "data"), sync=False, max_body_size=MAX_BODY,
+    app = build_app(Config(data_dir=str(tmp_path / "data"), sync=False, max_body_size=MAX_BODY,
                             versioning_auto=False, auth_enabled=False))
     app.testing = True
     app.test_client_class = Client

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from lakesuperior import Repository
 from lakesuperior.cli import cli
 from lakesuperior.config import Config
-from lakesuperior.endpoints.app import create_app
+from tests.apps import build_app
 
 from ..servers import child_pids, lsup_server
 from .conftest import WAIT, messaging
@@ -73,7 +73,7 @@ def test_stats_show_the_backlog(invoke, tmp_path):
 
 
 def test_admin_stats_page_shows_the_backlog(tmp_path):
-    app = create_app(Config(data_dir=str(tmp_path / "data"), sync=False, auth_enabled=False,
+    app = build_app(Config(data_dir=str(tmp_path / "data"), sync=False, auth_enabled=False,
                             messaging_broker_url="stomp://127.0.0.1:9"))
     try:
         repo = app.extensions["lakesuperior"].repository

@@ -227,8 +227,8 @@ def test_fedora_3_9_put_external_on_rdf_source_refused(client, http_repo, origin
 
 def test_empty_allow_list_refuses_over_http(tmp_path, origin):
     from lakesuperior.config import Config
-    from lakesuperior.endpoints.app import create_app
-    app = create_app(Config(data_dir=str(tmp_path / "d"), sync=False, auth_enabled=False))
+    from tests.apps import build_app
+    app = build_app(Config(data_dir=str(tmp_path / "d"), sync=False, auth_enabled=False))
     app.test_client_class = Client
     try:
         r = app.test_client().put("/rest/x", headers={

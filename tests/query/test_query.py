@@ -605,7 +605,7 @@ def test_a_timed_out_query_leaves_no_lock_held(data, tmp_path, monkeypatch):
     other = threading.Thread(target=other_request, daemon=True)
     other.start()
     try:
-        for _ in range(20):
+        for _ in range(6):
             def run():
                 with pytest.raises(QueryTimeoutError):
                     data.sparql_query(text, timeout=0.05)

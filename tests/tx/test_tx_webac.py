@@ -14,9 +14,9 @@ from tests.webac.conftest import ADMIN, ALICE, BOB, ROOT, TTL, grant, put_acl
 
 @pytest.fixture
 def app(tmp_path, monkeypatch):
-    from lakesuperior.endpoints.app import create_app
+    from tests.apps import build_app
     monkeypatch.setattr(authn, "request_agent", lambda: ADMIN)
-    app = create_app(Config(data_dir=str(tmp_path / "data"), sync=False))
+    app = build_app(Config(data_dir=str(tmp_path / "data"), sync=False))
     app.testing = True
     app.test_client_class = Client
     yield app

@@ -156,8 +156,8 @@ def test_fedora_5_acl_conditional_get(client):
 
 def test_fedora_5_acl_body_over_the_limit(tmp_path, state, app):
     from lakesuperior.config import Config
-    from lakesuperior.endpoints.app import create_app
-    app = create_app(Config(data_dir=str(tmp_path / "small"), sync=False, max_body_size=100))
+    from tests.apps import build_app
+    app = build_app(Config(data_dir=str(tmp_path / "small"), sync=False, max_body_size=100))
     try:
         client = app.test_client()
         put(client, "/rest/a")
