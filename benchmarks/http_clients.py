@@ -21,12 +21,12 @@ import argparse
 import os
 import random
 
-from lakesuperior.admin.http import parse_auth
 from lakesuperior.bench import clients
 from lakesuperior.bench.figures import machine, summarize, write_json
 from lakesuperior.bench.memory import is_indexer_process, store_processes
 from lakesuperior.bench.targets import TURTLE, HttpTarget, Options
 from lakesuperior.bench.workload import workload_turtle
+from lakesuperior.http.client import parse_auth
 
 #: A query with a filter, an order and a limit over the resource of ``get``.
 DEFAULT_QUERY = ("SELECT ?s ?p ?o WHERE { ?s ?p ?o FILTER(isLiteral(?o)) } "

@@ -35,7 +35,7 @@ from rdflib.term import BNode, Literal, Node, URIRef
 
 from lakesuperior import jsonld
 from lakesuperior.exceptions import RdfParseError, TermError, UnsupportedMediaTypeError
-from lakesuperior.mediatypes import parameter
+from lakesuperior.http.mediatypes import parameter
 from lakesuperior.store import terms
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Migration: copy the resources of an LDP / Fedora server into a new repository.
 
 The crawl follows containment and links under the source URL, parents before
-children, over ``admin.http``; the new repository is built in a staging
+children, over ``http.client``; the new repository is built in a staging
 directory beside the destination and renamed into place only when complete.
 """
 from __future__ import annotations
@@ -16,10 +16,8 @@ from datetime import datetime
 from typing import Any, cast
 from urllib.parse import urljoin, urlsplit
 
-from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.admin.files import has_content, promote, staging_dir
-from lakesuperior.admin.http import HttpClient, HttpResponse
 from lakesuperior.admin.progress import QUIET, Progress
 from lakesuperior.config import Config
 from lakesuperior.exceptions import (
@@ -31,6 +29,8 @@ from lakesuperior.exceptions import (
     MigrationError,
     UnsupportedDigestError,
 )
+from lakesuperior.http import headers as hdr
+from lakesuperior.http.client import HttpClient, HttpResponse
 from lakesuperior.model import interaction
 from lakesuperior.model.literals import lexical
 from lakesuperior.model.namespaces import (

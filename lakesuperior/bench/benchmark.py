@@ -53,7 +53,6 @@ from typing import Any
 
 import click
 
-from lakesuperior.admin.http import parse_auth
 from lakesuperior.bench import clients
 from lakesuperior.bench.figures import machine, plot, summarize, summary_line, write_json
 from lakesuperior.bench.lag import LagSampler
@@ -69,6 +68,7 @@ from lakesuperior.bench.targets import (
 )
 from lakesuperior.bench.workload import GRAPH_SIZE, random_bytes, workload_turtle
 from lakesuperior.exceptions import BenchmarkError, LakesuperiorError
+from lakesuperior.http.client import parse_auth
 
 __all__ = ["main", "command", "run"]
 

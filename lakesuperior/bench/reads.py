@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from lakesuperior.admin.http import HttpClient
 from lakesuperior.bench.figures import summarize
 from lakesuperior.exceptions import BenchmarkError
+from lakesuperior.http.client import HttpClient
 
 __all__ = ["read_phase", "reads_line", "get_path", "ACL_TEMPLATE"]
 

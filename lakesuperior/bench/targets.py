@@ -20,13 +20,13 @@ from urllib.parse import urlsplit
 import pyoxigraph
 
 from lakesuperior.admin.files import dir_bytes
-from lakesuperior.admin.http import HttpClient, HttpResponse
 from lakesuperior.bench.figures import timed
 from lakesuperior.bench.memory import wait_for_indexer
 from lakesuperior.bench.workload import GRAPH_SIZE
 from lakesuperior.config import Config
 from lakesuperior.exceptions import BenchmarkError, TombstoneError
-from lakesuperior.headers import format_link
+from lakesuperior.http.client import HttpClient, HttpResponse
+from lakesuperior.http.headers import format_link
 from lakesuperior.messaging.publisher import PublisherThread
 from lakesuperior.model.namespaces import DCTERMS_NS, LDP_BASIC_CONTAINER, LDP_CONTAINS, LDP_NS
 from lakesuperior.repository import Repository

@@ -15,7 +15,6 @@ import hashlib
 
 from flask import Response, request
 
-from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints import bodies
 from lakesuperior.endpoints.bodies import is_rdf
@@ -29,6 +28,7 @@ from lakesuperior.endpoints.representation import (
     type_links,
 )
 from lakesuperior.exceptions import UnsupportedMediaTypeError
+from lakesuperior.http import mediatypes
 from lakesuperior.model.namespaces import (
     ACL_NS,
     DEFAULT_NAMESPACES,
@@ -41,7 +41,7 @@ from lakesuperior.model.namespaces import (
 __all__ = ["ALLOWED", "serve"]
 
 ALLOWED = ("GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE")
-ACL_OUT = hdr.Offers((rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML))
+ACL_OUT = mediatypes.Offers((rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML))
 _NAMESPACES = {**DEFAULT_NAMESPACES, "acl": ACL_NS, "foaf": FOAF_NS, "vcard": VCARD_NS}
 
 

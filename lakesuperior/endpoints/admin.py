@@ -6,16 +6,16 @@ import dataclasses
 
 from flask import Blueprint, Response, current_app, jsonify, render_template, request
 
-from lakesuperior import headers as hdr
 from lakesuperior.admin.stats import repository_stats
 from lakesuperior.endpoints.authn import require_admin
 from lakesuperior.endpoints.errors import NotAcceptable
+from lakesuperior.http import mediatypes
 from lakesuperior.repository import Repository
 
 bp = Blueprint("admin", __name__)
 bp.before_request(require_admin)
 
-_OFFERED = hdr.Offers(("application/json", "text/html"))
+_OFFERED = mediatypes.Offers(("application/json", "text/html"))
 
 
 def _repository() -> Repository:
@@ -25,7 +25,7 @@ def _repository() -> Repository:
 @bp.get("/stats")
 def stats() -> Response:
     """The figures of ``lsup-admin stats``: JSON, or HTML when asked for."""
-    best = hdr.negotiate(request.headers.get("Accept"), _OFFERED)
+    best = mediatypes.negotiate(request.headers.get("Accept"), _OFFERED)
     if best is None:
         raise NotAcceptable("None of the media types in Accept can be served: "
                             f"/admin/stats is available as {' or '.join(_OFFERED)}")

@@ -14,7 +14,6 @@ from typing import Any
 from flask import Flask, Response, redirect, render_template, request
 from werkzeug.wrappers import Response as BaseResponse
 
-from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.config import Config
 from lakesuperior.endpoints import authn, errors, paths, tx
@@ -22,8 +21,9 @@ from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp
+from lakesuperior.endpoints.tx.staging import Staging
+from lakesuperior.http import mediatypes
 from lakesuperior.model.namespaces import RDFS_NS
-from lakesuperior.model.staging import Staging
 from lakesuperior.repository import Repository
 from lakesuperior.version import __version__
 
@@ -98,13 +98,13 @@ def _check_path() -> None:
 
 
 #: What the constraints document is served as.
-_CONSTRAINTS_OUT = hdr.Offers((rdfio.TURTLE, "text/html", rdfio.JSON_LD, rdfio.N_TRIPLES,
+_CONSTRAINTS_OUT = mediatypes.Offers((rdfio.TURTLE, "text/html", rdfio.JSON_LD, rdfio.N_TRIPLES,
                                rdfio.RDF_XML, "text/plain"))
 
 
 def _constraints() -> Response:
     offered = _CONSTRAINTS_OUT
-    media_type = hdr.negotiate(request.headers.get("Accept"), offered)
+    media_type = mediatypes.negotiate(request.headers.get("Accept"), offered)
     if media_type is None:
         raise errors.NotAcceptable(f"The constraints document is available as "
                                    f"{', '.join(offered)}")

@@ -14,7 +14,6 @@ from typing import IO, TypeGuard
 from flask import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints.call import CHUNK, request_links
 from lakesuperior.endpoints.errors import BadRequest
@@ -26,6 +25,8 @@ from lakesuperior.exceptions import (
     UnsupportedDigestError,
     UnsupportedMediaTypeError,
 )
+from lakesuperior.http import headers as hdr
+from lakesuperior.http import mediatypes
 from lakesuperior.model import interaction
 from lakesuperior.store.binaries import is_supported, normalize_digest
 
@@ -102,7 +103,7 @@ def media_type() -> str | None:
     ctype = request.headers.get("Content-Type")
     if not ctype or not ctype.strip():
         return None
-    if not hdr.is_media_type(ctype):
+    if not mediatypes.is_media_type(ctype):
         raise BadRequest(f"Malformed Content-Type {ctype!r}: a media type is "
                          "type/subtype, optionally with ; name=value parameters")
     if rdfio.normalize_media_type(ctype) == "message/external-body":

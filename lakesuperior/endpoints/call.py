@@ -15,7 +15,6 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from flask import Response, current_app, request
 
-from lakesuperior import headers as hdr
 from lakesuperior.endpoints.access import request_repository
 from lakesuperior.endpoints.errors import (
     BadRequest,
@@ -29,6 +28,8 @@ from lakesuperior.endpoints.paths import Kind, Urls, parse_target, to_bytes
 from lakesuperior.endpoints.preconditions import Conditions
 from lakesuperior.endpoints.representation import constrained_by, link_value
 from lakesuperior.exceptions import ResourceNotExistsError, TombstoneError
+from lakesuperior.http import headers as hdr
+from lakesuperior.http import mediatypes
 
 #: Blueprint registration name -> URL prefix (see ``app.create_app``).
 PREFIXES = {"rest": "/rest", "ldp": "/ldp"}
@@ -238,7 +239,7 @@ def no_content(headers: dict[str, str] | None = None) -> Response:
 def negotiate(offered: Sequence[str]) -> str:
     """The media type to serve for the request's ``Accept`` (``offered``: best
     first; an ``Offers`` is parsed once); ``NotAcceptable`` if none."""
-    chosen = hdr.negotiate(request.headers.get("Accept"), offered, strict=True)
+    chosen = mediatypes.negotiate(request.headers.get("Accept"), offered, strict=True)
     if chosen is None:
         raise NotAcceptable(f"None of the media types in Accept can be served; available: "
                             f"{', '.join(offered)}")

@@ -22,9 +22,10 @@ from flask import Flask, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from lakesuperior import exceptions as exc
-from lakesuperior import headers as hdr
 from lakesuperior.endpoints.paths import CONSTRAINTS_PATH, PathError
 from lakesuperior.endpoints.representation import CONSTRAINED_BY
+from lakesuperior.http import headers as hdr
+from lakesuperior.http import mediatypes
 from lakesuperior.model.context import literal_term
 from lakesuperior.model.namespaces import HTTP, LDP, RDF_TYPE, RDFS, XSD
 from lakesuperior.rdfio import serialize
@@ -212,7 +213,7 @@ def constrained_by_link(error: BaseException | None = None) -> str:
 
 # --- responses ------------------------------------------------------------------------------
 
-_ERROR_TYPES = hdr.Offers(("text/plain", "text/html", "application/json", "text/turtle",
+_ERROR_TYPES = mediatypes.Offers(("text/plain", "text/html", "application/json", "text/turtle",
                            "application/ld+json", "application/n-triples"))
 
 
@@ -275,7 +276,7 @@ def error_response(error: BaseException) -> Response:
     except ValueError:
         phrase = "Error"
     message = _message(error, status)
-    media_type = hdr.negotiate(request.headers.get("Accept"), _ERROR_TYPES) or "text/plain"
+    media_type = mediatypes.negotiate(request.headers.get("Accept"), _ERROR_TYPES) or "text/plain"
     if media_type == "text/html":
         body: str | bytes = render_template("error.html", status=status, phrase=phrase,
                                             message=message)

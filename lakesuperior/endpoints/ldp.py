@@ -16,7 +16,7 @@ to the repository as ``base_uri``.
 
 The work is in ``reads`` (GET, HEAD, OPTIONS) and ``writes`` (POST, PUT, PATCH,
 DELETE), on the ``call.Call`` of the request. What the headers say is decided by
-pure functions (``representation``, ``preconditions``, ``lakesuperior.headers``);
+pure functions (``representation``, ``preconditions``, ``lakesuperior.http.headers``);
 errors become responses in ``errors``: nothing here maps an exception to a status.
 """
 from __future__ import annotations

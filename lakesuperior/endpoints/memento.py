@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
-from lakesuperior.headers import format_http_date, format_link
+from lakesuperior.http.headers import format_http_date, format_link
 from lakesuperior.model.context import literal_term
 from lakesuperior.model.namespaces import (
     LDP_CONTAINER,

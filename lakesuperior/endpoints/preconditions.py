@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from lakesuperior import headers as hdr
 from lakesuperior.endpoints.paths import Target
 from lakesuperior.endpoints.representation import etag_of, is_weak, modified_of
+from lakesuperior.http import headers as hdr
 
 
 class HeaderMap(Protocol):

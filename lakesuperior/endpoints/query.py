@@ -23,7 +23,6 @@ from typing import Any
 
 from flask import Blueprint, Response, render_template, request
 
-from lakesuperior import headers as hdr
 from lakesuperior import query as api
 from lakesuperior.endpoints import errors, html
 from lakesuperior.endpoints.access import request_repository
@@ -35,6 +34,7 @@ from lakesuperior.exceptions import (
     PayloadTooLargeError,
     UnsupportedMediaTypeError,
 )
+from lakesuperior.http import mediatypes
 
 __all__ = ["bp", "MAX_QUERY_LENGTH"]
 
@@ -51,10 +51,10 @@ SPARQL_QUERY = "application/sparql-query"
 SPARQL_UPDATE = "application/sparql-update"
 LDP_PREFIX = "/rest"
 
-_ALL_TYPES = hdr.Offers((*api.RESULT_TYPES, *api.GRAPH_TYPES))
-_PAGE_OR_RESULTS = hdr.Offers((*_ALL_TYPES, HTML))
-_RESULT_TYPES = hdr.Offers(api.RESULT_TYPES)
-_GRAPH_TYPES = hdr.Offers(api.GRAPH_TYPES)
+_ALL_TYPES = mediatypes.Offers((*api.RESULT_TYPES, *api.GRAPH_TYPES))
+_PAGE_OR_RESULTS = mediatypes.Offers((*_ALL_TYPES, HTML))
+_RESULT_TYPES = mediatypes.Offers(api.RESULT_TYPES)
+_GRAPH_TYPES = mediatypes.Offers(api.GRAPH_TYPES)
 _UPDATE_REFUSED = ("SPARQL Update is not accepted by the query service: writes go through "
                    "the LDP API (PATCH a resource with application/sparql-update)")
 _CONTENT_TYPES = {
@@ -154,10 +154,10 @@ def sparql() -> Response:
                          "without Atomic-ID (after the commit to see the transaction's "
                          "changes)")
     accept = request.headers.get("Accept")
-    wants_html = hdr.negotiate(accept, _PAGE_OR_RESULTS) == HTML
+    wants_html = mediatypes.negotiate(accept, _PAGE_OR_RESULTS) == HTML
     if wants_html:
         return _page()
-    if hdr.negotiate(accept, _ALL_TYPES) is None:
+    if mediatypes.negotiate(accept, _ALL_TYPES) is None:
         raise NotAcceptable(f"Query results are available as {', '.join(_ALL_TYPES)}, "
                             f"or as {HTML} for the query page")
     req = _parse_request()
@@ -166,7 +166,7 @@ def sparql() -> Response:
                          f"as an {SPARQL_QUERY} body")
     result = _run(req)
     offered = _GRAPH_TYPES if result.type in ("CONSTRUCT", "DESCRIBE") else _RESULT_TYPES
-    media_type = hdr.negotiate(accept, offered)
+    media_type = mediatypes.negotiate(accept, offered)
     if media_type is None:
         raise NotAcceptable(f"A {result.type} result is available as {', '.join(offered)}")
     body = api.serialize_result(result, media_type)

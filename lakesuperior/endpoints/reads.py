@@ -15,7 +15,6 @@ from typing import Any, BinaryIO
 from flask import Response, render_template, request
 from werkzeug.wsgi import wrap_file
 
-from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints import html
 from lakesuperior.endpoints import memento as mto
@@ -47,6 +46,7 @@ from lakesuperior.endpoints.representation import (
     timemap_headers,
 )
 from lakesuperior.exceptions import ExternalContentError, UnsupportedDigestError
+from lakesuperior.http import headers as hdr
 from lakesuperior.model.external import HANDLINGS
 from lakesuperior.model.fetch import Source, open_source
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_TYPE

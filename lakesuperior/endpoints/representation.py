@@ -15,10 +15,11 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
-from lakesuperior import headers as hdr
 from lakesuperior import jsonld, rdfio
 from lakesuperior.endpoints.memento import LINK_FORMAT, TIMEMAP_TYPES, version_datetime
 from lakesuperior.endpoints.paths import Target, Urls
+from lakesuperior.http import headers as hdr
+from lakesuperior.http import mediatypes
 from lakesuperior.model.archival import ARCHIVAL_GROUP
 from lakesuperior.model.interaction import CONTAINERS
 from lakesuperior.model.namespaces import (
@@ -51,9 +52,9 @@ SPARQL_UPDATE = "application/sparql-update"
 #: JSON-LD in the profiles Fedora serves, compacted (the default) first.
 JSON_LD_OUT = tuple(f'{rdfio.JSON_LD}; profile="{profile}"' for profile in jsonld.PROFILES)
 #: What a resource's RDF (or a description) is served as, first choice first.
-RDF_OUT = hdr.Offers((rdfio.TURTLE, *JSON_LD_OUT, rdfio.N_TRIPLES, rdfio.RDF_XML, HTML))
+RDF_OUT = mediatypes.Offers((rdfio.TURTLE, *JSON_LD_OUT, rdfio.N_TRIPLES, rdfio.RDF_XML, HTML))
 #: What a TimeMap is served as.
-TIMEMAP_OUT = hdr.Offers((rdfio.TURTLE, *JSON_LD_OUT, rdfio.N_TRIPLES, rdfio.RDF_XML,
+TIMEMAP_OUT = mediatypes.Offers((rdfio.TURTLE, *JSON_LD_OUT, rdfio.N_TRIPLES, rdfio.RDF_XML,
                           LINK_FORMAT, HTML))
 ACCEPT_POST = ", ".join((rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF_XML,
                          rdfio.N3, "*/*"))

@@ -15,7 +15,6 @@ from typing import IO, Any
 
 from flask import Response, request
 
-from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints import bodies
 from lakesuperior.endpoints.bodies import RdfBody, is_rdf
@@ -27,6 +26,7 @@ from lakesuperior.endpoints.call import (
     tombstone_links,
 )
 from lakesuperior.exceptions import InvalidVersionError, UnsupportedMediaTypeError
+from lakesuperior.http import headers as hdr
 from lakesuperior.model import archival
 
 

@@ -21,7 +21,6 @@ from urllib.parse import quote
 
 from flask import Response, request
 
-from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.endpoints import bodies, versioning
 from lakesuperior.endpoints.bodies import RdfBody, is_rdf
@@ -46,7 +45,8 @@ from lakesuperior.exceptions import (
     IncompatibleLdpTypeError,
     UnsupportedMediaTypeError,
 )
-from lakesuperior.headers import Link
+from lakesuperior.http import headers as hdr
+from lakesuperior.http.headers import Link
 from lakesuperior.model import archival, interaction
 from lakesuperior.model.external import EXTERNAL_CONTENT_REL, check_handling
 from lakesuperior.model.uids import child_uid

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from lakesuperior import headers as hdr
 from lakesuperior.config import Config
 from lakesuperior.exceptions import (
     ChecksumValidationError,
@@ -37,6 +36,7 @@ from lakesuperior.exceptions import (
     InvalidDescriptionError,
     PayloadTooLargeError,
 )
+from lakesuperior.http import mediatypes
 from lakesuperior.model.context import Context
 from lakesuperior.model.external import (
     EXTERNAL_HANDLING,
@@ -114,14 +114,14 @@ def external_input(sources: ExternalSources, ref: ExternalRef, *, media_type: st
     ``proxy`` the source checked to answer (HEAD) and nothing stored. The media
     type is ``media_type`` (the Link's ``type``), else the source's, else
     ``application/octet-stream``."""
-    if media_type is not None and not hdr.is_media_type(media_type):
+    if media_type is not None and not mediatypes.is_media_type(media_type):
         raise ExternalContentError(f"The external content type {media_type[:100]!r} is not a "
                                    "media type (type/subtype)")
     handling = check_handling(ref.handling)
     method = "GET" if handling == "copy" else "HEAD"
     with open_source(sources.allow, ref.url, timeout=sources.timeout, method=method) as src:
         mtype = (media_type or src.content_type or DEFAULT_MIMETYPE).strip()
-        if not hdr.is_media_type(mtype):
+        if not mediatypes.is_media_type(mtype):
             mtype = DEFAULT_MIMETYPE
         if handling != "copy":
             if digests:
@@ -248,7 +248,7 @@ class DescriptionEdit:
                 self.uid, f"{name} is a plain string literal, not {term[:200]}")
         value = lexical(term)
         if predicate == EBUCORE_HAS_MIME_TYPE:
-            if not (value.isascii() and value.isprintable() and hdr.is_media_type(value)):
+            if not (value.isascii() and value.isprintable() and mediatypes.is_media_type(value)):
                 raise InvalidDescriptionError(
                     self.uid, f"Invalid ebucore:hasMimeType {value[:200]!r}: a media type "
                               "is type/subtype, optionally with ; name=value parameters")

@@ -1,5 +1,5 @@
 """The admin HTTP client (migrate and the benchmark): requests, streams, Link headers
-parsed by lakesuperior.headers, credentials, and its errors."""
+parsed by lakesuperior.http.headers, credentials, and its errors."""
 from __future__ import annotations
 
 import base64
@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from lakesuperior.admin.http import HttpClient, HttpResponse, parse_auth
 from lakesuperior.exceptions import HttpClientError, LakesuperiorError
-from lakesuperior.headers import parse_link
+from lakesuperior.http.client import HttpClient, HttpResponse, parse_auth
+from lakesuperior.http.headers import parse_link
 
 LDP = "http://www.w3.org/ns/ldp#"
 

@@ -64,8 +64,8 @@ CASES = MEMENTO_DATETIME + TYPE_LINKS
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
 def test_bad_version_write(http, case):
     if "{vid-date}" in case.headers.get("Memento-Datetime", ""):
-        from lakesuperior import headers as hdr
         from lakesuperior.endpoints.memento import version_datetime
+        from lakesuperior.http import headers as hdr
         when = hdr.format_http_date(version_datetime(http.version_id()))
         case = Req(case.id, case.method, case.path, case.status, case.keyword, case.data,
                    case.ctype, {**case.headers, "Memento-Datetime": when})

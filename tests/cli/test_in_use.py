@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from lakesuperior.cli_support import open_elsewhere
+from lakesuperior.cli.support import open_elsewhere
 from lakesuperior.config import Config
 
 from .conftest import script, state

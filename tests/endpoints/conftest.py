@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from lakesuperior import headers as hdr
 from lakesuperior import rdfio
 from lakesuperior.config import Config
+from lakesuperior.http import headers as hdr
 from tests.apps import serving
 
 ROOT = "http://localhost/rest"

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from lakesuperior import headers as hdr
+from lakesuperior.http import headers as hdr
 
 from .conftest import DC_TITLE, LDP, ROOT, TTL, graph, link_targets, links, types
 

@@ -9,7 +9,7 @@ import hashlib
 
 import pytest
 
-from lakesuperior import headers as hdr
+from lakesuperior.http import headers as hdr
 
 from .conftest import LDP, ROOT, TTL, graph, link_targets, post_ttl, put_ttl
 

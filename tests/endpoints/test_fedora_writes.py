@@ -8,8 +8,8 @@ import http.client
 
 import pytest
 
-from lakesuperior import headers as hdr
 from lakesuperior.config import Config
+from lakesuperior.http import headers as hdr
 from tests.apps import Client
 
 from ..servers import lsup_server

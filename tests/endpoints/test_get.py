@@ -5,8 +5,8 @@ import time
 
 import pytest
 
-from lakesuperior import headers as hdr
 from lakesuperior import rdfio
+from lakesuperior.http import headers as hdr
 
 from .conftest import (
     DC_TITLE,

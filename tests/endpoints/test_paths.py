@@ -174,7 +174,7 @@ def test_timemap_link_format():
         "http://x/r", "http://x/r/fcr:versions",
         [("http://x/r/fcr:versions/20200101000000", "20200101000000"),
          ("http://x/r/fcr:versions/20210101000000", "20210101000000")])
-    from lakesuperior.headers import parse_link
+    from lakesuperior.http.headers import parse_link
     parsed = parse_link(text.replace("\n", ""))
     assert parsed[0].uri == "http://x/r" and parsed[0].rel == {"original", "timegate"}
     assert parsed[1].rel == {"self"} and parsed[1].params["type"] == "application/link-format"

@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from lakesuperior import headers as hdr
 from lakesuperior.endpoints import representation as rep
 from lakesuperior.endpoints.paths import Target, Urls
+from lakesuperior.http import headers as hdr
 
 LDP = "http://www.w3.org/ns/ldp#"
 MEMENTO = "http://mementoweb.org/ns#"

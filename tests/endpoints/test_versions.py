@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from lakesuperior import headers as hdr
 from lakesuperior.config import Config
 from lakesuperior.endpoints.memento import version_datetime
+from lakesuperior.http import headers as hdr
 from tests.apps import Client
 
 from .conftest import (

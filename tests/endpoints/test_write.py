@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from lakesuperior import headers as hdr
+from lakesuperior.http import headers as hdr
 
 from .conftest import (
     DC_TITLE,

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from lakesuperior import headers as hdr
+from lakesuperior.http import headers as hdr
 from tests.apps import Client
 
 from .conftest import CONTENT, REL, TEXT, link

@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from lakesuperior import headers as h
-from lakesuperior import mediatypes
 from lakesuperior.exceptions import (
     InvalidDigestError,
     InvalidHeaderError,
@@ -20,13 +18,15 @@ from lakesuperior.exceptions import (
     RangeNotSatisfiableError,
     UnsupportedDigestError,
 )
+from lakesuperior.http import headers as h
+from lakesuperior.http import mediatypes
 
 LDP = "http://www.w3.org/ns/ldp#"
 UTC = UTC
 
 
 def test_no_flask_import():
-    code = "import sys, lakesuperior.headers; assert 'flask' not in sys.modules"
+    code = "import sys, lakesuperior.http.headers; assert 'flask' not in sys.modules"
     root = str(Path(__file__).resolve().parents[2])
     env = {**os.environ, "PYTHONPATH": root}
     subprocess.run([sys.executable, "-c", code], check=True, env=env)
@@ -373,7 +373,7 @@ def test_parse_digest_strict_takes_well_formed_headers():
     ("text plain/x", False), ("", False), ("text/plain; a=b c", False),
 ])
 def test_is_media_type(value, ok):
-    assert h.is_media_type(value) is ok
+    assert mediatypes.is_media_type(value) is ok
 
 
 def test_parse_want_digest():
@@ -482,35 +482,35 @@ RDF = ["text/turtle", "application/ld+json", "application/n-triples", "applicati
     ("text/turtle;q=bogus, application/n-triples;q=0.1", "application/n-triples"),
 ])
 def test_negotiate(accept, expected):
-    assert h.negotiate(accept, RDF) == expected
+    assert mediatypes.negotiate(accept, RDF) == expected
 
 
 def test_negotiate_rfc7231_example():
     accept = "text/*;q=0.3, text/html;q=0.7, text/html;level=1, text/html;level=2;q=0.4, */*;q=0.5"
     cases = {"text/html;level=1": 1.0, "text/html": 0.7, "text/plain": 0.3, "image/jpeg": 0.5,
              "text/html;level=2": 0.4, "text/html;level=3": 0.7}
-    ranges = h.parse_accept(accept)
+    ranges = mediatypes.parse_accept(accept)
     for offer, q in cases.items():
         assert mediatypes._rank(mediatypes._offer(offer), ranges, frozenset())[0] == q, offer
-    assert h.negotiate(accept, ["image/jpeg", "text/html;level=1"]) == "text/html;level=1"
-    assert h.negotiate(accept, ["text/plain", "image/jpeg"]) == "image/jpeg"
+    assert mediatypes.negotiate(accept, ["image/jpeg", "text/html;level=1"]) == "text/html;level=1"
+    assert mediatypes.negotiate(accept, ["text/plain", "image/jpeg"]) == "image/jpeg"
 
 
 def test_negotiate_parameters():
     offered = ["application/ld+json", 'application/ld+json; profile="http://www.w3.org/ns/json-ld#compacted"']
     accept = 'application/ld+json;profile="http://www.w3.org/ns/json-ld#compacted"'
-    assert h.negotiate(accept, offered) == offered[1]
-    assert h.negotiate("text/turtle; charset=UTF-8", ["text/turtle; charset=utf-8"]) == \
+    assert mediatypes.negotiate(accept, offered) == offered[1]
+    assert mediatypes.negotiate("text/turtle; charset=UTF-8", ["text/turtle; charset=utf-8"]) == \
         "text/turtle; charset=utf-8"
-    assert h.negotiate("text/turtle;charset=latin1", ["text/turtle"]) is None
+    assert mediatypes.negotiate("text/turtle;charset=latin1", ["text/turtle"]) is None
 
 
 def test_negotiate_accept_ext_after_q_ignored():
-    assert h.negotiate("text/turtle;q=0.5;ext=1", ["text/turtle"]) == "text/turtle"
+    assert mediatypes.negotiate("text/turtle;q=0.5;ext=1", ["text/turtle"]) == "text/turtle"
 
 
 def test_negotiate_nothing_offered():
-    assert h.negotiate("*/*", []) is None
+    assert mediatypes.negotiate("*/*", []) is None
 
 
 # --- Dates --------------------------------------------------------------------------

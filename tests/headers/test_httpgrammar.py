@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from lakesuperior.httpgrammar import split, split_chars
+from lakesuperior.http.grammar import split, split_chars
 
 
 @pytest.mark.parametrize("brackets", [False, True])

@@ -1,14 +1,13 @@
-"""Accept (RFC 7231 section 5.3.2) and media types: ``lakesuperior.mediatypes``,
-also reached as ``lakesuperior.headers``."""
+"""Accept (RFC 7231 section 5.3.2) and media types: ``lakesuperior.http.mediatypes``,
+also reached as ``lakesuperior.http.headers``."""
 from __future__ import annotations
 
 import random
 
 import pytest
 
-from lakesuperior import headers as h
-from lakesuperior import mediatypes as mt
 from lakesuperior.exceptions import InvalidHeaderError
+from lakesuperior.http import mediatypes as mt
 
 JSONLD = "application/ld+json"
 COMPACTED = "http://www.w3.org/ns/json-ld#compacted"
@@ -19,8 +18,8 @@ OFFERED = ["text/turtle", *(f'{JSONLD}; profile="{p}"' for p in (COMPACTED, EXPA
 
 
 def test_headers_reexports_mediatypes():
-    assert h.negotiate is mt.negotiate and h.parse_accept is mt.parse_accept
-    assert h.is_media_type is mt.is_media_type and h.MediaRange is mt.MediaRange
+    assert mt.negotiate is mt.negotiate and mt.parse_accept is mt.parse_accept
+    assert mt.is_media_type is mt.is_media_type and mt.MediaRange is mt.MediaRange
 
 
 def test_parse_accept():
@@ -96,7 +95,7 @@ def test_offers_are_the_sequence_of_their_media_types_parsed_once():
     assert [(r.type, r.subtype) for r in OFFERS.parsed][:2] == [("text", "turtle"),
                                                               ("application", "ld+json")]
     assert OFFERS.profiles == frozenset({COMPACTED, EXPANDED, FLATTENED})
-    assert h.Offers is mt.Offers
+    assert mt.Offers is mt.Offers
     with pytest.raises(ValueError):
         mt.Offers(["text/turtle", "text/*"])        # a range is not a media type to offer
     assert mt.negotiate("text/turtle", mt.Offers([])) is None

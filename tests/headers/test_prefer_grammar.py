@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lakesuperior import headers as h
 from lakesuperior.exceptions import InvalidHeaderError
+from lakesuperior.http import headers as h
 
 LDP = "http://www.w3.org/ns/ldp#"
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from lakesuperior.model.staging import (
+from lakesuperior.endpoints.tx.staging import (
     OPEN,
     Operation,
     Received,

@@ -65,7 +65,7 @@ def test_http_reads_with_an_acl_at_each_level(tmp_path):
         assert res.exit_code == 0, res.output + log.read_text()
         reads = json.loads(out.read_text())["reads"]
         assert reads["count"] == 16 and reads["clients"] == 8
-        from lakesuperior.admin.http import HttpClient
+        from lakesuperior.http.client import HttpClient
         with HttpClient() as client:
             resp = client.request("GET", f"http://127.0.0.1:{port}/rest/bench-get/l2/fcr:acl")
         assert resp.status == 200 and b"acl:Read" in resp.body

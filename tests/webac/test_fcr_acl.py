@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from lakesuperior import headers as hdr
 from lakesuperior import rdfio
+from lakesuperior.http import headers as hdr
 
 from .conftest import ACL, ROOT, SPARQL_UPDATE, TTL, acl_doc, authorization, grant, put_acl
 

@@ -5,8 +5,8 @@ code) back, in the spirit of Flask's "sansio" split. Parsers are lenient where
 the RFCs allow it: unparseable parts are ignored, as the RFCs ask of recipients.
 Where a request cannot be answered as meant without the header (``Accept``,
 ``Prefer``, ``Accept-Datetime``), a value that does not follow the grammar raises
-``InvalidHeaderError`` saying why. The tokens are in ``httpgrammar``, media types
-and ``Accept`` in ``mediatypes`` (re-exported here).
+``InvalidHeaderError`` saying why. The tokens are in ``http.grammar``, media types
+and ``Accept`` in ``http.mediatypes`` (import them from there).
 """
 from __future__ import annotations
 
@@ -26,19 +26,14 @@ from lakesuperior.exceptions import (
     RangeNotSatisfiableError,
     UnsupportedDigestError,
 )
-from lakesuperior.httpgrammar import TOKEN as _TOKEN
-from lakesuperior.httpgrammar import decode_ext_value as _decode_ext_value
-from lakesuperior.httpgrammar import ext_value as _ext_value
-from lakesuperior.httpgrammar import param as _param
-from lakesuperior.httpgrammar import param_problem as _param_problem
-from lakesuperior.httpgrammar import quote_string as _quote
-from lakesuperior.httpgrammar import qvalue as _qvalue
-from lakesuperior.httpgrammar import split as _split
-from lakesuperior.mediatypes import MediaRange as MediaRange
-from lakesuperior.mediatypes import Offers as Offers
-from lakesuperior.mediatypes import is_media_type as is_media_type
-from lakesuperior.mediatypes import negotiate as negotiate
-from lakesuperior.mediatypes import parse_accept as parse_accept
+from lakesuperior.http.grammar import TOKEN as _TOKEN
+from lakesuperior.http.grammar import decode_ext_value as _decode_ext_value
+from lakesuperior.http.grammar import ext_value as _ext_value
+from lakesuperior.http.grammar import param as _param
+from lakesuperior.http.grammar import param_problem as _param_problem
+from lakesuperior.http.grammar import quote_string as _quote
+from lakesuperior.http.grammar import qvalue as _qvalue
+from lakesuperior.http.grammar import split as _split
 
 # --- Prefer (RFC 7240, LDP 1.0 section 7.2) ----------------------------------
 

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import overload
 
 from lakesuperior.exceptions import InvalidHeaderError
-from lakesuperior.httpgrammar import TOKEN, param, param_problem, qvalue, split
+from lakesuperior.http.grammar import TOKEN, param, param_problem, qvalue, split
 
 _UTF8 = ("utf-8", "utf8")
 

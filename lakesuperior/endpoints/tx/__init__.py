@@ -7,7 +7,7 @@ rolls it back (204). An unknown transaction is 404 and a closed one (committed,
 rolled back, expired) 410 there; an LDP request whose ``Atomic-ID`` names one
 gets 409, as in Fedora 6 (its ``TransactionRuntimeException``).
 
-How it works (``model.staging`` keeps the state on disk, shared by every worker):
+How it works (``staging`` keeps the state on disk, shared by every worker):
 an LDP request with ``Atomic-ID`` takes the repository's write transaction, runs
 again the staged requests of the transaction (a read: all of them; a write: those
 that touched its target, an ancestor or a descendant of it, and all of them if it
@@ -35,21 +35,13 @@ from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
 from flask import Blueprint, Flask, Response, current_app, request
 from flask.typing import ResponseReturnValue
 
-from lakesuperior import headers as hdr
 from lakesuperior.agents import Agent
 from lakesuperior.endpoints import authn
 from lakesuperior.endpoints.bodies import PARSED_KEY
 from lakesuperior.endpoints.call import no_content, public_root, request_path, request_uid
 from lakesuperior.endpoints.errors import NotFound, TransactionGone
 from lakesuperior.endpoints.paths import TX_SEGMENT, parse_atomic_id, parse_target
-from lakesuperior.exceptions import (
-    ResourceNotExistsError,
-    TombstoneError,
-    TransactionClosedError,
-    TransactionConflictError,
-    TransactionNotFoundError,
-)
-from lakesuperior.model.staging import (
+from lakesuperior.endpoints.tx.staging import (
     COMMITTED,
     ROLLED_BACK,
     Operation,
@@ -59,6 +51,14 @@ from lakesuperior.model.staging import (
     load_parsed,
     open_part,
 )
+from lakesuperior.exceptions import (
+    ResourceNotExistsError,
+    TombstoneError,
+    TransactionClosedError,
+    TransactionConflictError,
+    TransactionNotFoundError,
+)
+from lakesuperior.http import headers as hdr
 from lakesuperior.repository import Repository
 
 ATOMIC_ID = "Atomic-ID"

@@ -3,7 +3,7 @@
 Used by ``lsup-admin migrate`` and ``lsup-benchmark --mode http``: one
 persistent connection per scheme and host, Basic authentication, a fresh
 connection (and one retry) when the server closed an idle one. ``Link``
-headers are parsed by ``lakesuperior.headers``, as the server's are. Nothing
+headers are parsed by ``lakesuperior.http.headers``, as the server's are. Nothing
 here knows LDP.
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ from email.message import Message
 from urllib.parse import urljoin, urlsplit
 
 from lakesuperior.exceptions import HttpClientError
-from lakesuperior.headers import Link, parse_link
+from lakesuperior.http.headers import Link, parse_link
 
 __all__ = ["HttpClient", "HttpResponse", "parse_auth"]
 

@@ -7,7 +7,7 @@ import sys
 import click
 
 from lakesuperior.admin import datadir
-from lakesuperior.cli_support import (
+from lakesuperior.cli.support import (
     CommandError,
     _command,
     _common_options,

@@ -33,10 +33,10 @@ import sys
 
 import click
 
-from lakesuperior.admin import backup, checks, cleanup, datadir, http, migrate, stats
+from lakesuperior.admin import backup, checks, cleanup, datadir, migrate, stats
 from lakesuperior.admin.progress import Progress
-from lakesuperior.cli_events import events_group
-from lakesuperior.cli_support import (
+from lakesuperior.cli.events import events_group
+from lakesuperior.cli.support import (
     EXIT_ERROR,
     EXIT_PROBLEMS,
     ClickProgress,
@@ -50,8 +50,9 @@ from lakesuperior.cli_support import (
     _size,
     os_error_message,
 )
-from lakesuperior.cli_users import user_group
+from lakesuperior.cli.users import user_group
 from lakesuperior.exceptions import LakesuperiorError
+from lakesuperior.http.client import parse_auth
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -373,7 +374,7 @@ def migrate_command(ctx: click.Context, config_path: str | None, data_dir: str |
         raise click.UsageError("DEST_DIR is the data directory of the new repository: "
                                "do not give a different --data-dir.")
     try:
-        credentials = http.parse_auth(auth)
+        credentials = parse_auth(auth)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="--auth") from e
     cfg = _load_config(ctx, config_path, dest_dir)

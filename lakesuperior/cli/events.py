@@ -5,7 +5,7 @@ import json
 
 import click
 
-from lakesuperior.cli_support import (
+from lakesuperior.cli.support import (
     CommandError,
     _command,
     _common_options,
