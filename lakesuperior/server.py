@@ -43,11 +43,11 @@ from gunicorn import glogging
 from gunicorn.app.base import BaseApplication
 from gunicorn.util import parse_address
 
+from lakesuperior.auth.users import FIRST_ADMIN, UserDB
 from lakesuperior.config import Config
 from lakesuperior.exceptions import LakesuperiorError
 from lakesuperior.messaging.publisher import PublisherThread
 from lakesuperior.repository import Repository
-from lakesuperior.users import FIRST_ADMIN, UserDB
 
 EXIT_ERROR = 2
 

@@ -39,12 +39,12 @@ from lakesuperior.admin.files import (
     unlink,
 )
 from lakesuperior.admin.progress import QUIET, Progress
+from lakesuperior.auth.users import USERS_FILE, UserDB
 from lakesuperior.config import Config
 from lakesuperior.exceptions import AdminError, BinaryNotFoundError
 from lakesuperior.repository import Repository
 from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.quadstore import FORMAT_VERSION
-from lakesuperior.users import USERS_FILE, UserDB
 from lakesuperior.version import __version__
 
 __all__ = ["BACKUP_FORMAT", "MANIFEST", "BackupReport", "backup", "read_manifest",

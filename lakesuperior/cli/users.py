@@ -7,13 +7,13 @@ import sys
 import click
 
 from lakesuperior.admin import datadir
+from lakesuperior.auth.users import UserDB, check_name, check_password
 from lakesuperior.cli.support import (
     CommandError,
     _command,
     _common_options,
     _load_config,
 )
-from lakesuperior.users import UserDB, check_name, check_password
 
 # --- users ----------------------------------------------------------------------------------
 

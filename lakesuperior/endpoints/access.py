@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from flask import current_app
 
-from lakesuperior.agent_view import AgentView
+from lakesuperior.auth.agent_view import AgentView
 from lakesuperior.endpoints import authn
 from lakesuperior.repository import Repository
 

@@ -40,10 +40,10 @@ from urllib.parse import quote
 from flask import Flask, current_app, request
 from werkzeug.datastructures import Headers
 
-from lakesuperior.agents import ANONYMOUS, Agent
+from lakesuperior.auth.agents import ANONYMOUS, Agent
+from lakesuperior.auth.users import NAME, User, UserDB
 from lakesuperior.config import Config
 from lakesuperior.exceptions import AccessDeniedError, AuthenticationError
-from lakesuperior.users import NAME, User, UserDB
 
 __all__ = ["ANONYMOUS_NAME", "ADMIN", "Authenticator", "parse_basic", "register",
            "request_agent", "require_admin", "recorded_name"]

@@ -1,8 +1,9 @@
-"""The LDP model: resources, containment, membership, versions, tombstones, access.
+"""The LDP model: resources, containment, membership, versions, tombstones.
 
 Pure logic over a store transaction (``model.context.Context``); no HTTP, no
-global state. Every module, lowest first: each imports only modules listed
-before it (``tests/test_layers.py`` checks the list against the folder).
+global state; access control is above it, in ``auth``. Every module, lowest
+first: each imports only modules listed before it (``tests/test_layers.py``
+checks the list against the folder).
 
 * ``namespaces``: the one vocabulary (terms, bare namespaces, ``bare_iri``);
 * ``uids``: identifiers, graph names, internal <-> public URIs;
@@ -25,8 +26,5 @@ before it (``tests/test_layers.py`` checks the list against the folder).
 * ``lifecycle``: create / replace / update;
 * ``sparql_update``: PATCH with SPARQL Update;
 * ``tombstones``: delete, resurrect, purge;
-* ``checks``: fixity, integrity, stats;
-* ``authorizations``: WebAC authorizations and who they grant what;
-* ``acl``: access control lists: storage, registry and generation;
-* ``access``: access decisions for one agent, and their cache.
+* ``checks``: fixity, integrity, stats.
 """

@@ -9,13 +9,13 @@ cannot be created inside another group, nor made of a binary.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from lakesuperior.exceptions import ArchivalGroupError, InvalidTypeLinkError
 from lakesuperior.model.interaction import CONTAINERS, NON_RDF_SOURCE, model_name
 from lakesuperior.model.namespaces import FCREPO, FCREPO_NS, LDP_NS, RDF_TYPE
 from lakesuperior.model.uids import ROOT_UID, parent_of, res_uri
 from lakesuperior.rdfio import Triple
+from lakesuperior.store.reads import Reader
 
 ARCHIVAL_GROUP = FCREPO.ArchivalGroup
 ARCHIVAL_GROUP_IRI = ARCHIVAL_GROUP[1:-1]
@@ -41,13 +41,13 @@ def requested(type_iris: Iterable[str]) -> bool:
     return asked
 
 
-def is_group(txn: Any, uid: str) -> bool:
+def is_group(txn: Reader, uid: str) -> bool:
     """Whether the live resource at ``uid`` is an Archival Group."""
     res = res_uri(uid)
     return txn.count(res, RDF_TYPE, ARCHIVAL_GROUP, res) > 0
 
 
-def group_of(txn: Any, uid: str) -> str | None:
+def group_of(txn: Reader, uid: str) -> str | None:
     """The Archival Group ``uid`` is or belongs to (itself or an ancestor), or None."""
     cur = uid
     while cur != ROOT_UID:
@@ -64,7 +64,7 @@ def not_for_binary(uid: str | None, model: str = NON_RDF_SOURCE) -> InvalidTypeL
                                      "a container can be one")
 
 
-def check_new(txn: Any, uid: str, model: str) -> list[Triple]:
+def check_new(txn: Reader, uid: str, model: str) -> list[Triple]:
     """The type triple of a new Archival Group at ``uid`` with interaction model
     ``model``; refused for a binary or a resource inside another group."""
     if model not in CONTAINERS:

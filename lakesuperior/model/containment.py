@@ -13,18 +13,17 @@ it has.
 """
 from __future__ import annotations
 
-from typing import Any
-
-from lakesuperior.model.context import Context
+from lakesuperior.model.context import WriteContext
 from lakesuperior.model.namespaces import LDP_CONTAINS
 from lakesuperior.model.server_managed import touch
 from lakesuperior.model.uids import RES_PREFIX, graph, res_uri, uid_of
 from lakesuperior.rdfio import Triple
+from lakesuperior.store.reads import Reader
 
 _CUT = len(RES_PREFIX)
 
 
-def add_child(ctx: Context, parent: str, uid: str) -> None:
+def add_child(ctx: WriteContext, parent: str, uid: str) -> None:
     """Add the containment triple to the parent (an O(log n) append) and touch
     the parent's ``fcrepo:lastModified``."""
     pres = res_uri(parent)
@@ -32,25 +31,25 @@ def add_child(ctx: Context, parent: str, uid: str) -> None:
     touch(ctx, parent)
 
 
-def remove_child(ctx: Context, parent: str, uid: str) -> None:
+def remove_child(ctx: WriteContext, parent: str, uid: str) -> None:
     """Remove the containment triple from the parent and touch the parent."""
     pres = res_uri(parent)
     ctx.txn.remove(pres, LDP_CONTAINS, res_uri(uid), pres)
     touch(ctx, parent)
 
 
-def children_of(txn: Any, uid: str) -> list[str]:
+def children_of(txn: Reader, uid: str) -> list[str]:
     """Child uids of a live container (a range scan of its containment triples)."""
     return [c[_CUT:-1] for c in contained(txn, uid)]
 
 
-def contained(txn: Any, uid: str) -> list[str]:
+def contained(txn: Reader, uid: str) -> list[str]:
     """Internal URIs of the children of a live container (one range read)."""
     res = res_uri(uid)
     return txn.objects(res, LDP_CONTAINS, res)
 
 
-def own_triples(txn: Any, uid: str) -> list[Triple]:
+def own_triples(txn: Reader, uid: str) -> list[Triple]:
     """A resource's triples but its containment (its children are not read)."""
     return txn.triples(res_uri(uid), omit=LDP_CONTAINS)
 
@@ -60,7 +59,7 @@ def children_in(triples: list[Triple]) -> list[str]:
     return [o[_CUT:-1] for _s, p, o in triples if p == LDP_CONTAINS]
 
 
-def write_graph(ctx: Context, uid: str, triples: list[Triple],
+def write_graph(ctx: WriteContext, uid: str, triples: list[Triple],
                 children: list[str] | None = None, *, canonical: bool = False,
                 keep_children: bool = False) -> None:
     """Set a resource's graph: its own triples in one record, then the
@@ -79,7 +78,7 @@ def write_graph(ctx: Context, uid: str, triples: list[Triple],
         txn.add([(res, LDP_CONTAINS, res_uri(c), res) for c in children])
 
 
-def subtree(txn: Any, uid: str, kind: str = "res") -> list[str]:
+def subtree(txn: Reader, uid: str, kind: str = "res") -> list[str]:
     """``uid`` and its descendants, parents before children (containment walk in
     the live graphs, or in the buried ones for ``kind='bury'``)."""
     out = [uid]

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Self
 
 from lakesuperior.model.events import ChangeSet
 from lakesuperior.model.literals import datetime_literal, literal_term
 from lakesuperior.model.uids import UriMap
+from lakesuperior.store.reads import Reader
+from lakesuperior.store.writes import WriteTxn
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,8 @@ class Settings:
 
 
 class Context:
-    """One model operation: a store transaction, the settings, the binary store.
+    """One model operation: a store transaction (a read snapshot, or the write
+    transaction seen as a reader), the settings, the binary store.
 
     ``now`` is fixed at creation so that every timestamp written by one call is
     the same.
@@ -41,7 +44,7 @@ class Context:
     __slots__ = ("txn", "settings", "urimap", "binaries", "now", "now_term",
                  "agent", "agent_term", "events")
 
-    def __init__(self, txn: Any, settings: Settings, binaries: Any = None,
+    def __init__(self, txn: Reader, settings: Settings, binaries: Any = None,
                  urimap: UriMap | None = None, now: datetime | None = None,
                  agent: str | None = None, events: ChangeSet | None = None):
         self.txn = txn
@@ -54,9 +57,22 @@ class Context:
         self.agent_term = literal_term(self.agent)
         self.events = ChangeSet() if events is None else events
 
-    def with_base(self, base_uri: str | None) -> Context:
+    def with_base(self, base_uri: str | None) -> Self:
         """The same operation seen under another public base URI."""
         if base_uri is None or base_uri.rstrip("/") == self.urimap.base:
             return self
-        return Context(self.txn, self.settings, self.binaries, UriMap(base_uri), self.now,
-                       self.agent, self.events)
+        return type(self)(self.txn, self.settings, self.binaries, UriMap(base_uri), self.now,
+                          self.agent, self.events)
+
+
+class WriteContext(Context):
+    """A model operation inside the write transaction: the only kind of context
+    that a function which writes accepts (reads take any ``Context``)."""
+
+    __slots__ = ()
+    txn: WriteTxn
+
+    def __init__(self, txn: WriteTxn, settings: Settings, binaries: Any = None,
+                 urimap: UriMap | None = None, now: datetime | None = None,
+                 agent: str | None = None, events: ChangeSet | None = None):
+        super().__init__(txn, settings, binaries, urimap, now, agent, events)

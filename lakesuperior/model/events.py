@@ -25,6 +25,8 @@ from typing import Any
 
 from lakesuperior.model.namespaces import RDF_TYPE
 from lakesuperior.model.uids import graph, res_uri
+from lakesuperior.store.reads import Reader
+from lakesuperior.store.writes import WriteTxn
 from lakesuperior.version import __version__
 
 #: What a write can do to a resource.
@@ -102,7 +104,7 @@ def record_change(ctx: Any, uid: str, kind: str) -> None:
     ctx.events.add(ctx, uid, kind)
 
 
-def types_at(txn: Any, uid: str) -> list[str]:
+def types_at(txn: Reader, uid: str) -> list[str]:
     """rdf:types (bare IRIs) of ``uid``, live or buried (empty if there is none)."""
     res = res_uri(uid)
     found = [q[2] for q in txn.match(res, RDF_TYPE, None, res)]
@@ -119,7 +121,7 @@ def encode(pending: Pending, uid: str) -> bytes:
     return _TS.pack(pending.ms) + _JSON.encode(body).encode("utf-8")
 
 
-def write_outbox(txn: Any, changes: ChangeSet, *, retention_s: float, publishing: bool,
+def write_outbox(txn: WriteTxn, changes: ChangeSet, *, retention_s: float, publishing: bool,
                  now: datetime | None = None) -> int:
     """Append the changes to the outbox of write transaction ``txn`` (call just before
     commit) and drop a bounded batch of expired entries; returns the last seq.
@@ -136,7 +138,7 @@ def write_outbox(txn: Any, changes: ChangeSet, *, retention_s: float, publishing
     return last
 
 
-def prune(txn: Any, *, retention_s: float, publishing: bool,
+def prune(txn: WriteTxn, *, retention_s: float, publishing: bool,
           now: datetime | None = None, limit: int = PRUNE_BATCH) -> int:
     """Drop up to ``limit`` entries older than the retention (and, when ``publishing``,
     acknowledged by the broker), oldest first; returns how many."""
@@ -233,12 +235,12 @@ class Change:
                 p + "timestamp": str(self.millis), p + "eventID": self.id}
 
 
-def changes_after(txn: Any, seq: int, limit: int = -1) -> list[Change]:
+def changes_after(txn: Reader, seq: int, limit: int = -1) -> list[Change]:
     """The feed's retained events after ``seq`` (in commit order)."""
     return [Change.decode(s, raw) for s, raw in txn.outbox(seq, limit)]
 
 
-def first_after(txn: Any, when: datetime) -> int:
+def first_after(txn: Reader, when: datetime) -> int:
     """The seq just before the first retained event at or after ``when`` (for
     ``changes(since=datetime)``)."""
     target = _ms(when)

@@ -24,7 +24,7 @@ from lakesuperior.exceptions import (
     ServerManagedTermError,
 )
 from lakesuperior.model import archival, containment, interaction, membership, nonrdf, versions
-from lakesuperior.model.context import Context
+from lakesuperior.model.context import Context, WriteContext
 from lakesuperior.model.events import record_change
 from lakesuperior.model.inputs import BinaryInput, RdfInput
 from lakesuperior.model.interaction import (
@@ -49,7 +49,7 @@ from lakesuperior.rdfio import Triple
 
 # --- create / replace ---------------------------------------------------------------------
 
-def create_or_replace(ctx: Context, uid: str, inp: RdfInput | BinaryInput,
+def create_or_replace(ctx: WriteContext, uid: str, inp: RdfInput | BinaryInput,
                       handling: str = "strict", *,
                       archival_group: bool = False) -> tuple[str, RdfSource]:
     """PUT semantics: ``('create' | 'replace', view)``. Missing intermediate
@@ -70,7 +70,7 @@ def create_or_replace(ctx: Context, uid: str, inp: RdfInput | BinaryInput,
                                archival_group=archival_group)
 
 
-def create_child(ctx: Context, parent: str, candidate: str, inp: RdfInput | BinaryInput,
+def create_child(ctx: WriteContext, parent: str, candidate: str, inp: RdfInput | BinaryInput,
                  handling: str = "strict", *, archival_group: bool = False) -> RdfSource:
     """POST semantics: create under ``parent`` at ``candidate`` (the slug or a
     minted uuid) or, if that is taken, at a fresh uuid. Only the IRI an RDF
@@ -119,7 +119,7 @@ def check_can_contain(parent: str, parent_model: str, uid: str) -> None:
                  f"which cannot contain other resources")
 
 
-def ensure_parent(ctx: Context, uid: str, *, create_missing: bool) -> str:
+def ensure_parent(ctx: WriteContext, uid: str, *, create_missing: bool) -> str:
     """Check (and with ``create_missing``, make) the ancestors of a new resource;
     return the parent's interaction model."""
     txn = ctx.txn
@@ -147,7 +147,7 @@ def ensure_parent(ctx: Context, uid: str, *, create_missing: bool) -> str:
     return model
 
 
-def attach(ctx: Context, uid: str, triples: list[Triple], parent_model: str) -> None:
+def attach(ctx: WriteContext, uid: str, triples: list[Triple], parent_model: str) -> None:
     """Containment (and membership) of a new resource in its parent."""
     parent = parent_of(uid)
     containment.add_child(ctx, parent, uid)
@@ -175,7 +175,7 @@ def _canonical(inp: RdfInput | BinaryInput) -> bool:
     return isinstance(inp, BinaryInput) or inp.canonical
 
 
-def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str,
+def create_at(ctx: WriteContext, uid: str, inp: RdfInput | BinaryInput, handling: str,
               parent_model: str, *, archival_group: bool = False) -> RdfSource:
     """Create a resource whose parent exists and can contain it (an Archival Group
     with ``archival_group``)."""
@@ -206,7 +206,7 @@ def create_at(ctx: Context, uid: str, inp: RdfInput | BinaryInput, handling: str
     return res
 
 
-def replace(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
+def replace(ctx: WriteContext, uid: str, model: str, inp: RdfInput | BinaryInput,
             handling: str = "strict") -> RdfSource:
     """Replace the state of an existing resource (its interaction model stays)."""
     txn = ctx.txn
@@ -261,7 +261,7 @@ def _view_after_write(ctx: Context, uid: str, model: str, own: list[Triple]) -> 
                 versions=versions.list_versions(ctx, uid), contained=None)
 
 
-def after_change(ctx: Context, uid: str, model: str, old: list[Triple],
+def after_change(ctx: WriteContext, uid: str, model: str, old: list[Triple],
                  new: list[Triple]) -> None:
     """Keep membership right after a resource's own triples changed."""
     txn = ctx.txn
@@ -280,7 +280,7 @@ def after_change(ctx: Context, uid: str, model: str, old: list[Triple],
 
 # --- updates ------------------------------------------------------------------------------
 
-def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterable[Triple],
+def apply_delta(ctx: WriteContext, uid: str, removed: Iterable[Triple], added: Iterable[Triple],
                 handling: str = "strict", *, old: list[Triple] | None = None,
                 model: str | None = None) -> RdfSource:
     """Remove and add triples (public or internal URIs, no wildcards).
@@ -329,7 +329,7 @@ def apply_delta(ctx: Context, uid: str, removed: Iterable[Triple], added: Iterab
     return res
 
 
-def update_delta(ctx: Context, uid: str, remove: Iterable[Any] | None,
+def update_delta(ctx: WriteContext, uid: str, remove: Iterable[Any] | None,
                  add: Iterable[Any] | None, handling: str = "strict") -> RdfSource:
     """Remove triples matching patterns (``None`` is a wildcard) and add triples.
 

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from lakesuperior.exceptions import InvalidTripleError
 from lakesuperior.model.containment import children_of
-from lakesuperior.model.context import Context
+from lakesuperior.model.context import WriteContext
 from lakesuperior.model.interaction import (
     DIRECT_CONTAINER,
     INDIRECT_CONTAINER,
@@ -55,6 +54,7 @@ from lakesuperior.model.uids import (
     uid_of,
 )
 from lakesuperior.rdfio import Triple
+from lakesuperior.store.reads import Reader
 
 #: The predicates of a container's membership configuration.
 CONFIG_PREDICATES = (LDP_MEMBERSHIP_RESOURCE, LDP_HAS_MEMBER_RELATION,
@@ -109,7 +109,7 @@ def config_from_triples(uid: str, model: str | None,
     return MembershipConfig(uid, resource, relation, inverse, icr)
 
 
-def read_config(txn: Any, uid: str, model: str | None = None) -> MembershipConfig | None:
+def read_config(txn: Reader, uid: str, model: str | None = None) -> MembershipConfig | None:
     """The membership configuration of a live container, by bound lookups only."""
     if model is None:
         model = model_at(txn, uid)
@@ -174,7 +174,7 @@ def _subject_uid(term: str) -> str | None:
     return uid_of(term) if term.startswith(RES_PREFIX) else None
 
 
-def touch_subjects(ctx: Context, subjects: Iterable[str]) -> None:
+def touch_subjects(ctx: WriteContext, subjects: Iterable[str]) -> None:
     """Set ``fcrepo:lastModified`` of the live resources whose membership triples
     changed (their representation, so their ETag and Last-Modified, changed)."""
     txn = ctx.txn
@@ -183,7 +183,7 @@ def touch_subjects(ctx: Context, subjects: Iterable[str]) -> None:
             touch(ctx, suid)
 
 
-def add(ctx: Context, cfg: MembershipConfig, triples: list[Triple]) -> None:
+def add(ctx: WriteContext, cfg: MembershipConfig, triples: list[Triple]) -> None:
     """Record membership triples of container ``cfg.container``."""
     if not triples:
         return
@@ -199,7 +199,7 @@ def add(ctx: Context, cfg: MembershipConfig, triples: list[Triple]) -> None:
     touch_subjects(ctx, subjects)
 
 
-def remove(ctx: Context, cfg: MembershipConfig, triples: list[Triple], member: str) -> None:
+def remove(ctx: WriteContext, cfg: MembershipConfig, triples: list[Triple], member: str) -> None:
     """Remove the membership triples that child ``member`` (a uid) contributed.
 
     With an inserted-content relation two children may contribute the same
@@ -225,7 +225,7 @@ def remove(ctx: Context, cfg: MembershipConfig, triples: list[Triple], member: s
                 txn.remove(s, FCSYSTEM_MEMBERSHIP_FROM, cres, graph("midx", suid))
 
 
-def _still_contributed(txn: Any, cfg: MembershipConfig, value: str, member: str) -> bool:
+def _still_contributed(txn: Reader, cfg: MembershipConfig, value: str, member: str) -> bool:
     """Whether a child of the container other than ``member`` has (child, icr, value)."""
     for s, _, _, g in txn.match(None, cfg.icr, value, None):
         if graph_kind(g) != "res" or s != g:
@@ -236,19 +236,19 @@ def _still_contributed(txn: Any, cfg: MembershipConfig, value: str, member: str)
     return False
 
 
-def on_child_added(ctx: Context, cfg: MembershipConfig | None, child: str,
+def on_child_added(ctx: WriteContext, cfg: MembershipConfig | None, child: str,
                    child_triples: Iterable[Triple]) -> None:
     if cfg is not None:
         add(ctx, cfg, cfg.triples_for(res_uri(child), child_triples))
 
 
-def on_child_removed(ctx: Context, cfg: MembershipConfig | None, child: str,
+def on_child_removed(ctx: WriteContext, cfg: MembershipConfig | None, child: str,
                      child_triples: Iterable[Triple]) -> None:
     if cfg is not None:
         remove(ctx, cfg, cfg.triples_for(res_uri(child), child_triples), child)
 
 
-def on_child_changed(ctx: Context, cfg: MembershipConfig | None, child: str,
+def on_child_changed(ctx: WriteContext, cfg: MembershipConfig | None, child: str,
                      old_triples: Iterable[Triple], new_triples: Iterable[Triple]) -> None:
     """A member's own triples changed: its contribution follows (indirect only)."""
     if cfg is None or cfg.icr == LDP_MEMBER_SUBJECT:
@@ -261,7 +261,7 @@ def on_child_changed(ctx: Context, cfg: MembershipConfig | None, child: str,
         add(ctx, cfg, sorted(new - old))
 
 
-def drop(ctx: Context, container: str) -> None:
+def drop(ctx: WriteContext, container: str) -> None:
     """Remove all membership triples of a container (and the pointers to them)."""
     txn = ctx.txn
     mg = graph("mbr", container)
@@ -275,7 +275,7 @@ def drop(ctx: Context, container: str) -> None:
     touch_subjects(ctx, subjects)
 
 
-def rebuild(ctx: Context, container: str, cfg: MembershipConfig | None) -> None:
+def rebuild(ctx: WriteContext, container: str, cfg: MembershipConfig | None) -> None:
     """Recompute all membership triples of a container from its children."""
     drop(ctx, container)
     if cfg is None:
@@ -294,7 +294,7 @@ def rebuild(ctx: Context, container: str, cfg: MembershipConfig | None) -> None:
 
 # --- reading --------------------------------------------------------------------------
 
-def triples_about(txn: Any, uid: str) -> list[Triple]:
+def triples_about(txn: Reader, uid: str) -> list[Triple]:
     """Membership triples whose subject is ``uid`` or one of its hash URIs."""
     pointers = txn.triples(graph("midx", uid))
     if not pointers:

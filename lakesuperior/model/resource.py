@@ -55,6 +55,7 @@ from lakesuperior.model.server_managed import first_value, is_server_managed
 from lakesuperior.model.uids import RES_PREFIX, UriMap, graph, res_uri, uid_of
 from lakesuperior.model.versions import VersionInfo, VersionList, list_versions, no_versions
 from lakesuperior.rdfio import Triple
+from lakesuperior.store.reads import Reader
 
 
 class RdfSource:
@@ -445,7 +446,7 @@ def load_info(ctx: Context, uid: str) -> ResourceInfo:
     return ResourceInfo(v, txn.has_graph(graph("midx", uid)))
 
 
-def inbound(txn: Any, uid: str) -> list[Triple]:
+def inbound(txn: Reader, uid: str) -> list[Triple]:
     """Triples of other live resources whose object is this resource (containment
     excluded)."""
     res = res_uri(uid)

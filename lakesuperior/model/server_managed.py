@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from lakesuperior.model import versions
-from lakesuperior.model.context import Context
+from lakesuperior.model.context import Context, WriteContext
 from lakesuperior.model.events import record_change
 from lakesuperior.model.external import EXTERNAL_HANDLING, EXTERNAL_URL
 from lakesuperior.model.interaction import MODEL_TYPES
@@ -106,7 +106,7 @@ def first_value(triples: Iterable[Triple], subject: str, predicate: str) -> str 
     return None
 
 
-def touch(ctx: Context, uid: str) -> None:
+def touch(ctx: WriteContext, uid: str) -> None:
     """Set a live resource's ``fcrepo:lastModified`` to now (a live version of it
     keeps the state it names: ``versions.settle``)."""
     versions.settle(ctx, uid)

@@ -25,7 +25,7 @@ from rdflib.plugins.sparql.update import evalUpdate
 
 from lakesuperior.exceptions import ServerManagedTermError, SparqlError
 from lakesuperior.model.containment import own_triples
-from lakesuperior.model.context import Context
+from lakesuperior.model.context import WriteContext
 from lakesuperior.model.lifecycle import apply_delta
 from lakesuperior.model.lookup import require_model
 from lakesuperior.model.namespaces import LDP_CONTAINS, bare_iri
@@ -136,7 +136,7 @@ def _refuse_containment_delete(uid: str, request: Any) -> None:
                      "the contained resource instead")
 
 
-def update(ctx: Context, uid: str, text: str | bytes, handling: str = "strict") -> RdfSource:
+def update(ctx: WriteContext, uid: str, text: str | bytes, handling: str = "strict") -> RdfSource:
     """Apply a SPARQL Update to resource ``uid`` (a binary's description for a binary)."""
     txn = ctx.txn
     model = require_model(txn, uid)

@@ -22,7 +22,7 @@ from lakesuperior.exceptions import (
     ResourceNotExistsError,
 )
 from lakesuperior.model import containment, membership, versions
-from lakesuperior.model.context import Context
+from lakesuperior.model.context import Context, WriteContext
 from lakesuperior.model.events import record_change
 from lakesuperior.model.interaction import MEMBERSHIP_CONTAINERS
 from lakesuperior.model.lookup import model_at, model_in, require_model
@@ -38,7 +38,7 @@ from lakesuperior.model.uids import ROOT_UID, graph, parent_of, res_uri, uid_of
 from lakesuperior.rdfio import Triple
 
 
-def _detach(ctx: Context, uid: str, own: list[Triple]) -> None:
+def _detach(ctx: WriteContext, uid: str, own: list[Triple]) -> None:
     """Remove a resource's containment and membership in its parent."""
     txn = ctx.txn
     parent = parent_of(uid)
@@ -49,7 +49,7 @@ def _detach(ctx: Context, uid: str, own: list[Triple]) -> None:
     containment.remove_child(ctx, parent, uid)
 
 
-def bury(ctx: Context, uid: str) -> None:
+def bury(ctx: WriteContext, uid: str) -> None:
     """Soft delete: tombstone ``uid`` and bury its descendants."""
     txn = ctx.txn
     require_model(txn, uid)
@@ -90,7 +90,7 @@ def _top_tombstone(ctx: Context, uid: str) -> None:
                                             f"use {top} instead")
 
 
-def resurrect(ctx: Context, uid: str) -> None:
+def resurrect(ctx: WriteContext, uid: str) -> None:
     """Undo a soft delete: restore ``uid`` and its descendants."""
     txn = ctx.txn
     _top_tombstone(ctx, uid)
@@ -118,7 +118,7 @@ def resurrect(ctx: Context, uid: str) -> None:
     txn.remove(res_uri(parent), FCSYSTEM_HAS_TOMBSTONE, res_uri(uid), graph("grave", parent))
 
 
-def purge(ctx: Context, uid: str) -> None:
+def purge(ctx: WriteContext, uid: str) -> None:
     """Hard delete a live resource and everything under it."""
     txn = ctx.txn
     require_model(txn, uid)
@@ -128,7 +128,7 @@ def purge(ctx: Context, uid: str) -> None:
     _purge_tree(ctx, uid, "res")
 
 
-def forget(ctx: Context, uid: str) -> None:
+def forget(ctx: WriteContext, uid: str) -> None:
     """Purge a tombstone and everything buried under it, versions included."""
     _top_tombstone(ctx, uid)
     _purge_tree(ctx, uid, "bury")
@@ -136,7 +136,7 @@ def forget(ctx: Context, uid: str) -> None:
     ctx.txn.remove(res_uri(parent), FCSYSTEM_HAS_TOMBSTONE, res_uri(uid), graph("grave", parent))
 
 
-def _purge_tree(ctx: Context, uid: str, kind: str) -> None:
+def _purge_tree(ctx: WriteContext, uid: str, kind: str) -> None:
     txn = ctx.txn
     for u in containment.subtree(txn, uid, kind):
         g = graph(kind, u)

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, overload
+from typing import overload
 
 from lakesuperior.exceptions import (
     InvalidVersionError,
@@ -38,12 +38,13 @@ from lakesuperior.exceptions import (
     VersionExistsError,
 )
 from lakesuperior.model import archival
-from lakesuperior.model.context import Context
+from lakesuperior.model.context import Context, WriteContext
 from lakesuperior.model.events import record_change
 from lakesuperior.model.literals import datetime_literal, lexical, literal_term
 from lakesuperior.model.namespaces import FCREPO_HAS_VERSION, FCSYSTEM, LDP_CONTAINS, RDFS_LABEL
 from lakesuperior.model.uids import UriMap, graph, res_uri, snap_graph, version_uri
 from lakesuperior.rdfio import Triple
+from lakesuperior.store.reads import Reader
 
 #: A datetime of an Archival Group's version list (in the group's history graph).
 HAS_GROUP_VERSION = FCSYSTEM.hasGroupVersion
@@ -98,13 +99,13 @@ def own_ids(ctx: Context, uid: str) -> list[str]:
     return _own_ids(ctx.txn, uid)
 
 
-def _own_ids(txn: Any, uid: str) -> list[str]:
+def _own_ids(txn: Reader, uid: str) -> list[str]:
     res = res_uri(uid)
     return sorted(_vid(q[2]) for q in txn.match(res, FCREPO_HAS_VERSION, None,
                                                 graph("hist", uid)))
 
 
-def live_version(txn: Any, uid: str) -> str | None:
+def live_version(txn: Reader, uid: str) -> str | None:
     """The id of the resource's live version (the one whose state is the current
     graph: see "Shared storage"), or None."""
     own = _own_ids(txn, uid)
@@ -190,7 +191,7 @@ def _own_triples(ctx: Context, uid: str) -> list[Triple]:
     return ctx.txn.triples(res_uri(uid), omit=LDP_CONTAINS)
 
 
-def settle(ctx: Context, uid: str, keep: str | None = None,
+def settle(ctx: WriteContext, uid: str, keep: str | None = None,
            current: list[Triple] | None = None) -> list[str]:
     """Store the state of a live newest version (unless it is ``keep``) in its own
     snapshot graph: the resource's own graph (``current``, if the caller has read
@@ -206,7 +207,7 @@ def settle(ctx: Context, uid: str, keep: str | None = None,
     return own
 
 
-def _live_at(ctx: Context, uid: str, vid: str, own: list[str], label: str | None = None
+def _live_at(ctx: WriteContext, uid: str, vid: str, own: list[str], label: str | None = None
              ) -> None:
     """Make ``vid`` a live version (the current state), newest of ``own``."""
     if own and own[-1] == vid:
@@ -218,7 +219,7 @@ def _live_at(ctx: Context, uid: str, vid: str, own: list[str], label: str | None
     _add_id(ctx, uid, vid, label)
 
 
-def _add_id(ctx: Context, uid: str, vid: str, label: str | None = None) -> None:
+def _add_id(ctx: WriteContext, uid: str, vid: str, label: str | None = None) -> None:
     hist = graph("hist", uid)
     vuri = version_uri(uid, vid)
     quads = [(res_uri(uid), FCREPO_HAS_VERSION, vuri, hist)]
@@ -228,13 +229,13 @@ def _add_id(ctx: Context, uid: str, vid: str, label: str | None = None) -> None:
     ctx.txn.add(quads)
 
 
-def add_group_id(ctx: Context, group: str, vid: str) -> None:
+def add_group_id(ctx: WriteContext, group: str, vid: str) -> None:
     """Add ``vid`` to an Archival Group's version list."""
     ctx.txn.add(((res_uri(group), HAS_GROUP_VERSION, version_uri(group, vid),
                   graph("hist", group)),))
 
 
-def on_change(ctx: Context, uid: str, group: str | None,
+def on_change(ctx: WriteContext, uid: str, group: str | None,
               current: list[Triple] | None = None) -> None:
     """Call before a resource's own graph (``current``, if read) is written, created
     or changed: settle its live version and, with ``versioning.auto``, make the new
@@ -250,7 +251,7 @@ def on_change(ctx: Context, uid: str, group: str | None,
         add_group_id(ctx, group, vid)
 
 
-def create(ctx: Context, uid: str, label: str | None = None) -> str:
+def create(ctx: WriteContext, uid: str, label: str | None = None) -> str:
     """A version of the current state at the call's datetime (live: nothing is
     copied until the resource changes); return its id."""
     vid = version_id(ctx)
@@ -259,7 +260,7 @@ def create(ctx: Context, uid: str, label: str | None = None) -> str:
     return vid
 
 
-def import_version(ctx: Context, uid: str, vid: str, triples: list[Triple]) -> None:
+def import_version(ctx: WriteContext, uid: str, vid: str, triples: list[Triple]) -> None:
     """Add a version with a given state at ``vid`` (a historic version: a
     migration); ``VersionExistsError`` if there is one at that datetime."""
     own = own_ids(ctx, uid)
@@ -303,7 +304,7 @@ def read_snapshot(ctx: Context, uid: str, vid: str) -> list[Triple]:
     raise ResourceNotExistsError(uid, f"Resource {uid} has no version {vid}")
 
 
-def delete(ctx: Context, uid: str, vid: str) -> None:
+def delete(ctx: WriteContext, uid: str, vid: str) -> None:
     """Remove a version (in an Archival Group: the group's version at ``vid``)."""
     check_version_id(vid)
     group = archival.group_of(ctx.txn, uid)
@@ -322,7 +323,7 @@ def delete(ctx: Context, uid: str, vid: str) -> None:
     ctx.txn.remove_graph(snap_graph(uid, vid))
 
 
-def purge(ctx: Context, uid: str) -> None:
+def purge(ctx: WriteContext, uid: str) -> None:
     """Remove every version of a resource."""
     for vid in own_ids(ctx, uid):
         ctx.txn.remove_graph(snap_graph(uid, vid))

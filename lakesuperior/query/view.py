@@ -25,6 +25,7 @@ from lakesuperior.model.namespaces import DEFAULT_NAMESPACES
 from lakesuperior.model.uids import RES_PREFIX, UriMap
 from lakesuperior.query.deadlines import CHECK_EVERY, Deadline
 from lakesuperior.store.rdflib_store import LmdbStore, Unmatchable
+from lakesuperior.store.reads import Reader
 
 __all__ = ["QUERY_NAMESPACES", "RES", "Triple", "Snapshots", "PublicTxn", "QueryView",
            "QueryDataset", "GraphFilter", "GraphFilterFactory"]
@@ -62,7 +63,7 @@ class PublicTxn:
     matched quad by quad and counts are counted from the matches, so that no
     row, count or graph name comes from a hidden graph)."""
 
-    def __init__(self, txn: Any, urimap: UriMap, deadline: Deadline,
+    def __init__(self, txn: Reader, urimap: UriMap, deadline: Deadline,
                  default: frozenset[str] | None = None, named: frozenset[str] | None = None,
                  visible: GraphFilter | None = None):
         self.txn = txn

@@ -35,6 +35,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
+from lakesuperior.store.writes import WriteTxn
+
 #: Most writes one group commits (a bound on a member's wait for the others).
 GROUP_MAX = 16
 
@@ -163,7 +165,7 @@ class WriteGroups:
             m.release()
         return self._outcome(first)
 
-    def _member(self, txn: Any, m: _Member[Any], own: bool = False) -> int:
+    def _member(self, txn: WriteTxn, m: _Member[Any], own: bool = False) -> int:
         """Run one write in its own savepoint; keep it (1), or undo it and wake its
         caller (0: a failed member waits for no commit)."""
         depth = txn.savepoint()

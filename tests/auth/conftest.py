@@ -5,8 +5,8 @@ import base64
 
 import pytest
 
+from lakesuperior.auth.users import UserDB
 from lakesuperior.config import Config
-from lakesuperior.users import UserDB
 from tests.apps import build_app, close_app
 
 ALICE = ("alice", "wonder land:1")       # a user; the password has a blank and a colon

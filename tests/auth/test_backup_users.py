@@ -10,9 +10,9 @@ import pytest
 
 from lakesuperior import Repository
 from lakesuperior.admin.backup import backup, read_manifest, restore
+from lakesuperior.auth.users import UserDB
 from lakesuperior.config import Config
 from lakesuperior.exceptions import StoreError
-from lakesuperior.users import UserDB
 
 from .conftest import ALICE, ROOT
 

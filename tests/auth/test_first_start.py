@@ -11,7 +11,7 @@ import stat
 
 import pytest
 
-from lakesuperior.users import UserDB
+from lakesuperior.auth.users import UserDB
 
 from ..servers import lsup_server
 

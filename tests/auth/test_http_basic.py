@@ -124,7 +124,7 @@ def test_auth_disabled_acts_as_admin(make_app):
 
 
 def test_request_agent_of_each_kind(app):
-    from lakesuperior.agents import ANONYMOUS
+    from lakesuperior.auth.agents import ANONYMOUS
     from lakesuperior.endpoints import authn
     with app.test_request_context("/rest/", headers=basic(*ROOT)):
         agent = authn.request_agent()

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from lakesuperior import Repository
-from lakesuperior.users import UserDB
+from lakesuperior.auth.users import UserDB
 
 
 @pytest.fixture

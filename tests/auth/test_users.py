@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from lakesuperior.auth.users import UserDB
 from lakesuperior.exceptions import AdminError, StoreError
-from lakesuperior.users import UserDB
 
 from .conftest import ALICE, ROOT
 

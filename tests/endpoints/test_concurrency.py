@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from lakesuperior.users import UserDB
+from lakesuperior.auth.users import UserDB
 from tests.servers import lsup_server
 
 LOAD_SECONDS = 6.0

@@ -412,8 +412,8 @@ def test_tx_commit_the_store_refuses_is_rolled_back_under_the_write_lock(
         app, client, repo, monkeypatch):
     """A commit whose store write fails closes the transaction as rolled back,
     under the write lock (as every change of its record), and writes nothing."""
-    from lakesuperior import transactions
     from lakesuperior.exceptions import StoreBackendError
+    from lakesuperior.repository import transactions
     tx = open_tx(client)
     assert put(client, "/rest/refused", tx).status_code == 201
     before = graphs(repo)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from lakesuperior.agents import ANONYMOUS, Agent
+from lakesuperior.auth.agents import ANONYMOUS, Agent
 from lakesuperior.config import Config
 from lakesuperior.endpoints import authn
 from tests.apps import serving

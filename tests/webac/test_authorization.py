@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lakesuperior.agents import Agent
+from lakesuperior.auth.agents import Agent
 
 from .conftest import (
     ADMIN,

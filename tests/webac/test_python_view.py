@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from lakesuperior.agent_view import AgentView, inserts_only
-from lakesuperior.agents import ANONYMOUS, Agent
+from lakesuperior.auth.agent_view import AgentView, inserts_only
+from lakesuperior.auth.agents import ANONYMOUS, Agent
 from lakesuperior.exceptions import (
     AccessDeniedError,
     AclError,

@@ -35,7 +35,7 @@ from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
 from flask import Blueprint, Flask, Response, current_app, request
 from flask.typing import ResponseReturnValue
 
-from lakesuperior.agents import Agent
+from lakesuperior.auth.agents import Agent
 from lakesuperior.endpoints import authn
 from lakesuperior.endpoints.bodies import PARSED_KEY
 from lakesuperior.endpoints.call import no_content, public_root, request_path, request_uid

@@ -14,7 +14,7 @@ group the ``Agent`` is said to be in, or a ``vcard:Group`` resource listing the
 agent's WebID with ``vcard:hasMember``). Administrators are granted everything.
 
 Cost: ``AclState`` (one per repository) keeps what it parsed for one ACL
-generation (``model.acl``): each check reads the generation token (one record),
+generation (``auth.acl``): each check reads the generation token (one record),
 and nothing else while no ACL changes, except the resource's types for an
 ``acl:accessToClass`` rule and a group's membership for an ``acl:agentGroup``
 rule, when such a rule is the one left to decide.
@@ -22,13 +22,12 @@ rule, when such a rule is the one left to decide.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from lakesuperior.agents import Agent
+from lakesuperior.auth import acl
+from lakesuperior.auth import authorizations as auth
+from lakesuperior.auth.agents import Agent
+from lakesuperior.auth.authorizations import AUTHENTICATED, EVERYONE, GROUP, HAS_MEMBER
 from lakesuperior.exceptions import AccessDeniedError
-from lakesuperior.model import acl
-from lakesuperior.model import authorizations as auth
-from lakesuperior.model.authorizations import AUTHENTICATED, EVERYONE, GROUP, HAS_MEMBER
 from lakesuperior.model.containment import contained, own_triples
 from lakesuperior.model.context import Context
 from lakesuperior.model.lookup import require_model, types_of
@@ -39,6 +38,7 @@ from lakesuperior.model.server_managed import is_server_managed
 from lakesuperior.model.uids import RES_PREFIX, ROOT_UID, ancestors, is_descendant, res_uri, uid_of
 from lakesuperior.model.versions import list_versions
 from lakesuperior.rdfio import Triple
+from lakesuperior.store.reads import Reader
 
 __all__ = ["AclState", "Access", "ALL_MODES", "load_visible"]
 
@@ -68,7 +68,7 @@ class AclState:
         self._root = auth.parse(self.default_root)
         self._current = _Generation(None, frozenset())
 
-    def generation(self, txn: Any) -> _Generation:
+    def generation(self, txn: Reader) -> _Generation:
         token = acl.generation(txn)
         cur = self._current
         if cur.token != token:
@@ -76,7 +76,7 @@ class AclState:
             self._current = cur
         return cur
 
-    def authorizations(self, txn: Any, gen: _Generation, uid: str) -> list[auth.Authorization]:
+    def authorizations(self, txn: Reader, gen: _Generation, uid: str) -> list[auth.Authorization]:
         """The authorizations of the ACL of ``uid`` (of the root: the effective one)."""
         found = gen.auths.get(uid)
         if found is None:

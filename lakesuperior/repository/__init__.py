@@ -38,15 +38,14 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from lakesuperior import query as queries
-from lakesuperior.access_control import AccessControl
+from lakesuperior.auth import access, acl
 from lakesuperior.config import Config
 from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidResourceError, SparqlError
-from lakesuperior.model import acl, archival, checks, events, interaction, lifecycle, tombstones
+from lakesuperior.model import archival, checks, events, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
-from lakesuperior.model.access import AclState
 from lakesuperior.model.containment import own_triples, subtree, write_graph
-from lakesuperior.model.context import Context, Settings
+from lakesuperior.model.context import Context, Settings, WriteContext
 from lakesuperior.model.external import external_ref
 from lakesuperior.model.inputs import is_binary, read_input
 from lakesuperior.model.lookup import is_tombstone, require_model, tombstone_error
@@ -61,12 +60,13 @@ from lakesuperior.model.server_managed import (
 from lakesuperior.model.uids import ROOT_UID, UriMap, check_slug, child_uid, normalize_uid, res_uri
 from lakesuperior.model.versions import VersionInfo
 from lakesuperior.query.view import GraphFilterFactory
+from lakesuperior.repository.access_control import AccessControl
+from lakesuperior.repository.transactions import Transactions
 from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.group import WriteGroups
 from lakesuperior.store.indexer_process import IndexerProcess
-from lakesuperior.store.quadstore import QuadStore
-from lakesuperior.transactions import Transactions
+from lakesuperior.store.quadstore import QuadStore, Reader
 
 __all__ = ["Repository"]
 
@@ -115,7 +115,7 @@ class Repository(AccessControl):
                                 publishing=self.settings.publishing)
         self._bootstrap()
         with self.snapshot() as ctx:
-            self.acl_state = AclState(acl.load_root(ctx, cfg.auth_root_acl))
+            self.acl_state = access.AclState(acl.load_root(ctx, cfg.auth_root_acl))
         if cfg.background_index and not self.store.readonly:     # stopped by close()
             self.indexer = (IndexerProcess(cfg.store_dir, store_options).start()
                             if cfg.indexer_process else
@@ -151,7 +151,7 @@ class Repository(AccessControl):
             if txn.has_graph(res_uri(ROOT_UID)):
                 return
 
-        def make_root(ctx: Context) -> None:
+        def make_root(ctx: WriteContext) -> None:
             if not ctx.txn.has_graph(res_uri(ROOT_UID)):
                 write_graph(ctx, ROOT_UID,
                             server_triples(ctx, ROOT_UID, interaction.BASIC_CONTAINER))
@@ -171,18 +171,18 @@ class Repository(AccessControl):
         counters ``commits`` and ``writes``, and ``waiting``."""
         return self._tx.groups
 
-    def _ctx(self, txn: Any, base_uri: str | None) -> Context:
+    def _ctx(self, txn: Reader, base_uri: str | None) -> Context:
         return Context(txn, self.settings, self.binaries, self._urimap(base_uri))
 
-    def _write(self, fn: Callable[[Context], _T], base_uri: str | None = None) -> _T:
+    def _write(self, fn: Callable[[WriteContext], _T], base_uri: str | None = None) -> _T:
         """``fn(ctx)`` in the write transaction: the one this thread runs in (a
         ``transaction()`` block, a ``transact`` call), else as one write of a group
         (``transact``). A call that raises inside a transaction rolls it back."""
         tx = self._tx
         if not tx.owned():
             return self._grouped(lambda: self._write(fn, base_uri))
-        ctx = Context(tx.txn, self.settings, self.binaries, self._urimap(base_uri),
-                      now=tx.now, events=tx.events)
+        ctx = WriteContext(tx.current(), self.settings, self.binaries, self._urimap(base_uri),
+                           now=tx.now, events=tx.events)
         try:
             return fn(ctx)
         except BaseException as e:
@@ -219,7 +219,7 @@ class Repository(AccessControl):
         made inside ``with repo.snapshot():`` read the same state."""
         tx = self._tx
         if tx.owned():
-            yield self._ctx(tx.txn, base_uri)
+            yield self._ctx(tx.current(), base_uri)
             return
         me = threading.get_ident()
         outer = tx.reads.get(me)
@@ -450,7 +450,7 @@ class Repository(AccessControl):
         (``resurrect`` undoes it), hard delete purges everything."""
         uid = normalize_uid(uid)
 
-        def delete(ctx: Context) -> None:
+        def delete(ctx: WriteContext) -> None:
             if soft:
                 tombstones.bury(ctx, uid)
             else:
@@ -462,7 +462,7 @@ class Repository(AccessControl):
         """Undo a soft delete of ``uid`` (the top of a tombstone); return it."""
         uid = normalize_uid(uid)
 
-        def resurrect(ctx: Context) -> RdfSource:
+        def resurrect(ctx: WriteContext) -> RdfSource:
             tombstones.resurrect(ctx, uid)
             return load(ctx, uid)
         return self._write(resurrect)
@@ -471,7 +471,7 @@ class Repository(AccessControl):
         """Purge the tombstone at ``uid`` and everything under it, versions included."""
         uid = normalize_uid(uid)
 
-        def forget(ctx: Context) -> None:
+        def forget(ctx: WriteContext) -> None:
             tombstones.forget(ctx, uid)
             acl.purge_tree(ctx, uid)
         self._write(forget)
@@ -484,7 +484,7 @@ class Repository(AccessControl):
         version. In an Archival Group, a version of the whole group."""
         uid = normalize_uid(uid)
 
-        def create(ctx: Context) -> str:
+        def create(ctx: WriteContext) -> str:
             require_model(ctx.txn, uid)
             group = archival.group_of(ctx.txn, uid)
             if group is None:
@@ -518,7 +518,7 @@ class Repository(AccessControl):
         resource's current state is unchanged."""
         uid = normalize_uid(uid)
 
-        def delete(ctx: Context) -> None:
+        def delete(ctx: WriteContext) -> None:
             require_model(ctx.txn, uid)
             versions_mod.delete(ctx, uid, version_id)
         self._write(delete)
@@ -550,7 +550,7 @@ class Repository(AccessControl):
                               interaction_model=model if binary else None, digests=digests,
                               filename=filename, triples=triples)
 
-        def import_(ctx: Context) -> str:
+        def import_(ctx: WriteContext) -> str:
             require_model(ctx.txn, uid)
             if inp is None:
                 state = own_triples(ctx.txn, uid)
@@ -566,7 +566,7 @@ class Repository(AccessControl):
         the current state stays a version."""
         uid = normalize_uid(uid)
 
-        def revert(ctx: Context) -> RdfSource:
+        def revert(ctx: WriteContext) -> RdfSource:
             txn = ctx.txn
             model = require_model(txn, uid)
             snap = versions_mod.read_snapshot(ctx, uid, version_id)
@@ -660,7 +660,7 @@ class Repository(AccessControl):
     def mark_published(self, seq: int) -> None:
         """Record that the broker acknowledged every event up to ``seq``."""
 
-        def mark(ctx: Context) -> None:
+        def mark(ctx: WriteContext) -> None:
             if seq > ctx.txn.outbox_state()["published"]:
                 ctx.txn.outbox_mark(seq)
         self._write(mark)

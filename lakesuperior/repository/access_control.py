@@ -15,16 +15,19 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol, TypeVar
 
 from lakesuperior import rdfio
-from lakesuperior.agent_view import AgentView, agent_of
-from lakesuperior.agents import Agent
-from lakesuperior.model import acl
-from lakesuperior.model.access import Access, AclState
-from lakesuperior.model.context import Context, Settings
+from lakesuperior.auth import acl
+from lakesuperior.auth.access import Access, AclState
+from lakesuperior.auth.agent_view import AgentView, agent_of
+from lakesuperior.auth.agents import Agent
+from lakesuperior.model.context import Context, Settings, WriteContext
 from lakesuperior.model.uids import normalize_uid
 
 __all__ = ["AccessControl"]
 
 Triple = tuple[str, str, str]
+
+
+_T = TypeVar("_T")
 
 
 class _Repository(Protocol):
@@ -35,8 +38,10 @@ class _Repository(Protocol):
 
     def transact(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any: ...
 
+    def _write(self, fn: Callable[[WriteContext], _T], base_uri: str | None = None) -> _T: ...
 
-_R = TypeVar("_R", bound=_Repository)
+
+_R = TypeVar("_R", bound="_Repository")
 
 
 class AccessControl:
@@ -64,17 +69,16 @@ class AccessControl:
                 base_uri: str | None = None) -> bool:
         """Create or replace the ACL of ``uid`` from ``data`` of an RDF ``media_type``
         (relative to ``<resource>/fcr:acl``: ``<#readers>``) or public ``triples``; True
-        if it is new. ``AclError`` for what ``model.authorizations`` refuses."""
+        if it is new. ``AclError`` for what ``auth.authorizations`` refuses."""
         uid = normalize_uid(uid)
 
-        def write() -> bool:
-            with self.snapshot(base_uri) as ctx:
-                given = triples
-                if data is not None:
-                    base = ctx.urimap.public_iri(uid).rstrip("/") + "/fcr:acl"
-                    given = rdfio.parse(data, media_type or rdfio.TURTLE, base)
-                return acl.write(ctx, uid, given or [])
-        return self.transact(write)
+        def write(ctx: WriteContext) -> bool:
+            given = triples
+            if data is not None:
+                base = ctx.urimap.public_iri(uid).rstrip("/") + "/fcr:acl"
+                given = rdfio.parse(data, media_type or rdfio.TURTLE, base)
+            return acl.write(ctx, uid, given or [])
+        return self._write(write, base_uri)
 
     def update_acl(self: _Repository, uid: str, sparql_update: str | bytes, *,
                    base_uri: str | None = None) -> bool:
@@ -82,23 +86,19 @@ class AccessControl:
         the effective one); True if the ACL is new."""
         uid = normalize_uid(uid)
 
-        def update() -> bool:
-            with self.snapshot(base_uri) as ctx:
-                current = acl.current(ctx, uid, self.acl_state.default_root)
-                return acl.update(ctx, uid, sparql_update, current)
-        return self.transact(update)
+        def update(ctx: WriteContext) -> bool:
+            current = acl.current(ctx, uid, self.acl_state.default_root)
+            return acl.update(ctx, uid, sparql_update, current)
+        return self._write(update, base_uri)
 
     def delete_acl(self: _Repository, uid: str) -> None:
         """Delete the ACL of ``uid`` (for the root: back to the configured default)."""
         uid = normalize_uid(uid)
 
-        def remove() -> None:
-            with self.snapshot() as ctx:
-                acl.remove(ctx, uid)
-        self.transact(remove)
+        self._write(lambda ctx: acl.remove(ctx, uid))
 
     def access(self: _Repository, ctx: Context, agent: Agent) -> Access:
-        """What ``agent`` may do in the snapshot ``ctx`` (see ``model.access``)."""
+        """What ``agent`` may do in the snapshot ``ctx`` (see ``auth.access``)."""
         return Access(ctx, self.acl_state, agent)
 
     def as_user(self: _R, name: str) -> _R:

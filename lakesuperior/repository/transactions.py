@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from lakesuperior.model import events
 from lakesuperior.store.group import WriteGroups
+from lakesuperior.store.writes import WriteTxn
 
 __all__ = ["Transactions"]
 
@@ -39,7 +40,7 @@ class Transactions:
 
     def __init__(self, store: Any, *, retention_s: float, publishing: bool):
         self.groups = WriteGroups(store)
-        self.txn: Any = None
+        self.txn: WriteTxn | None = None
         self.owner: int | None = None
         self.error: BaseException | None = None
         self.reads: dict[int, Any] = {}
@@ -51,6 +52,12 @@ class Transactions:
     def owned(self) -> bool:
         """Whether the calling thread runs inside the open write transaction."""
         return self.txn is not None and self.owner == threading.get_ident()
+
+    def current(self) -> WriteTxn:
+        """The write transaction this thread owns (``RuntimeError`` if none)."""
+        if self.txn is None or not self.owned():
+            raise RuntimeError("No write transaction of this thread is open")
+        return self.txn
 
     def failed(self, error: BaseException) -> None:
         """A call inside the open transaction raised: the write is rolled back at
@@ -83,7 +90,7 @@ class Transactions:
         finally:
             self.now = before
 
-    def _member(self, txn: Any, work: Callable[[], _T]) -> _T:
+    def _member(self, txn: WriteTxn, work: Callable[[], _T]) -> _T:
         self._begin(txn)
         try:
             out = work()
@@ -92,12 +99,12 @@ class Transactions:
         finally:
             self._reset()
 
-    def _begin(self, txn: Any) -> None:
+    def _begin(self, txn: WriteTxn) -> None:
         self._reset()
         self.txn = txn
         self.owner = threading.get_ident()
 
-    def _finish(self, txn: Any) -> None:
+    def _finish(self, txn: WriteTxn) -> None:
         """The end of a write: its first error raised, else its events into the
         outbox, in its transaction (or savepoint), just before it is kept."""
         if self.error is not None:

@@ -36,9 +36,9 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from lakesuperior.agents import Agent
+from lakesuperior.auth.access import Access, load_visible
+from lakesuperior.auth.agents import Agent
 from lakesuperior.exceptions import AccessDeniedError
-from lakesuperior.model.access import Access, load_visible
 from lakesuperior.model.context import Context
 from lakesuperior.model.uids import ROOT_UID, normalize_uid, parent_uid, res_uri
 from lakesuperior.rdf.sparql_parser import parse_update

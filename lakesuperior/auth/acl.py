@@ -10,7 +10,7 @@ Graph names (see ``uids``)::
 The generation is a fresh random token at each write (never a counter, so a
 rolled-back write cannot be mistaken for a later committed one): a reader that
 finds the token it saw before knows that no ACL changed, and keeps what it
-derived from them (``model.access.AclState``). An ACL is not a resource graph:
+derived from them (``auth.access.AclState``). An ACL is not a resource graph:
 it never appears as a child, in containment, in SPARQL or as an inbound link.
 Soft deletes leave a resource's ACL in place (the tombstone follows it and a
 resurrected resource gets it back); purges remove the ACLs of the whole tree.
@@ -20,15 +20,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
+from lakesuperior.auth import authorizations as auth
 from lakesuperior.exceptions import (
     ConfigError,
     LakesuperiorError,
     ResourceNotExistsError,
 )
-from lakesuperior.model import authorizations as auth
-from lakesuperior.model.context import Context
+from lakesuperior.model.context import Context, WriteContext
 from lakesuperior.model.literals import literal_term
 from lakesuperior.model.lookup import require_model
 from lakesuperior.model.namespaces import FCSYSTEM
@@ -36,6 +35,7 @@ from lakesuperior.model.sparql_update import evaluate as evaluate_update
 from lakesuperior.model.sparql_update import parse as parse_update
 from lakesuperior.model.uids import ROOT_UID, graph, is_descendant, res_uri, uid_of
 from lakesuperior.rdfio import TURTLE, Triple, graph_to_triples, parse, triples_to_graph
+from lakesuperior.store.reads import Reader
 
 __all__ = ["REGISTRY", "GENERATION", "acl_graph", "generation", "registry", "has_acl",
            "stored", "write", "remove", "purge_tree", "update", "to_internal", "load_root",
@@ -51,28 +51,28 @@ def acl_graph(uid: str) -> str:
     return graph("acl", uid)
 
 
-def generation(txn: Any) -> str:
+def generation(txn: Reader) -> str:
     """The current ACL generation token ('' before the first ACL write): one record."""
     for _s, _p, o in txn.triples(GENERATION):
         return o
     return ""
 
 
-def registry(txn: Any) -> frozenset[str]:
+def registry(txn: Reader) -> frozenset[str]:
     """The uids that have an ACL."""
     return frozenset(uid_of(s) for s, _p, _o in txn.triples(REGISTRY))
 
 
-def has_acl(txn: Any, uid: str) -> bool:
+def has_acl(txn: Reader, uid: str) -> bool:
     return bool(txn.count(res_uri(uid), HAS_ACL, None, REGISTRY))
 
 
-def stored(txn: Any, uid: str) -> list[Triple]:
+def stored(txn: Reader, uid: str) -> list[Triple]:
     """The stored (internal) triples of the ACL of ``uid`` (empty if it has none)."""
     return list(txn.triples(acl_graph(uid)))
 
 
-def _bump(ctx: Context) -> None:
+def _bump(ctx: WriteContext) -> None:
     ctx.txn.add_graph(GENERATION, [(GENERATION, _GENERATION_OF,
                                     literal_term(uuid.uuid4().hex))])
 
@@ -111,7 +111,7 @@ def to_internal(ctx: Context, triples: Iterable[Triple]) -> list[Triple]:
     return [(inner(s), p, inner(o)) for s, p, o in triples]
 
 
-def write(ctx: Context, uid: str, triples: Iterable[Triple]) -> bool:
+def write(ctx: WriteContext, uid: str, triples: Iterable[Triple]) -> bool:
     """Create or replace the ACL of the live resource ``uid`` from public triples;
     True if it is new. ``AclError`` for what ``authorizations.check`` refuses."""
     txn = ctx.txn
@@ -129,7 +129,7 @@ def write(ctx: Context, uid: str, triples: Iterable[Triple]) -> bool:
     return created
 
 
-def remove(ctx: Context, uid: str) -> None:
+def remove(ctx: WriteContext, uid: str) -> None:
     """Delete the ACL of ``uid``; ``ResourceNotExistsError`` if it has none."""
     txn = ctx.txn
     require_model(txn, uid)
@@ -138,21 +138,21 @@ def remove(ctx: Context, uid: str) -> None:
     _drop(ctx, uid)
 
 
-def _drop(ctx: Context, uid: str) -> None:
+def _drop(ctx: WriteContext, uid: str) -> None:
     txn = ctx.txn
     txn.remove_graph(acl_graph(uid))
     txn.remove(res_uri(uid), HAS_ACL, None, REGISTRY)
     _bump(ctx)
 
 
-def purge_tree(ctx: Context, uid: str) -> None:
+def purge_tree(ctx: WriteContext, uid: str) -> None:
     """Remove the ACLs of ``uid`` and of everything under it (a purge)."""
     for u in registry(ctx.txn):
         if u == uid or is_descendant(u, uid):
             _drop(ctx, u)
 
 
-def update(ctx: Context, uid: str, text: str | bytes, current: list[Triple]) -> bool:
+def update(ctx: WriteContext, uid: str, text: str | bytes, current: list[Triple]) -> bool:
     """Apply a SPARQL Update to the ACL of ``uid`` whose stored triples are
     ``current`` (``<>`` is the ACL document); the result is checked like a new
     ACL. Returns what ``write`` returns."""
