@@ -27,6 +27,7 @@ from typing import Any
 import stomp
 
 from lakesuperior import Repository
+from lakesuperior.bench.activemq import Broker, available
 from lakesuperior.config import broker_address
 from lakesuperior.messaging.publisher import BATCH, Publisher
 from lakesuperior.model import events
@@ -111,8 +112,6 @@ def main(argv: list[str] | None = None) -> int:
     own = None
     url = args.broker
     if url is None:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from tests.events.broker import Broker, available
         if not available():
             ap.error("no --broker given and ActiveMQ is not installed (apt-get install "
                      "activemq)")

@@ -22,8 +22,8 @@ from typing import Any
 import yaml
 
 from lakesuperior.exceptions import ConfigError
+from lakesuperior.http import digests
 
-DIGEST_ALGORITHMS = ("sha512", "sha256", "sha1", "md5")
 REFINT_MODES = ("off", "lenient", "strict")
 ENV_PREFIX = "LSUP_"
 ENV_CONFIG = "LSUP_CONFIG"
@@ -125,8 +125,8 @@ class Config:
         return cfg
 
     def check(self) -> None:
-        if self.digest_algorithm not in DIGEST_ALGORITHMS:
-            raise ConfigError(f"digest_algorithm must be one of {DIGEST_ALGORITHMS}, "
+        if self.digest_algorithm not in digests.ALGORITHMS:
+            raise ConfigError(f"digest_algorithm must be one of {digests.ALGORITHMS}, "
                               f"not {self.digest_algorithm!r}")
         if self.referential_integrity not in REFINT_MODES:
             raise ConfigError(f"referential_integrity must be one of {REFINT_MODES}, "

@@ -37,6 +37,7 @@ from lakesuperior import jsonld
 from lakesuperior.exceptions import RdfParseError, TermError, UnsupportedMediaTypeError
 from lakesuperior.http.mediatypes import parameter
 from lakesuperior.store import terms
+from lakesuperior.store.reads import Triple
 
 __all__ = [
     "MAX_NESTING", "PARSEABLE", "SERIALIZABLE", "Triple", "ObjectList",
@@ -45,7 +46,6 @@ __all__ = [
     "to_rdflib", "from_rdflib", "graph_to_triples", "triples_to_graph",
 ]
 
-Triple = tuple[str, str, str]
 
 TURTLE = "text/turtle"
 N_TRIPLES = "application/n-triples"

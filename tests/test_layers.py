@@ -234,3 +234,37 @@ def test_every_transaction_is_typed():
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if re.search(r"\btxn: Any\b", line)]
     assert found == []
+
+
+def test_the_triple_type_has_one_owner():
+    """``Triple`` is defined once, beside ``Term`` and ``Quad`` in the store's
+    reads (its ``.pyi`` mirrors it); everything else imports it."""
+    owners = [str(p.relative_to(ROOT)) for p in _sources()
+              if re.search(r"^Triple\s*=", p.read_text(encoding="utf-8"), re.MULTILINE)]
+    assert owners == ["lakesuperior/store/reads.pyx"]
+
+
+def test_term_escapes_have_one_owner():
+    """``store/terms`` escapes and unescapes term strings; no Python module does
+    it again (a copy of ``\\uXXXX`` handling is a second owner)."""
+    copies = [str(p.relative_to(ROOT)) for p in _sources() if p.suffix == ".py"
+              and re.search(r"chr\(int\(", p.read_text(encoding="utf-8"))]
+    assert copies == []
+
+
+def test_digest_names_have_one_owner():
+    """The digest algorithms and their names (hashlib, HTTP, URN) are listed once,
+    in ``http/digests.py``; a second list of them is a second owner."""
+    listing = re.compile(r"""["']sha-?512["'][^\n]*["']sha-?256["']""")
+    owners = [str(p.relative_to(ROOT)) for p in _sources()
+              if listing.search(p.read_text(encoding="utf-8"))]
+    assert owners == ["lakesuperior/http/digests.py"]
+
+
+def test_benchmarks_do_not_import_the_tests():
+    """A benchmark runs from an installed package, without the test suite."""
+    found = [str(p.relative_to(ROOT)) for folder in ("benchmarks", "util")
+             for p in sorted((ROOT / folder).rglob("*.py"))
+             if re.search(r"^\s*(?:from|import) tests\b", p.read_text(encoding="utf-8"),
+                          re.MULTILINE)]
+    assert found == []

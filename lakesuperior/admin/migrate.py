@@ -29,6 +29,7 @@ from lakesuperior.exceptions import (
     MigrationError,
     UnsupportedDigestError,
 )
+from lakesuperior.http import digests
 from lakesuperior.http import headers as hdr
 from lakesuperior.http.client import HttpClient, HttpResponse
 from lakesuperior.model import interaction
@@ -51,7 +52,7 @@ __all__ = ["MigrationReport", "migrate", "iter_rows"]
 
 LINK_FORMAT = "application/link-format"
 _RDF_ACCEPT = "application/n-triples, text/turtle;q=0.9, application/ld+json;q=0.5"
-_WANT_DIGEST = "sha-512, sha-256, sha, md5"
+_WANT_DIGEST = ", ".join(digests.HTTP_NAMES.values())
 _OMIT_MEMBERSHIP = f'return=representation; omit="{LDP_NS}PreferMembership"'
 
 

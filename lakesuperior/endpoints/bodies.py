@@ -28,9 +28,8 @@ from lakesuperior.exceptions import (
 from lakesuperior.http import headers as hdr
 from lakesuperior.http import mediatypes
 from lakesuperior.model import interaction
+from lakesuperior.rdfio import Triple
 from lakesuperior.store.binaries import is_supported, normalize_digest
-
-Triple = tuple[str, str, str]
 
 _SPOOL_MEMORY = 1 << 20
 

@@ -4,30 +4,14 @@ Nothing here touches the repository; the LDP views pass in what they read.
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, RDF_TYPE
-
-Triple = tuple[str, str, str]
+from lakesuperior.rdfio import Triple
+from lakesuperior.store.terms import literal_parts
 
 PAGE_SIZE = 100  #: children shown per page
-
-_ECHAR = re.compile(r'\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))')
-_ESCAPES = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'",
-            "\\": "\\"}
-
-
-def _unescape(text: str) -> str:
-    if "\\" not in text:
-        return text
-
-    def sub(m: re.Match) -> str:
-        code = m.group(1) or m.group(2)
-        return chr(int(code, 16)) if code else _ESCAPES.get(m.group(3), m.group(3))
-    return _ECHAR.sub(sub, text)
-
 
 def compact(iri: str, namespaces: Mapping[str, str] = DEFAULT_NAMESPACES) -> str:
     """``prefix:local`` for an IRI in a known namespace, else the IRI."""
@@ -54,13 +38,11 @@ def term(value: str) -> Term:
         return Term("iri", compact(iri), iri)
     if value.startswith("_:"):
         return Term("bnode", value)
-    end = value.rfind('"')
-    text = _unescape(value[1:end])
-    suffix = value[end + 1:]
-    if suffix.startswith("@"):
-        return Term("literal", text, note=suffix[1:])
-    if suffix.startswith("^^<"):
-        return Term("literal", text, note=compact(suffix[3:-1]))
+    text, lang, datatype = literal_parts(value)   # unescaped by the term codec
+    if lang is not None:
+        return Term("literal", text, note=lang)
+    if datatype is not None:
+        return Term("literal", text, note=compact(datatype))
     return Term("literal", text)
 
 

@@ -46,6 +46,7 @@ from lakesuperior.endpoints.representation import (
     timemap_headers,
 )
 from lakesuperior.exceptions import ExternalContentError, UnsupportedDigestError
+from lakesuperior.http import digests
 from lakesuperior.http import headers as hdr
 from lakesuperior.model.external import HANDLINGS
 from lakesuperior.model.fetch import Source, open_source
@@ -191,7 +192,7 @@ def _digest_and_ranges(opener: Callable[[], Any], headers: dict[str, str], size:
 
 
 #: The ``Want-Digest`` algorithms a binary's ``Digest`` can carry (RFC 3230, RFC 5843).
-WANT_DIGEST_ALGORITHMS = ("md5", "sha", "sha-256", "sha-512")
+WANT_DIGEST_ALGORITHMS = tuple(digests.HTTP_NAMES[a] for a in reversed(digests.ALGORITHMS))
 
 #: Most parts of a multipart/byteranges answer; a Range header asking for more
 #: (after coalescing) is ignored and the whole content is sent.

@@ -50,8 +50,7 @@ from lakesuperior.http.headers import Link
 from lakesuperior.model import archival, interaction
 from lakesuperior.model.external import EXTERNAL_CONTENT_REL, check_handling
 from lakesuperior.model.uids import child_uid
-
-Triple = tuple[str, str, str]
+from lakesuperior.rdfio import Triple
 
 
 def post(call: Call) -> Response:

@@ -26,6 +26,7 @@ from lakesuperior.exceptions import (
     RangeNotSatisfiableError,
     UnsupportedDigestError,
 )
+from lakesuperior.http import digests
 from lakesuperior.http.grammar import TOKEN as _TOKEN
 from lakesuperior.http.grammar import decode_ext_value as _decode_ext_value
 from lakesuperior.http.grammar import ext_value as _ext_value
@@ -315,8 +316,7 @@ def evaluate_preconditions(
 
 # --- Digest and Want-Digest (RFC 3230, RFC 5843) -----------------------------
 
-_HTTP_DIGEST_NAMES = MappingProxyType({
-    "md5": "md5", "sha1": "sha", "sha": "sha", "sha256": "sha-256", "sha512": "sha-512"})
+_HTTP_DIGEST_NAMES = MappingProxyType({**digests.HTTP_NAMES, "sha": "sha"})
 
 
 def parse_digest(header: str, *, strict: bool = False) -> dict[str, str]:

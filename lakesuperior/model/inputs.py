@@ -25,8 +25,7 @@ from lakesuperior.exceptions import (
     UnsupportedMediaTypeError,
 )
 from lakesuperior.model.interaction import NON_RDF_SOURCE, normalize_interaction_model
-
-Triple = tuple[str, str, str]
+from lakesuperior.rdfio import Triple
 
 DEFAULT_MIMETYPE = "application/octet-stream"
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")

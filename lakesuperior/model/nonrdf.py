@@ -36,7 +36,7 @@ from lakesuperior.exceptions import (
     InvalidDescriptionError,
     PayloadTooLargeError,
 )
-from lakesuperior.http import mediatypes
+from lakesuperior.http import digests, mediatypes
 from lakesuperior.model.context import Context
 from lakesuperior.model.external import (
     EXTERNAL_HANDLING,
@@ -62,14 +62,12 @@ from lakesuperior.rdfio import Triple
 from lakesuperior.store.binaries import CHUNK_SIZE, normalize_algorithm, normalize_digest
 
 _XSD_LONG_IRI = bare_iri(XSD_LONG)
-_URN_NAMES = MappingProxyType({"sha512": "sha-512", "sha256": "sha-256", "sha1": "sha1",
-                               "md5": "md5"})
-_URN_ALGOS = MappingProxyType({v: k for k, v in _URN_NAMES.items()})
+_URN_ALGOS = MappingProxyType({v: k for k, v in digests.URN_NAMES.items()})
 
 
 def digest_urn(algorithm: str, hexdigest: str) -> str:
     """``<urn:sha-512:...>`` (the form Fedora writes)."""
-    return f"<urn:{_URN_NAMES[algorithm]}:{hexdigest}>"
+    return f"<urn:{digests.URN_NAMES[algorithm]}:{hexdigest}>"
 
 
 def parse_digest_urn(term: str) -> tuple[str | None, str]:

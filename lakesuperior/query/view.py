@@ -24,13 +24,13 @@ from lakesuperior.model.context import Context
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES
 from lakesuperior.model.uids import RES_PREFIX, UriMap
 from lakesuperior.query.deadlines import CHECK_EVERY, Deadline
+from lakesuperior.rdfio import Triple
 from lakesuperior.store.rdflib_store import LmdbStore, Unmatchable
 from lakesuperior.store.reads import Reader
 
 __all__ = ["QUERY_NAMESPACES", "RES", "Triple", "Snapshots", "PublicTxn", "QueryView",
            "QueryDataset", "GraphFilter", "GraphFilterFactory"]
 
-Triple = tuple[str, str, str]
 
 #: Prefixes every query may use without declaring them.
 QUERY_NAMESPACES = MappingProxyType(

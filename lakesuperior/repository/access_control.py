@@ -21,10 +21,10 @@ from lakesuperior.auth.agent_view import AgentView, agent_of
 from lakesuperior.auth.agents import Agent
 from lakesuperior.model.context import Context, Settings, WriteContext
 from lakesuperior.model.uids import normalize_uid
+from lakesuperior.rdfio import Triple
 
 __all__ = ["AccessControl"]
 
-Triple = tuple[str, str, str]
 
 
 _T = TypeVar("_T")

@@ -35,8 +35,8 @@ from lakesuperior.exceptions import (
     PayloadTooLargeError,
     UnsupportedDigestError,
 )
+from lakesuperior.http import digests
 
-ALGORITHMS = ("sha512", "sha256", "sha1", "md5")
 CHUNK_SIZE = 1 << 20
 _TMP_DIR = "tmp"
 _HEX = re.compile(r"[0-9a-f]+")
@@ -51,7 +51,7 @@ def normalize_algorithm(name: str) -> str:
     """
     key = name.strip().lower().replace("-", "").replace("_", "") if isinstance(name, str) else ""
     key = "sha1" if key == "sha" else key
-    if key not in ALGORITHMS:
+    if key not in digests.ALGORITHMS:
         raise UnsupportedDigestError(f"Unsupported digest algorithm: {name!r}")
     return key
 

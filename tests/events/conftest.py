@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import stomp
 
-from .broker import Broker, available
+from lakesuperior.bench.activemq import Broker, available
 
 WAIT = 60.0    # seconds a test waits for messages it expects (not a timing assertion)
 

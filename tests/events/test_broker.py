@@ -14,13 +14,13 @@ import pytest
 from rdflib import Dataset, Graph, Literal, URIRef
 from rdflib.namespace import RDF, XSD
 
+from lakesuperior.bench.activemq import classpath
 from lakesuperior.exceptions import BrokerError, InvalidResourceError, ServerManagedTermError
 from lakesuperior.messaging import activitystreams_context
 from lakesuperior.messaging.broker import BrokerConnection, probe
 from lakesuperior.messaging.publisher import Publisher, PublisherLock, PublisherThread
 from lakesuperior.model.events import AS_NS
 
-from .broker import classpath
 from .conftest import WAIT, messaging
 
 AS = AS_NS + "#"

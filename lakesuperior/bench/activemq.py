@@ -1,5 +1,6 @@
-"""A real ActiveMQ broker for the tests: Debian's ``activemq`` package, started on
-free loopback ports with a generated configuration and its own data directory.
+"""A local ActiveMQ broker for the events benchmark and the tests: Debian's
+``activemq`` package, started on free loopback ports with a generated
+configuration and its own data directory.
 
 No system service and no fixed port: ``Broker(tmpdir).start()`` writes
 ``conf/activemq.xml`` (STOMP and OpenWire on 127.0.0.1 only, persistence in the
