@@ -268,3 +268,15 @@ def test_benchmarks_do_not_import_the_tests():
              if re.search(r"^\s*(?:from|import) tests\b", p.read_text(encoding="utf-8"),
                           re.MULTILINE)]
     assert found == []
+
+
+def test_only_the_repository_reaches_its_store():
+    """Outside ``repository/``, code asks ``Repository`` (``snapshot``, ``index``,
+    ``index_pending``, ``index_state``, ``make_durable``, ``copy_store``), never
+    its ``store`` directly."""
+    reach = re.compile(r"\b(?:repo|repository|copy|self\.repo|self\._repo)\.store\b")
+    found = [f"{p.relative_to(ROOT)}:{i}" for p in _sources() if p.suffix == ".py"
+             and "repository" not in p.relative_to(PACKAGE).parts
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if reach.search(line)]
+    assert found == []

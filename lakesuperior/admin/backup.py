@@ -154,7 +154,7 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
         store_dir = os.path.join(staging, "ldprs")
         # Compacting: every table rewritten in key order (no free pages, full
         # leaves), from one snapshot (QuadStore.copy).
-        repo.store.copy(store_dir, compact=True)
+        repo.copy_store(store_dir, compact=True)
         # The union index is derived; its copy comes from a later snapshot than
         # the main copy, so drop it and rebuild it from the main copy.
         shutil.rmtree(os.path.join(store_dir, "index"), ignore_errors=True)
@@ -162,7 +162,7 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
         cfg = repo.config.with_(data_dir=staging, sync=False)
         with Repository(config=cfg) as copy:
             progress.start("Rebuilding the union index of the copy", None)
-            copy.store.index()
+            copy.index()
             progress.finish()
             wanted = sorted(referenced(copy))
             keep = frozenset(wanted)
@@ -302,7 +302,7 @@ def restore(src: str | os.PathLike, config: Config, *,
                         if isinstance(users.get(d), list) and users[d] else "")
                      for d in sorted(known)]
         with Repository(config=config.with_(data_dir=staging)) as repo:
-            repo.store.index()
+            repo.index()
             absent = sorted(d for d in referenced(repo) if d not in repo.binaries)
             unexpected = [d for d in absent if d not in known]
             if unexpected:

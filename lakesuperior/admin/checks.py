@@ -74,7 +74,8 @@ def content_users(repo: Repository, digests: Iterable[str]) -> dict[str, list[st
     (``/a/fcr:versions/20240101000000``), a deleted binary as ``/a (deleted)``."""
     algo = repo.binaries.algorithm
     out: dict[str, list[str]] = {}
-    with repo.store.read() as txn:
+    with repo.snapshot() as ctx:
+        txn = ctx.txn
         for digest in digests:
             users = set()
             for _s, _p, _o, g in txn.match(None, PREMIS_HAS_MESSAGE_DIGEST,

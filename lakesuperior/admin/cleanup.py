@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from lakesuperior.admin.files import remove_stale_staging
 from lakesuperior.admin.progress import QUIET, Progress
 from lakesuperior.model.checks import referenced_digests
-from lakesuperior.model.context import Context
 from lakesuperior.repository import Repository
 
 __all__ = ["CleanupReport", "cleanup", "referenced"]
@@ -36,8 +35,8 @@ class CleanupReport:
 
 def referenced(repo: Repository) -> set[str]:
     """Digests of the content that live resources, tombstones and versions name."""
-    with repo.store.read() as txn:
-        return referenced_digests(Context(txn, repo.settings, repo.binaries, repo.urimap))
+    with repo.snapshot() as ctx:
+        return referenced_digests(ctx)
 
 
 def cleanup(repo: Repository, *, dry_run: bool = False, min_age: float = 3600.0,

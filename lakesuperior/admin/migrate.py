@@ -247,7 +247,7 @@ def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
             finally:
                 progress.finish()
             progress.start("Indexing the new repository", None)
-            repo.store.index()
+            repo.index()
             progress.finish()
         promote(staging, dest)
     except BaseException:

@@ -16,8 +16,8 @@ __all__ = ["repository_stats", "binary_uids"]
 def _resource_types(repo: Repository, type_term: str | None = None) -> dict[str, set[str]]:
     """Resource graph -> its LDP rdf:types (one union-index scan)."""
     out: dict[str, set[str]] = {}
-    with repo.store.read() as txn:
-        for s, _p, o, g in txn.match(None, RDF_TYPE, type_term, None):
+    with repo.snapshot() as ctx:
+        for s, _p, o, g in ctx.txn.match(None, RDF_TYPE, type_term, None):
             if s == g and o.startswith(LDP.prefix) and graph_kind(g) == "res":
                 out.setdefault(g, set()).add(o)
     return out

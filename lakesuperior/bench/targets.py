@@ -138,7 +138,7 @@ class PythonTarget:
         repo = self.repo
         count = lambda: int(next(iter(repo.sparql_query(SPARQL_COUNT)))[0])  # noqa: E731
         if sparql:    # right after the ingest: the union index may still be behind
-            out["first_query_pending"] = repo.store.pending()
+            out["first_query_pending"] = repo.index_pending()
             out["first_query_s"], out["first_query_count"] = timed(count)
         out["container_get_s"], body = timed(lambda: repo.get(parent).serialize(TURTLE))
         out["container_get_bytes"] = len(body)
@@ -149,7 +149,7 @@ class PythonTarget:
         # The rest of the backlog (the background indexer's, or all of it when
         # store.background_index is off), so that sizes and the count compare.
         t0 = time.perf_counter()
-        repo.store.index()
+        repo.index()
         out["index_catch_up_s"] = round(time.perf_counter() - t0, 4)
         out["sparql_count_s"], out["sparql_count"] = timed(
             lambda: int(next(iter(repo.sparql_query(SPARQL_COUNT)))[0]))
@@ -160,11 +160,11 @@ class PythonTarget:
         return (dir_bytes(os.path.join(root, "ldprs")), dir_bytes(os.path.join(root, "ldpnr")))
 
     def index_pending(self) -> int | None:
-        return self.repo.store.pending()
+        return self.repo.index_pending()
 
     def index_state(self) -> tuple[int, int] | None:
         """(applied, last) log seqs of the union index, for the lag sampler."""
-        return self.repo.store.index_state()
+        return self.repo.index_state()
 
     def release_store(self) -> None:
         """Nothing to release (the repository is the target's own)."""
@@ -313,7 +313,7 @@ class HttpTarget:
                     # The rest of the server's index backlog, as the Python mode
                     # does, so that the store sizes of both modes compare.
                     t0 = time.perf_counter()
-                    repo.store.index()
+                    repo.index()
                     out["index_catch_up_s"] = round(time.perf_counter() - t0, 4)
         out["sparql_count_s"] = out["sparql_count"] = None
         if not sparql:

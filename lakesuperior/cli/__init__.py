@@ -116,7 +116,7 @@ def stats_command(ctx: click.Context, config_path: str | None, data_dir: str | N
     cfg = _load_config(ctx, config_path, data_dir)
     with _open(cfg) as repo:
         st = stats.repository_stats(repo)
-        st["index_pending"] = repo.store.pending()
+        st["index_pending"] = repo.index_pending()
     st["data_dir"] = os.path.abspath(cfg.data_dir)
     if as_json:
         click.echo(json.dumps(st, indent=2, sort_keys=True))
@@ -278,9 +278,9 @@ def index_command(ctx: click.Context, config_path: str | None, data_dir: str | N
     """
     cfg = _load_config(ctx, config_path, data_dir)
     with _open(cfg) as repo:
-        pending = repo.store.pending()
+        pending = repo.index_pending()
         click.echo(f"Applying {pending:,} pending writes to the union index...", err=True)
-        applied = repo.store.index()
+        applied = repo.index()
     click.echo(f"Union index up to date ({applied:,} log entries applied).")
 
 

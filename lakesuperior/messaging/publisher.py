@@ -82,7 +82,7 @@ class Publisher:
             return 0
         # A commit is synced before its writer returns, but another process may
         # have committed these events a moment ago: on disk before they leave.
-        self.repo.store.make_durable()
+        self.repo.make_durable()
         acked = self.broker.send(pending)
         self.position = pending[acked - 1].seq
         self.status.broker = "up"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from lakesuperior import rdfio
@@ -38,6 +38,7 @@ from lakesuperior.model.lookup import is_tombstone, model_at, require_model, tom
 from lakesuperior.model.namespaces import LDP_CONTAINS, RDF_TYPE
 from lakesuperior.model.resource import RdfSource, view
 from lakesuperior.model.server_managed import (
+    BINARY_PREDICATES,
     binary_values,
     is_server_managed,
     renewed_server_triples,
@@ -395,3 +396,49 @@ def _triples_of(value: Any) -> list[tuple[Any, Any, Any]]:
             raise InvalidTripleError(None, f"Not a triple: {t!r:.200}")
         out.append(t)
     return out
+
+
+# -- versions a caller makes ------------------------------------------------------------
+
+def make_version(ctx: WriteContext, uid: str, label: str | None = None) -> str:
+    """A version of ``uid``'s current state (in an Archival Group, of the whole
+    group); its id."""
+    require_model(ctx.txn, uid)
+    group = archival.group_of(ctx.txn, uid)
+    if group is None:
+        return versions.create(ctx, uid, label)
+    vid = versions.version_id(ctx)
+    for u in containment.subtree(ctx.txn, group):
+        versions.create(ctx, u, label if u == uid else None)
+    versions.add_group_id(ctx, group, vid)
+    return vid
+
+
+def import_version(ctx: WriteContext, uid: str, vid: str, model: str,
+                   inp: RdfInput | BinaryInput | None, handling: str) -> str:
+    """Add version ``vid`` of ``uid`` holding ``inp`` (None: the current state)."""
+    require_model(ctx.txn, uid)
+    if inp is None:
+        state = containment.own_triples(ctx.txn, uid)
+    else:
+        at = datetime.strptime(vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+        state = state_of(ctx, uid, model, inp, handling, at)
+    versions.import_version(ctx, uid, vid, state)
+    return vid
+
+
+def revert_to_version(ctx: WriteContext, uid: str, version_id: str) -> RdfSource:
+    """Restore a version's user triples (for a binary, its content too); the
+    current state stays a version."""
+    txn = ctx.txn
+    model = require_model(txn, uid)
+    snap = versions.read_snapshot(ctx, uid, version_id)
+    if not ctx.settings.versioning_auto:
+        versions.create(ctx, uid)
+    current = containment.own_triples(txn, uid)
+    old_user = [t for t in current if not is_server_managed(t[1], t[2])]
+    new_user = [t for t in snap if not is_server_managed(t[1], t[2])]
+    if model == NON_RDF_SOURCE:
+        keep = [t for t in current if t[1] not in BINARY_PREDICATES]
+        current = keep + binary_values(snap, uid)
+    return apply_delta(ctx, uid, old_user, new_user, "lenient", old=current, model=model)

@@ -34,7 +34,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeVar
 
 from lakesuperior import query as queries
@@ -44,19 +44,14 @@ from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidResourceErr
 from lakesuperior.model import archival, checks, events, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
-from lakesuperior.model.containment import own_triples, subtree, write_graph
+from lakesuperior.model.containment import write_graph
 from lakesuperior.model.context import Context, Settings, WriteContext
 from lakesuperior.model.external import external_ref
 from lakesuperior.model.inputs import is_binary, read_input
 from lakesuperior.model.lookup import is_tombstone, require_model, tombstone_error
 from lakesuperior.model.nonrdf import ExternalSources, external_input
 from lakesuperior.model.resource import RdfSource, ResourceInfo, load, load_info, view
-from lakesuperior.model.server_managed import (
-    BINARY_PREDICATES,
-    binary_values,
-    is_server_managed,
-    server_triples,
-)
+from lakesuperior.model.server_managed import server_triples
 from lakesuperior.model.uids import ROOT_UID, UriMap, check_slug, child_uid, normalize_uid, res_uri
 from lakesuperior.model.versions import VersionInfo
 from lakesuperior.query.view import GraphFilterFactory
@@ -483,18 +478,7 @@ class Repository(AccessControl):
         ``yyyyMMddHHmmss``, UTC). A second version in the same second is the same
         version. In an Archival Group, a version of the whole group."""
         uid = normalize_uid(uid)
-
-        def create(ctx: WriteContext) -> str:
-            require_model(ctx.txn, uid)
-            group = archival.group_of(ctx.txn, uid)
-            if group is None:
-                return versions_mod.create(ctx, uid, label)
-            vid = versions_mod.version_id(ctx)
-            for u in subtree(ctx.txn, group):
-                versions_mod.create(ctx, u, label if u == uid else None)
-            versions_mod.add_group_id(ctx, group, vid)
-            return vid
-        return self._write(create)
+        return self._write(lambda ctx: lifecycle.make_version(ctx, uid, label))
 
     def versions(self, uid: str) -> list[VersionInfo]:
         """The versions of a resource, oldest first (of its Archival Group's, those
@@ -549,38 +533,14 @@ class Repository(AccessControl):
                               media_type=media_type, stream=stream,
                               interaction_model=model if binary else None, digests=digests,
                               filename=filename, triples=triples)
-
-        def import_(ctx: WriteContext) -> str:
-            require_model(ctx.txn, uid)
-            if inp is None:
-                state = own_triples(ctx.txn, uid)
-            else:
-                at = datetime.strptime(vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
-                state = lifecycle.state_of(ctx, uid, model, inp, handling, at)
-            versions_mod.import_version(ctx, uid, vid, state)
-            return vid
-        return self._write(import_, base_uri)
+        return self._write(
+            lambda ctx: lifecycle.import_version(ctx, uid, vid, model, inp, handling), base_uri)
 
     def revert_to_version(self, uid: str, version_id: str) -> RdfSource:
         """Restore a version's state (user triples, and for a binary its content);
         the current state stays a version."""
         uid = normalize_uid(uid)
-
-        def revert(ctx: WriteContext) -> RdfSource:
-            txn = ctx.txn
-            model = require_model(txn, uid)
-            snap = versions_mod.read_snapshot(ctx, uid, version_id)
-            if not ctx.settings.versioning_auto:
-                versions_mod.create(ctx, uid)
-            current = own_triples(txn, uid)
-            old_user = [t for t in current if not is_server_managed(t[1], t[2])]
-            new_user = [t for t in snap if not is_server_managed(t[1], t[2])]
-            if model == interaction.NON_RDF_SOURCE:
-                keep = [t for t in current if t[1] not in BINARY_PREDICATES]
-                current = keep + binary_values(snap, uid)
-            return lifecycle.apply_delta(ctx, uid, old_user, new_user, "lenient",
-                                         old=current, model=model)
-        return self._write(revert)
+        return self._write(lambda ctx: lifecycle.revert_to_version(ctx, uid, version_id))
 
     # -- queries ----------------------------------------------------------------------------
 
@@ -664,6 +624,31 @@ class Repository(AccessControl):
             if seq > ctx.txn.outbox_state()["published"]:
                 ctx.txn.outbox_mark(seq)
         self._write(mark)
+
+    # -- the store beneath: what admin and front doors may ask of it ----------------------
+
+    def index(self, batches: int = 0) -> int:
+        """Bring the union-graph indices up to date (at most ``batches`` index
+        transactions; 0: all of them); how many log entries were applied."""
+        return self.store.index(batches)
+
+    def index_state(self) -> tuple[int, int]:
+        """``(applied, last)``: the last log entry the union-graph indices took in,
+        and the last one committed."""
+        return self.store.index_state()
+
+    def index_pending(self) -> int:
+        """How many committed writes the union-graph indices have not taken in yet."""
+        return self.store.pending()
+
+    def make_durable(self) -> None:
+        """Return once every write committed before the call is on disk."""
+        self.store.make_durable()
+
+    def copy_store(self, dest: str, *, compact: bool = True) -> None:
+        """A consistent copy of the store (one snapshot) into ``dest``, which must
+        not exist; the copy rebuilds its union-graph index on first use."""
+        self.store.copy(dest, compact=compact)
 
     # -- admin ----------------------------------------------------------------------------
 
