@@ -32,51 +32,63 @@ ENV_ALIASES = {"LSUP_SYNC": "sync", "LSUP_MAP_SIZE": "map_size",
                "LSUP_INDEX_BATCH": "index_batch"}
 
 log = logging.getLogger(__name__)
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml's, if built with it
+#: A field of ``Config`` not given: filled from the default YAML when it is built.
+_DEFAULT: Any = type("_Default", (), {"__repr__": lambda self: "<default>"})()
 _URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S+")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 
 
 @dataclass(frozen=True)
 class Config:
-    """All settings of a repository; see ``etc.defaults/application.yml``."""
+    """All settings of a repository. A value not given is the default of
+    ``etc.defaults/application.yml`` (inside the package): that file is the one
+    place the defaults are written."""
 
-    data_dir: str = "data"
-    map_size: int = 1 << 40
-    sync: bool = True
-    index_batch: int = 500
-    iri_cache: int = 100_000
-    background_index: bool = True
-    indexer_process: bool = True
-    resident_map_limit: int = 64 << 20
-    base_uri: str = "http://127.0.0.1:8000/rest"
-    digest_algorithm: str = "sha512"
-    referential_integrity: str = "off"
-    allow_foreign_subjects: bool = False
-    max_body_size: int = 1 << 30
-    http_require_if_match: bool = False
-    query_timeout: float = 30.0
-    versioning_auto: bool = True
-    server_bind: str = "127.0.0.1:8000"
-    server_workers: int = 2
-    server_threads: int = 8
-    auth_enabled: bool = True
-    auth_webid_base: str = "info:fedora/local-user#"
-    auth_proxy_header: str = ""
-    auth_trusted_proxies: tuple[str, ...] = ()
-    messaging_broker_url: str = ""
-    messaging_destination: str = "/topic/fedora"
-    messaging_user: str = ""
-    messaging_password: str = field(default="", repr=False)
-    messaging_retention_days: float = 7.0
-    auth_root_acl: str = ""
-    external_content_allowed: tuple[str, ...] = ()
-    external_content_allowed_file: str = ""
-    external_content_timeout: float = 30.0
-    transactions_lifetime: float = 180.0
-    transactions_max_open: int = 100
-    transactions_max_operations: int = 10000
-    transactions_max_bytes: int = 1 << 32
+    data_dir: str = _DEFAULT
+    map_size: int = _DEFAULT
+    sync: bool = _DEFAULT
+    index_batch: int = _DEFAULT
+    iri_cache: int = _DEFAULT
+    background_index: bool = _DEFAULT
+    indexer_process: bool = _DEFAULT
+    resident_map_limit: int = _DEFAULT
+    base_uri: str = _DEFAULT
+    digest_algorithm: str = _DEFAULT
+    referential_integrity: str = _DEFAULT
+    allow_foreign_subjects: bool = _DEFAULT
+    max_body_size: int = _DEFAULT
+    http_require_if_match: bool = _DEFAULT
+    query_timeout: float = _DEFAULT
+    versioning_auto: bool = _DEFAULT
+    server_bind: str = _DEFAULT
+    server_workers: int = _DEFAULT
+    server_threads: int = _DEFAULT
+    auth_enabled: bool = _DEFAULT
+    auth_webid_base: str = _DEFAULT
+    auth_proxy_header: str = _DEFAULT
+    auth_trusted_proxies: tuple[str, ...] = _DEFAULT
+    messaging_broker_url: str = _DEFAULT
+    messaging_destination: str = _DEFAULT
+    messaging_user: str = _DEFAULT
+    messaging_password: str = field(default=_DEFAULT, repr=False)
+    messaging_retention_days: float = _DEFAULT
+    auth_root_acl: str = _DEFAULT
+    external_content_allowed: tuple[str, ...] = _DEFAULT
+    external_content_allowed_file: str = _DEFAULT
+    external_content_timeout: float = _DEFAULT
+    transactions_lifetime: float = _DEFAULT
+    transactions_max_open: int = _DEFAULT
+    transactions_max_operations: int = _DEFAULT
+    transactions_max_bytes: int = _DEFAULT
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unset = [f.name for f in fields(self) if getattr(self, f.name) is _DEFAULT]
+        if unset:
+            found = defaults()
+            for name in unset:
+                object.__setattr__(self, name, found[name])
 
     # -- building -----------------------------------------------------------
 
@@ -106,6 +118,7 @@ class Config:
     def from_mapping(cls, values: Mapping[str, Any]) -> Config:
         """Build from flat keys, converting and checking each value."""
         known = {f.name: f for f in fields(cls)}
+        kinds = _kinds()
         kwargs: dict[str, Any] = {}
         extra: dict[str, Any] = {}
         for key, value in values.items():
@@ -113,7 +126,7 @@ class Config:
             if f is None or key == "extra":
                 extra[key] = value
                 continue
-            kwargs[key] = _convert(key, value, cls.__dataclass_fields__[key].default)
+            kwargs[key] = _convert(key, value, kinds[key])
         cfg = cls(**kwargs, extra=extra)
         cfg.check()
         return cfg
@@ -220,6 +233,20 @@ def _flat_key(path: tuple[str, ...]) -> str:
     return "_".join(str(p) for p in path if p != "store" or p == path[-1])
 
 
+def defaults() -> dict[str, Any]:
+    """Every configuration key's default, from ``etc.defaults/application.yml``
+    (read at each call: nothing is read at import)."""
+    kinds = _kinds()
+    return {key: _convert(key, value, kinds[key])
+            for key, value in _flatten(_read_yaml(_default_file())).items() if key in kinds}
+
+
+def _kinds() -> dict[str, type]:
+    """Each ``Config`` field's type, as ``_convert`` takes it."""
+    named = {"str": str, "int": int, "bool": bool, "float": float, "tuple[str, ...]": tuple}
+    return {f.name: named[str(f.type)] for f in fields(Config) if str(f.type) in named}
+
+
 def _default_file() -> Path:
     """``etc.defaults/application.yml``, shipped inside the package as well."""
     ref = resources.files("lakesuperior").joinpath("etc.defaults/application.yml")
@@ -229,7 +256,7 @@ def _default_file() -> Path:
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
         with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh) or {}
+            data = yaml.load(fh, Loader=_LOADER) or {}
     except OSError as e:
         raise ConfigError(f"Cannot read configuration file {path}: {e.strerror}") from e
     except yaml.YAMLError as e:
@@ -245,15 +272,15 @@ def _flatten(data: Mapping[str, Any]) -> dict[str, Any]:
     return {_flat_key(path): value for path, value in _leaves(data)}
 
 
-def _convert(key: str, value: Any, default: Any) -> Any:
+def _convert(key: str, value: Any, kind: type) -> Any:
     try:
-        if isinstance(default, tuple):
+        if kind is tuple:
             # A YAML list, or a string of items separated by commas or blanks (env).
             items = value.replace(",", " ").split() if isinstance(value, str) else value
             if not isinstance(items, (list, tuple)):
                 raise TypeError(value)
             return tuple(str(item).strip() for item in items if str(item).strip())
-        if isinstance(default, bool):
+        if kind is bool:
             if isinstance(value, str):
                 low = value.strip().lower()
                 if low in ("1", "true", "yes", "on"):
@@ -262,9 +289,9 @@ def _convert(key: str, value: Any, default: Any) -> Any:
                     return False
                 raise ValueError(value)
             return bool(value)
-        if isinstance(default, int):
+        if kind is int:
             return int(value)
-        if isinstance(default, float):
+        if kind is float:
             return float(value)
         return str(value)
     except (TypeError, ValueError) as e:

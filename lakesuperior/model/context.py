@@ -8,10 +8,12 @@ transaction) collects what the write changed, for the outbox.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Self
 
+from lakesuperior.config import defaults
 from lakesuperior.model.events import ChangeSet
 from lakesuperior.model.literals import datetime_literal, literal_term
 from lakesuperior.model.uids import UriMap
@@ -19,18 +21,26 @@ from lakesuperior.store.reads import Reader
 from lakesuperior.store.writes import WriteTxn
 
 
+def _configured(key: str, convert: Callable[[Any], Any] = lambda v: v) -> Any:
+    """A field whose default is the configuration's (``config.defaults()``)."""
+    return field(default_factory=lambda: convert(defaults()[key]))
+
+
 @dataclass(frozen=True)
 class Settings:
-    """The configuration values the model reads."""
+    """The configuration values the model reads (``Repository`` passes its
+    configuration's; a value not given is the configuration default)."""
 
-    base_uri: str = "http://127.0.0.1:8000/rest"
-    referential_integrity: str = "off"   # off | lenient | strict
-    allow_foreign_subjects: bool = False
-    agent: str = "admin"
-    digest_algorithm: str = "sha512"
-    versioning_auto: bool = True      # every change makes a version (model.versions)
-    event_retention_s: float = 7 * 86400.0   # how long the change feed keeps events
-    publishing: bool = False                  # a broker takes the feed (messaging on)
+    base_uri: str = _configured("base_uri")
+    referential_integrity: str = _configured("referential_integrity")  # off|lenient|strict
+    allow_foreign_subjects: bool = _configured("allow_foreign_subjects")
+    agent: str = "admin"              # the user name recorded by a write
+    digest_algorithm: str = _configured("digest_algorithm")
+    versioning_auto: bool = _configured("versioning_auto")  # every change makes a version
+    #: how long the change feed keeps events (``messaging.retention_days``)
+    event_retention_s: float = _configured("messaging_retention_days", lambda d: d * 86400.0)
+    #: a broker takes the feed (``messaging.broker_url`` set)
+    publishing: bool = _configured("messaging_broker_url", bool)
 
 
 class Context:

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from lakesuperior.config import defaults
 from lakesuperior.exceptions import (
     BinaryNotFoundError,
     ChecksumValidationError,
@@ -99,9 +100,9 @@ class BinaryInfo:
 class BinaryStore:
     """Files addressed by the digest of their content, under ``root``."""
 
-    def __init__(self, root: str | os.PathLike, algorithm: str = "sha512"):
+    def __init__(self, root: str | os.PathLike, algorithm: str | None = None):
         self.root = os.fspath(root)
-        self.algorithm = normalize_algorithm(algorithm)
+        self.algorithm = normalize_algorithm(algorithm or defaults()["digest_algorithm"])
         self._hex_len = 2 * _new_hash(self.algorithm).digest_size
         self._tmp = os.path.join(self.root, _TMP_DIR)
         os.makedirs(self._tmp, exist_ok=True)
