@@ -12,6 +12,7 @@ from lakesuperior.rdfio import Triple
 from lakesuperior.store.terms import literal_parts
 
 PAGE_SIZE = 100  #: children shown per page
+_LINK_SCHEMES = frozenset({"http", "https"})   #: IRIs shown as links; others as text
 
 def compact(iri: str, namespaces: Mapping[str, str] = DEFAULT_NAMESPACES) -> str:
     """``prefix:local`` for an IRI in a known namespace, else the IRI."""
@@ -35,7 +36,10 @@ def term(value: str) -> Term:
     """A display ``Term`` of a canonical N-Triples term string."""
     if value.startswith("<"):
         iri = value[1:-1]
-        return Term("iri", compact(iri), iri)
+        # Only web IRIs become links: a javascript: or data: IRI in a graph must
+        # not run in our origin when clicked.
+        linkable = iri.split(":", 1)[0].lower() in _LINK_SCHEMES
+        return Term("iri", compact(iri), iri if linkable else None)
     if value.startswith("_:"):
         return Term("bnode", value)
     text, lang, datatype = literal_parts(value)   # unescaped by the term codec

@@ -55,3 +55,17 @@ def test_static_css(client):
     r = client.get("/static/lsup.css")
     assert r.status_code == 200 and b"--lake" in r.data
     assert b"http" not in r.data   # no external assets
+
+
+def test_only_web_iris_become_links(client):
+    """A ``javascript:`` (or ``data:``, ``file:``) IRI in a graph is shown as text: a
+    link would run it in the repository's origin when clicked."""
+    put_ttl(client, "/rest/x", '<> <http://example.org/p> <javascript:alert(document.cookie)>, '
+                               '<JavaScript:alert(2)>, <data:text/html,x>, <file:///etc/passwd>, '
+                               '<https://example.org/ok>, <urn:isbn:123> .')
+    page = client.get("/rest/x", headers=HTML).get_data(as_text=True)
+    assert 'href="https://example.org/ok"' in page
+    for iri in ("javascript:alert(document.cookie)", "JavaScript:alert(2)",
+                "data:text/html,x", "file:///etc/passwd", "urn:isbn:123"):
+        assert f'href="{iri}' not in page and f'title="{iri}' not in page
+        assert f'<span class="iri">{iri}</span>' in page
