@@ -81,7 +81,7 @@ def _read(call: Call, head: bool) -> Response:
     headers["ETag"] = '"' + hashlib.sha1(body if isinstance(body, bytes) else body.encode(),
                                          usedforsecurity=False).hexdigest() + '"'
     headers["Vary"] = "Accept"
-    headers["Content-Type"] = content_type_of(media_type)
+    headers["Content-Type"] = content_type_of(media_type, request.headers.get("Accept"))
     if call.not_modified("GET", headers["ETag"], None):
         response = Response(status=304, headers={k: headers[k] for k in ("ETag", "Link")})
         del response.headers["Content-Type"]

@@ -89,7 +89,7 @@ def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
         return _not_modified(headers)
     if applied:
         headers["Preference-Applied"] = f"return={call.prefer.return_}"
-    headers["Content-Type"] = content_type_of(media_type)
+    headers["Content-Type"] = content_type_of(media_type, request.headers.get("Accept"))
     if head:
         return Response(iter(()), headers=headers)
     if media_type == HTML:
@@ -338,7 +338,8 @@ def _timemap(call: Call, head: bool) -> Response:
     mementos = [(call.url(kind="memento", version=v.id, description=description), v)
                 for v in versions]
     media_type = negotiate(TIMEMAP_OUT)
-    headers = timemap_headers(call.urls, target, [v.id for v in versions], media_type)
+    headers = timemap_headers(call.urls, target, [v.id for v in versions], media_type,
+                              request.headers.get("Accept"))
     if call.not_modified("GET", headers["ETag"], None):
         return _not_modified(headers)
     if head:

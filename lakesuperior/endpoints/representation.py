@@ -61,9 +61,19 @@ ACCEPT_POST = ", ".join((rdfio.TURTLE, rdfio.JSON_LD, rdfio.N_TRIPLES, rdfio.RDF
 _TEXT_TYPES = (rdfio.TURTLE, rdfio.N_TRIPLES, HTML, LINK_FORMAT)
 
 
-def content_type_of(media_type: str) -> str:
-    """The ``Content-Type`` of a served media type (``charset`` on text types)."""
+def content_type_of(media_type: str, accept: str | None = None) -> str:
+    """The ``Content-Type`` of a served media type: ``charset`` on text types; a
+    JSON-LD profile only if the request's ``accept`` asked for one (as Fedora
+    6 does: a client that asked for plain ``application/ld+json`` gets it back
+    plain, compacted)."""
+    if media_type.startswith(rdfio.JSON_LD + ";") and not _asks_profile(accept):
+        return rdfio.JSON_LD
     return media_type + "; charset=utf-8" if media_type in _TEXT_TYPES else media_type
+
+
+def _asks_profile(accept: str | None) -> bool:
+    return any(r.type == "application" and r.subtype == "ld+json" and "profile" in r.params
+               for r in mediatypes.parse_accept(accept, strict=False))
 
 
 # --- Prefer (LDP 7.2.2, Fedora API 3.2.1) -----------------------------------------------------
@@ -345,7 +355,7 @@ def write_headers(urls: Urls, res: Any, request_uid: str, target: Target | None 
 
 
 def timemap_headers(urls: Urls, target: Target, version_ids: Sequence[str],
-                    media_type: str) -> dict[str, str]:
+                    media_type: str, accept: str | None = None) -> dict[str, str]:
     """The headers of a TimeMap (``target``) listing ``version_ids``, oldest first."""
     description = target.description
     original = urls.url(target.uid, "metadata") if description else urls.url(target.uid)
@@ -355,7 +365,7 @@ def timemap_headers(urls: Urls, target: Target, version_ids: Sequence[str],
               constrained_by(urls)]
     headers = {"ETag": timemap_etag(timemap, version_ids), "Link": ", ".join(links),
                "Vary": "Accept", "Allow": ", ".join(allowed_methods(None, target)),
-               "Accept-Post": "*/*", "Content-Type": content_type_of(media_type)}
+               "Accept-Post": "*/*", "Content-Type": content_type_of(media_type, accept)}
     if version_ids:
         headers["Last-Modified"] = hdr.format_http_date(version_datetime(version_ids[-1]))
     return headers

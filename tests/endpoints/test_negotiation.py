@@ -182,7 +182,9 @@ def test_rfc7089_5_timemap_negotiates(client, seeded, accept, served):
 def test_fedora_3_1_json_ld_profiles(client, seeded, accept, profile):
     r = _get(client, "/rest/c", accept)
     assert r.status_code == 200, r.data
-    assert r.headers["Content-Type"] == f'{JSONLD}; profile="{profile}"'
+    # the profile served is named only to a client that asked for a profile
+    asked = "profile=" in accept
+    assert r.headers["Content-Type"] == (f'{JSONLD}; profile="{profile}"' if asked else JSONLD)
     doc = json.loads(r.data)
     turtle = _get(client, "/rest/c", TTL)
     assert isomorphic(_rdflib(r), _rdflib(turtle))        # the same graph as Turtle
@@ -274,3 +276,21 @@ def test_negotiation_over_gunicorn(tmp_path):
         assert status == 400 and b"Malformed Prefer" in body
         assert b"changed" not in _wire(port, "GET", "/rest/w", {})[2]
         assert "Traceback" not in log.read_text(errors="replace")
+
+
+@pytest.mark.parametrize("path", ["/rest/c", "/rest/c/fcr:versions", "/rest/fcr:acl"])
+@pytest.mark.parametrize("accept", [JSONLD, f"{JSONLD}, text/turtle;q=0.5", "application/*"])
+def test_json_ld_without_a_profile_asked_is_plain(client, seeded, path, accept):
+    """W3C LDP suite: a client that asks for ``application/ld+json`` gets that
+    ``Content-Type`` back, without parameters (the compacted form)."""
+    r = _get(client, path, accept)
+    assert r.status_code == 200, r.data
+    assert r.headers["Content-Type"] == JSONLD
+    json.loads(r.data)
+
+
+@pytest.mark.parametrize("path", ["/rest/c", "/rest/c/fcr:versions"])
+def test_json_ld_with_a_profile_asked_names_the_one_served(client, seeded, path):
+    r = _get(client, path, f'{JSONLD}; profile="{EXPANDED}"')
+    assert r.status_code == 200, r.data
+    assert r.headers["Content-Type"] == f'{JSONLD}; profile="{EXPANDED}"'
