@@ -49,8 +49,8 @@ def choose_memento(version_ids: Sequence[str], when: datetime) -> str | None:
 def timemap_link_format(original: str, timemap: str, mementos: Iterable[tuple[str, str]]) -> str:
     """A TimeMap in ``application/link-format`` (RFC 7089 section 5.1, RFC 6690).
 
-    ``mementos``: (URI-M, version id) oldest first. The first and last mementos
-    carry the ``first`` and ``last`` relation types as well.
+    ``mementos``: (URI-M, version id) oldest first, each as ``rel="memento"``
+    with its ``datetime`` (Fedora 6's form).
     """
     items = list(mementos)
     links = [format_link(original, "original timegate"),
@@ -58,14 +58,8 @@ def timemap_link_format(original: str, timemap: str, mementos: Iterable[tuple[st
                          **({"from": format_http_date(version_datetime(items[0][1])),
                              "until": format_http_date(version_datetime(items[-1][1]))}
                             if items else {}))]
-    last = len(items) - 1
-    for i, (uri, vid) in enumerate(items):
-        rel = ["memento"]
-        if i == 0:
-            rel.insert(0, "first")
-        if i == last:
-            rel.insert(0, "last")
-        links.append(format_link(uri, " ".join(rel),
+    for uri, vid in items:
+        links.append(format_link(uri, "memento",
                                  datetime=format_http_date(version_datetime(vid))))
     return ",\n".join(links) + "\n"
 

@@ -32,6 +32,7 @@ from lakesuperior.endpoints.representation import (
     HTML,
     RDF_OUT,
     TIMEMAP_OUT,
+    VARY_POST,
     allowed_methods,
     content_type_of,
     external_headers,
@@ -383,7 +384,8 @@ def options(call: Call) -> Response:
     if target.kind == "timemap":
         call.repo.versions(call.uid)
         return _empty({"Allow": ", ".join(allowed_methods(None, target)),
-                       "Accept-Post": "*/*", "Link": call.constrained_by})
+                       "Accept-Post": "*/*", "Vary-Post": VARY_POST,
+                       "Link": call.constrained_by})
     res: Any
     if target.kind == "memento":
         res = _read_memento(call)

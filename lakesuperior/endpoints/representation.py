@@ -354,6 +354,11 @@ def write_headers(urls: Urls, res: Any, request_uid: str, target: Target | None 
     return headers
 
 
+#: A TimeMap's ``Vary-Post`` (Fedora API 4.3.1): a POST with ``Memento-Datetime``
+#: imports a version of that date, one without makes one of now.
+VARY_POST = "Memento-Datetime"
+
+
 def timemap_headers(urls: Urls, target: Target, version_ids: Sequence[str],
                     media_type: str, accept: str | None = None) -> dict[str, str]:
     """The headers of a TimeMap (``target``) listing ``version_ids``, oldest first."""
@@ -364,7 +369,8 @@ def timemap_headers(urls: Urls, target: Target, version_ids: Sequence[str],
     links += [link_value(original, "original timegate"), acl_link(urls, target.uid),
               constrained_by(urls)]
     headers = {"ETag": timemap_etag(timemap, version_ids), "Link": ", ".join(links),
-               "Vary": "Accept", "Allow": ", ".join(allowed_methods(None, target)),
+               "Vary": "Accept", "Vary-Post": VARY_POST,
+               "Allow": ", ".join(allowed_methods(None, target)),
                "Accept-Post": "*/*", "Content-Type": content_type_of(media_type, accept)}
     if version_ids:
         headers["Last-Modified"] = hdr.format_http_date(version_datetime(version_ids[-1]))

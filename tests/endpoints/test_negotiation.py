@@ -132,7 +132,7 @@ def _memento(client, path: str) -> str:
     r = client.get(path + "/fcr:versions", headers={"Accept": "application/link-format"})
     assert r.status_code == 200
     return [line.split(">")[0].lstrip("<") for line in r.get_data(as_text=True).splitlines()
-            if ' memento"' in line][-1]
+            if 'rel="memento"' in line][-1]
 
 
 @pytest.mark.parametrize("accept, served", [

@@ -77,9 +77,13 @@ def test_timemap(client):
     mementos = [lk for lk in parsed if lk.has_rel("memento")]
     assert [lk.uri for lk in mementos] == [uri]
     assert hdr.parse_http_date(mementos[0].params["datetime"]) is not None
-    assert client.head("/rest/a/fcr:versions").status_code == 200
+    assert [lk.rel for lk in mementos] == [{"memento"}]
+    head = client.head("/rest/a/fcr:versions")
+    assert head.status_code == 200
     opts = client.options("/rest/a/fcr:versions")
     assert opts.status_code == 200 and "POST" in opts.headers["Allow"]
+    for answer in (tm, lf, head, opts):     # Fedora API 4.3.1
+        assert answer.headers["Vary-Post"] == "Memento-Datetime"
 
 
 def test_memento(client):
