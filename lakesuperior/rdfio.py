@@ -266,8 +266,10 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
     ``UnsupportedMediaTypeError`` for a type not in ``PARSEABLE`` and
     ``RdfParseError`` for malformed input, input that is not UTF-8, nesting deeper
     than ``MAX_NESTING``, RDF/XML with a DTD, named graphs and RDF 1.2 triple terms
-    or directional literals. Turtle whose last statement lacks its closing ``.`` is
-    read as if it had it (as Fedora does); nothing else is forgiven.
+    or directional literals. Turtle as clients write it is read as Fedora (Jena)
+    reads it: ``@prefix`` / ``@base`` lines at the top without their ``.``, and a
+    last statement without its closing ``.``; nothing else is forgiven (the
+    error is the first one, with its line and column).
     """
     mtype = normalize_media_type(media_type)
     fmt = _OX_FORMATS.get(mtype)
@@ -284,12 +286,9 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
         text = _ox_parse(data, fmt, base)
     except SyntaxError as e:
         error = _ox_parse_error(e)
-        if mtype != TURTLE or not _MISSING_END.search(e.msg or ""):
+        if mtype != TURTLE:
             raise error from None
-        try:   # the last statement may lack its "." (Fedora reads that)
-            text = _ox_parse(data + b"\n.\n", fmt, base)
-        except SyntaxError:
-            raise error from None
+        text = _forgiven(data, fmt, base, e.msg or "", error)
     # One line per triple, each ending in " .": equal triples are equal lines
     # (canonical terms), so repeats are dropped here, where a line hashes faster
     # than a tuple of three new strings.
@@ -308,6 +307,37 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
 
 #: What pyoxigraph says of Turtle whose last statement has no closing ".".
 _MISSING_END = re.compile(r": (?:Unexpected end(?: of file)?|Triples should be followed by a dot)$")
+
+
+#: A directive line without its ".": ``@prefix p: <iri>`` or ``@base <iri>``.
+_BARE_DIRECTIVE = re.compile(rb"[ \t]*@(?:prefix[ \t]+[^\s:]*:[ \t]*|base[ \t]+)<[^>\n]*>[ \t]*\r?")
+_PREAMBLE_LINE = re.compile(rb"[ \t]*(?:#.*|@(?:prefix|base)\b.*|(?:PREFIX|BASE)\b.*)?\r?")
+
+
+def _forgiven(data: bytes, fmt: pyoxigraph.RdfFormat, base: str, msg: str,
+              error: RdfParseError) -> str:
+    """The triples of Turtle that failed as written (``error``), read as Jena
+    reads it: ``@prefix`` / ``@base`` lines at the top without their ``.``, a
+    last statement without its ``.``. If that does not make it parse, the error
+    of the document with its directives completed (the same lines), else
+    ``error``."""
+    lines = data.split(b"\n")
+    head = 0
+    while head < len(lines) and _PREAMBLE_LINE.fullmatch(lines[head]):
+        head += 1          # only the directives before the first statement: no literal
+    fixed_lines = [line.rstrip(b"\r") + b" ." if _BARE_DIRECTIVE.fullmatch(line) else line
+                   for line in lines[:head]]
+    dotted = b"\n".join(fixed_lines + lines[head:])
+    tries = [dotted] if dotted != data else []
+    if _MISSING_END.search(msg) or tries:
+        tries.append(dotted + b"\n.\n")
+    for attempt in tries:
+        try:
+            return _ox_parse(attempt, fmt, base)
+        except SyntaxError as e:
+            if attempt is dotted:
+                error = _ox_parse_error(e)
+    raise error from None
 
 
 def _ox_parse(data: bytes, fmt: pyoxigraph.RdfFormat, base: str) -> str:
