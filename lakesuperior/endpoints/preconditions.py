@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from lakesuperior.endpoints.paths import Target
-from lakesuperior.endpoints.representation import etag_of, is_weak, modified_of
+from lakesuperior.endpoints.representation import etag_of, is_weak, modified_of, state_token
 from lakesuperior.http import headers as hdr
 
 
@@ -30,17 +30,20 @@ class Conditions:
     if_none_match: str | None = None
     if_modified_since: str | None = None
     if_unmodified_since: str | None = None
+    if_state_token: str | None = None     #: Fedora's ``X-If-State-Token`` (PUT, PATCH)
 
     @classmethod
     def of(cls, headers: HeaderMap) -> Conditions:
         """The conditions among a request's headers."""
         return cls(headers.get("If-Match"), headers.get("If-None-Match"),
-                   headers.get("If-Modified-Since"), headers.get("If-Unmodified-Since"))
+                   headers.get("If-Modified-Since"), headers.get("If-Unmodified-Since"),
+                   headers.get("X-If-State-Token"))
 
     def __bool__(self) -> bool:
         """Whether the request has any conditional header."""
         return any(v is not None for v in (self.if_match, self.if_none_match,
-                                           self.if_modified_since, self.if_unmodified_since))
+                                           self.if_modified_since, self.if_unmodified_since,
+                                           self.if_state_token))
 
     def evaluate(self, method: str, *, etag: str | None,
                  last_modified: datetime | None) -> int | None:
@@ -58,8 +61,12 @@ class Conditions:
         or its ``Repository.info`` (its default representation), None if missing."""
         if current is None:
             return self.evaluate(method, etag=None, last_modified=None)
-        return self.evaluate(method, etag=etag_of(current, target),
-                             last_modified=modified_of(current))
+        outcome = self.evaluate(method, etag=etag_of(current, target),
+                                last_modified=modified_of(current))
+        if (outcome is None and method in ("PUT", "PATCH") and self.if_state_token is not None
+                and self.if_state_token.strip() != state_token(current)):
+            return 412     # the resource changed since the client read its state token
+        return outcome
 
 
 def if_range_holds(if_range: str | None, etag: str, last_modified: str | None) -> bool:

@@ -146,6 +146,13 @@ def _sha1(seed: str) -> str:
     return hashlib.sha1(seed.encode(), usedforsecurity=False).hexdigest()
 
 
+def state_token(res: Any) -> str:
+    """Fedora's ``X-State-Token``: changes with every change of the resource (its
+    ``fcrepo:lastModified`` and latest version), whatever the representation."""
+    versions = res.version_ids
+    return _sha1(f"{res.etag}|{versions[-1] if versions else ''}")
+
+
 def etag_of(res: Any, target: Target, options: Mapping[str, bool] | None = None) -> str:
     """Strong for a binary's content (its digest and media type), weak for RDF.
 
@@ -286,7 +293,7 @@ def resource_headers(urls: Urls, res: Any, target: Target,
     """The headers of a resource's representation (GET, HEAD; OPTIONS drops the
     validators): ETag, Last-Modified, Link, Allow, Accept-Post / -Patch, Vary and,
     for a memento, Memento-Datetime."""
-    headers = {"ETag": etag_of(res, target, options),
+    headers = {"ETag": etag_of(res, target, options), "X-State-Token": state_token(res),
                "Link": ", ".join(resource_links(urls, res, target)),
                "Allow": ", ".join(allowed_methods(res, target))}
     modified = modified_of(res)

@@ -310,3 +310,41 @@ def test_fedora_3_6_other_malformed_turtle_stays_400(client, repo, state, seeded
         assert r.status_code == 400, text
         assert says in text, text
     assert state(repo) == seeded
+
+
+# --- state tokens (Fedora 6: X-State-Token, X-If-State-Token) ------------------------------
+
+TITLE = "<http://purl.org/dc/terms/title>"
+UPDATE = "application/sparql-update"
+
+
+def test_state_token_on_reads_changes_with_every_change(client):
+    put_ttl(client, "/rest/st", f'<> {TITLE} "one" .')
+    first = client.get("/rest/st").headers["X-State-Token"]
+    assert first and client.head("/rest/st").headers["X-State-Token"] == first
+    # the same state, whatever the representation
+    assert client.get("/rest/st", headers={"Accept": "application/n-triples"}) \
+        .headers["X-State-Token"] == first
+    assert client.patch("/rest/st", data=f'INSERT DATA {{ <> {TITLE} "two" }}',
+                        content_type=UPDATE).status_code == 204
+    second = client.get("/rest/st").headers["X-State-Token"]
+    assert second != first
+    client.post("/rest/st", data=b"", content_type=TTL)   # a child changes containment
+    assert client.get("/rest/st").headers["X-State-Token"] not in (first, second)
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH"])
+def test_if_state_token_that_does_not_match_is_412_and_writes_nothing(client, method):
+    put_ttl(client, "/rest/st", f'<> {TITLE} "one" .')
+    token = client.get("/rest/st").headers["X-State-Token"]
+    body, ctype = ((f'<> {TITLE} "new" .', TTL) if method == "PUT"
+                   else (f'INSERT DATA {{ <> {TITLE} "new" }}', UPDATE))
+    stale = client.open("/rest/st", method=method, data=body, content_type=ctype,
+                        headers={"X-If-State-Token": "not-" + token})
+    assert stale.status_code == 412
+    assert client.get("/rest/st").headers["X-State-Token"] == token
+    assert '"new"' not in client.get("/rest/st", headers={"Accept": TTL}).get_data(as_text=True)
+    fresh = client.open("/rest/st", method=method, data=body, content_type=ctype,
+                        headers={"X-If-State-Token": token})
+    assert fresh.status_code == 204
+    assert '"new"' in client.get("/rest/st", headers={"Accept": TTL}).get_data(as_text=True)

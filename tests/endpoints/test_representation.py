@@ -188,6 +188,7 @@ def test_resource_links_of_a_description_and_mementos():
 def test_resource_headers():
     headers = rep.resource_headers(URLS, resource(), Target("/a"))
     assert headers["ETag"] == rep.etag_of(resource(), Target("/a"))
+    assert headers["X-State-Token"] == rep.state_token(resource())
     assert headers["Last-Modified"] == "Tue, 02 Jan 2024 03:04:05 GMT"
     assert headers["Accept-Post"] == rep.ACCEPT_POST
     assert headers["Accept-Patch"] == rep.SPARQL_UPDATE
