@@ -13,12 +13,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Self
 
-from lakesuperior.config import defaults
+from lakesuperior.config import Config, defaults
 from lakesuperior.model.events import ChangeSet
 from lakesuperior.model.literals import datetime_literal, literal_term
 from lakesuperior.model.uids import UriMap
 from lakesuperior.store.reads import Reader
 from lakesuperior.store.writes import WriteTxn
+
+
+def _retention_s(days: float) -> float:
+    return days * 86400.0
 
 
 def _configured(key: str, convert: Callable[[Any], Any] = lambda v: v) -> Any:
@@ -38,9 +42,19 @@ class Settings:
     digest_algorithm: str = _configured("digest_algorithm")
     versioning_auto: bool = _configured("versioning_auto")  # every change makes a version
     #: how long the change feed keeps events (``messaging.retention_days``)
-    event_retention_s: float = _configured("messaging_retention_days", lambda d: d * 86400.0)
+    event_retention_s: float = _configured("messaging_retention_days", _retention_s)
     #: a broker takes the feed (``messaging.broker_url`` set)
     publishing: bool = _configured("messaging_broker_url", bool)
+
+    @classmethod
+    def of(cls, config: Config, agent: str = "admin") -> Settings:
+        """The settings of a repository's ``config``, writes recorded as ``agent``."""
+        return cls(base_uri=config.base_uri, referential_integrity=config.referential_integrity,
+                   allow_foreign_subjects=config.allow_foreign_subjects, agent=agent,
+                   digest_algorithm=config.digest_algorithm,
+                   versioning_auto=config.versioning_auto,
+                   event_retention_s=_retention_s(config.messaging_retention_days),
+                   publishing=bool(config.messaging_broker_url))
 
 
 class Context:

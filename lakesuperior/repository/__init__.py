@@ -85,16 +85,7 @@ class Repository(AccessControl):
         if overrides:
             cfg = cfg.with_(**overrides)
         self.config = cfg
-        self.settings = Settings(
-            base_uri=cfg.base_uri,
-            referential_integrity=cfg.referential_integrity,
-            allow_foreign_subjects=cfg.allow_foreign_subjects,
-            agent=agent,
-            digest_algorithm=cfg.digest_algorithm,
-            versioning_auto=cfg.versioning_auto,
-            event_retention_s=cfg.messaging_retention_days * 86400.0,
-            publishing=bool(cfg.messaging_broker_url),
-        )
+        self.settings = Settings.of(cfg, agent)
         self.urimap = UriMap(cfg.base_uri)
         os.makedirs(cfg.store_dir, exist_ok=True)
         os.makedirs(cfg.binary_dir, exist_ok=True)

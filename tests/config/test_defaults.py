@@ -90,3 +90,13 @@ def test_the_reference_page_lists_every_key():
 @pytest.mark.parametrize("key, var, shown", ROWS, ids=[k for k, _, _ in ROWS])
 def test_the_reference_page_shows_the_default(key, var, shown):
     assert _shown(shown) == _value(defaults()[env_names()[var]])
+
+
+def test_settings_of_a_configuration():
+    cfg = Config(base_uri="http://x.test/rest", referential_integrity="strict",
+                 messaging_retention_days=2.0, messaging_broker_url="stomp://127.0.0.1:1")
+    s = Settings.of(cfg, "alice")
+    assert (s.base_uri, s.referential_integrity, s.agent) == (
+        "http://x.test/rest", "strict", "alice")
+    assert s.event_retention_s == 2 * 86400.0 and s.publishing is True
+    assert Settings.of(Config()) == Settings()      # the defaults agree both ways
