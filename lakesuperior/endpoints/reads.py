@@ -50,9 +50,9 @@ from lakesuperior.exceptions import ExternalContentError, UnsupportedDigestError
 from lakesuperior.http import digests
 from lakesuperior.http import headers as hdr
 from lakesuperior.model.external import HANDLINGS
-from lakesuperior.model.fetch import Source, open_source
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_TYPE
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
+from lakesuperior.store.external import Source, open_source
 from lakesuperior.version import __version__
 
 

@@ -4,8 +4,10 @@
 ``publisher``  the loop that drains the outbox in commit order, its backoff, and
                the data-directory lock that keeps it to one per repository
 ``replay``     republishing retained events (``lsup-admin events replay``)
+``fedora``     Fedora 6's message format: the Activity Streams body and JMS headers
+``status``     the publisher's state, for ``lsup-admin events status``
 
-The events themselves (what is recorded, Fedora 6's message format) are
+What is recorded for each write (the feed, kept in the write's own transaction) is
 ``lakesuperior.model.events``; see ``docs/events.md``.
 """
 from __future__ import annotations

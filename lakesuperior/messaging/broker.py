@@ -19,6 +19,7 @@ from stomp.exception import StompException
 
 from lakesuperior.config import Config, broker_address
 from lakesuperior.exceptions import BrokerError
+from lakesuperior.messaging import fedora
 from lakesuperior.model.events import Change
 
 log = logging.getLogger(__name__)
@@ -108,10 +109,10 @@ class BrokerConnection:
         sent = 0
         try:
             for rid, change in zip(ids, changes, strict=True):
-                headers = change.headers()
+                headers = fedora.headers(change)
                 headers.update({"persistent": "true", "amq-msg-type": "text",
                                 "receipt": rid})
-                self._conn.send(self.destination, change.body(),
+                self._conn.send(self.destination, fedora.body(change),
                                 content_type="application/ld+json", headers=headers)
                 sent += 1
         except (StompException, OSError) as e:

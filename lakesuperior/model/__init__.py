@@ -13,8 +13,7 @@ checks the list against the folder).
 * ``context``: ``Settings`` and the ``Context`` of one call;
 * ``lookup``: what is at a uid (a live resource's model, or a tombstone);
 * ``archival``: Archival Groups (a container versioned with its descendants);
-* ``external``: external content: the allow-list and URL checks;
-* ``fetch``: reading an external source (the server's outbound traffic);
+* ``external``: how a binary refers to external content (its sources: ``store.external``);
 * ``inputs``: reading client input before the write;
 * ``versions``: versions sharing the current record;
 * ``server_managed``: which triples the server manages, and writing them;

@@ -10,9 +10,8 @@ event, no event without its change; a failed or rolled-back write leaves none.
 An outbox entry is 8 bytes of big-endian epoch milliseconds (retention reads
 only those) then compact JSON: ``id`` (``urn:uuid:...``, minted once, so stable
 across redeliveries), ``uid``, ``kind``, ``types``, ``user``, ``base``.
-``Change`` is a decoded entry; ``activity()`` and ``headers()`` give Fedora 6's
-JMS/STOMP message: an Activity Streams 2.0 JSON-LD body and the
-``org.fcrepo.jms.*`` headers.
+``Change`` is a decoded entry; ``messaging/fedora.py`` turns it into Fedora 6's
+JMS/STOMP message.
 """
 from __future__ import annotations
 
@@ -27,29 +26,9 @@ from lakesuperior.model.namespaces import RDF_TYPE
 from lakesuperior.model.uids import graph, res_uri
 from lakesuperior.store.reads import Reader
 from lakesuperior.store.writes import WriteTxn
-from lakesuperior.version import __version__
 
 #: What a write can do to a resource.
 KINDS = ("create", "update", "delete", "purge", "resurrect", "version")
-#: The Activity Streams type of each kind (Fedora 6's ``EventType``): a resurrected
-#: resource is created again; a new version is an update of the resource.
-AS_TYPES = {"create": "Create", "update": "Update", "delete": "Delete", "purge": "Purge",
-            "resurrect": "Create", "version": "Update"}
-#: Fedora 6's event names.
-AS_NAMES = {"Create": "create resource", "Update": "update resource",
-            "Delete": "delete resource", "Purge": "remove resource tombstone"}
-AS_NS = "https://www.w3.org/ns/activitystreams"
-PROV_ENTITY = "http://www.w3.org/ns/prov#Entity"
-#: Fedora 6's base for user names that are not URIs.
-LOCAL_USER = "info:fedora/local-user#"
-#: The application in each event's ``actor``.
-APPLICATION = f"Lakesuperior/{__version__}"
-#: The JSON-LD context of every body: Activity Streams, plus Fedora's prefixes.
-CONTEXT: list[Any] = [AS_NS, {"prov": "http://www.w3.org/ns/prov#",
-                              "dcterms": "http://purl.org/dc/terms/",
-                              "type": "@type", "id": "@id",
-                              "isPartOf": {"@id": "dcterms:isPartOf", "@type": "@id"}}]
-HEADER_PREFIX = "org.fcrepo.jms."
 _WEAK = ("update", "version")     # kinds that do not override an earlier change
 _TS = struct.Struct(">Q")
 _JSON = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)   # compact, UTF-8 as is
@@ -84,7 +63,7 @@ class ChangeSet:
 
     def add(self, ctx: Any, uid: str, kind: str) -> None:
         """Record that ``kind`` happened to ``uid`` in the write of ``ctx``."""
-        if kind not in AS_TYPES:
+        if kind not in KINDS:
             raise ValueError(f"Unknown change kind {kind!r}")
         prev = self.changes.get(uid)
         if prev is not None:
@@ -191,48 +170,8 @@ class Change:
         return self.base + self.uid
 
     @property
-    def activity_type(self) -> str:
-        return AS_TYPES[self.kind]
-
-    @property
     def millis(self) -> int:
         return _ms(self.timestamp)
-
-    def user_uri(self) -> str:
-        """The acting user as a URI (Fedora 6: a URI as is, else ``info:fedora/local-user#``)."""
-        return self.user if ":" in self.user else LOCAL_USER + self.user
-
-    def object_types(self) -> list[str]:
-        types = list(dict.fromkeys(self.types))
-        if PROV_ENTITY not in types:
-            types.append(PROV_ENTITY)
-        return types
-
-    def activity(self) -> dict[str, Any]:
-        """The Activity Streams 2.0 JSON-LD body, as Fedora 6 writes it."""
-        t = self.activity_type
-        return {
-            "@context": CONTEXT,
-            "id": self.id,
-            "type": [t],
-            "name": AS_NAMES[t],
-            "published": self.timestamp.isoformat(timespec="milliseconds")
-                                       .replace("+00:00", "Z"),
-            "actor": [{"type": ["Person"], "id": self.user_uri()},
-                      {"type": ["Application"], "name": APPLICATION}],
-            "object": {"type": self.object_types(), "id": self.uri, "isPartOf": self.base},
-        }
-
-    def body(self) -> str:
-        return json.dumps(self.activity(), separators=(",", ":"), ensure_ascii=False)
-
-    def headers(self) -> dict[str, str]:
-        """The message headers Fedora 6 sets for JMS consumers (``org.fcrepo.jms.*``)."""
-        p = HEADER_PREFIX
-        return {p + "identifier": self.uid, p + "eventType": AS_NS + "#" + self.activity_type,
-                p + "resourceType": ",".join(self.object_types()), p + "user": self.user,
-                p + "userAgent": APPLICATION, p + "baseURL": self.base,
-                p + "timestamp": str(self.millis), p + "eventID": self.id}
 
 
 def changes_after(txn: Reader, seq: int, limit: int = -1) -> list[Change]:

@@ -41,11 +41,9 @@ from lakesuperior.model.context import Context
 from lakesuperior.model.external import (
     EXTERNAL_HANDLING,
     EXTERNAL_URL,
-    AllowList,
     ExternalRef,
     check_handling,
 )
-from lakesuperior.model.fetch import Counted, open_source
 from lakesuperior.model.inputs import DEFAULT_MIMETYPE, BinaryInput
 from lakesuperior.model.literals import lexical, literal_term
 from lakesuperior.model.namespaces import (
@@ -60,6 +58,7 @@ from lakesuperior.model.namespaces import (
 from lakesuperior.model.uids import res_uri
 from lakesuperior.rdfio import Triple
 from lakesuperior.store.binaries import CHUNK_SIZE, normalize_algorithm, normalize_digest
+from lakesuperior.store.external import AllowList, Counted, open_source
 
 _XSD_LONG_IRI = bare_iri(XSD_LONG)
 _URN_ALGOS = MappingProxyType({v: k for k, v in digests.URN_NAMES.items()})

@@ -15,6 +15,7 @@ from lakesuperior.exceptions import (
     ResourceNotExistsError,
     StoreFormatError,
 )
+from lakesuperior.messaging import fedora
 from lakesuperior.model import events
 from lakesuperior.store.quadstore import FORMAT_VERSION, QuadStore
 
@@ -76,7 +77,7 @@ def test_fedora_6_version_created(repo):
     repo.create_version("/a")
     assert feed(repo, seq) == [("version", "/a")]
     change = list(repo.changes(seq))[0]
-    assert change.activity()["type"] == ["Update"]
+    assert fedora.activity(change)["type"] == ["Update"]
 
 
 def test_membership_induced_last_modified_change_is_an_update(repo):
@@ -127,7 +128,7 @@ def test_the_acting_user_and_public_base_are_recorded(repo_factory):
     repo.create_or_replace("/a")
     change = next(c for c in repo.changes() if c.uid == "/a")
     assert change.user == "alice" and change.uri == "https://repo.example.org/fcrepo/rest/a"
-    body = change.activity()
+    body = fedora.activity(change)
     assert body["actor"][0] == {"type": ["Person"], "id": "info:fedora/local-user#alice"}
     assert body["object"]["isPartOf"] == "https://repo.example.org/fcrepo/rest"
 

@@ -14,7 +14,7 @@ from lakesuperior.exceptions import (
     ExternalContentError,
     PayloadTooLargeError,
 )
-from lakesuperior.model.external import AllowList, normalize_url
+from lakesuperior.store.external import AllowList, normalize_url
 
 from .conftest import CONTENT, TEXT
 
