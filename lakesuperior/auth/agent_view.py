@@ -182,7 +182,7 @@ class AgentView:
                 return self._repo.get(uid, base_uri=base_uri, **kwargs)
             return load_visible(ctx, uid, visible, **kwargs)
 
-    def info(self, uid: str, *, base_uri: str | None = None) -> Any:
+    def info(self, uid: str, *, base_uri: str | None = None, own_triples: bool = False) -> Any:
         uid = normalize_uid(uid)
         if self._repo.in_transaction:
             def check(a: Access) -> None:
@@ -192,7 +192,7 @@ class AgentView:
             def check(a: Access) -> None:
                 a.require(uid, "Read")
         with self._reading(check, base_uri):
-            return self._repo.info(uid, base_uri=base_uri)
+            return self._repo.info(uid, base_uri=base_uri, own_triples=own_triples)
 
     def versions(self, uid: str) -> list[Any]:
         uid = normalize_uid(uid)

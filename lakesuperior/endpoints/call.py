@@ -182,7 +182,7 @@ MUST_MATCH = frozenset(("PUT", "PATCH", "DELETE"))
 
 def checked_write(call: Call, method: str | None, write: Callable[[Any], _R], *,
                   read: bool = True, missing_ok: bool = False,
-                  check: Callable[[Any], None] | None = None) -> _R:
+                  check: Callable[[Any], None] | None = None, own_triples: bool = False) -> _R:
     """Check preconditions, then write: ``write(current)`` is the write.
 
     In one write of the repository (``Repository.transact``: its commit may be
@@ -196,7 +196,9 @@ def checked_write(call: Call, method: str | None, write: Callable[[Any], _R], *,
     resource (PUT) instead of 404. With nothing to read, ``write(None)`` is
     called directly: its one repository call is its own write. Under
     ``http.require_if_match``, a PUT, PATCH or DELETE of an existing target
-    without ``If-Match`` is refused (428, RFC 6585 section 3).
+    without ``If-Match`` is refused (428, RFC 6585 section 3). ``own_triples``: the
+    state read holds the resource's own triples (``Repository.info``), for a write
+    that replaces them.
     """
     conditions = call.conditions if method is not None else Conditions()
     must_match = (method in MUST_MATCH and call.require_if_match
@@ -207,7 +209,7 @@ def checked_write(call: Call, method: str | None, write: Callable[[Any], _R], *,
     def checked() -> _R:
         repo = call.repo
         try:
-            current = repo.info(call.uid, base_uri=call.base)
+            current = repo.info(call.uid, base_uri=call.base, own_triples=own_triples)
         except ResourceNotExistsError:
             if not missing_ok:
                 raise

@@ -287,8 +287,8 @@ def _put_resource(call: Call, model: str | None, media_type: str | None, spool: 
                           filename=bodies.filename())
         elif body is not None:
             kwargs.update(triples=body.triples())
-        return call.repo.create_or_replace(call.uid, **kwargs)
-    return checked_write(call, "PUT", write, missing_ok=True)
+        return call.repo.create_or_replace(call.uid, current=current, **kwargs)
+    return checked_write(call, "PUT", write, missing_ok=True, own_triples=True)
 
 
 def _put_description(call: Call) -> Response:

@@ -57,6 +57,16 @@ def group_of(txn: Reader, uid: str) -> str | None:
     return None
 
 
+def group_in(txn: Reader, uid: str, own: Iterable[Triple]) -> str | None:
+    """``group_of`` for a resource whose own triples ``own`` were read: its own type
+    is not looked up again."""
+    if uid == ROOT_UID:
+        return None
+    if any(t[1] == RDF_TYPE and t[2] == ARCHIVAL_GROUP for t in own):
+        return uid
+    return group_of(txn, parent_of(uid))
+
+
 def not_for_binary(uid: str | None, model: str = NON_RDF_SOURCE) -> InvalidTypeLinkError:
     """The error for an Archival Group that would not be a container."""
     what = "Binary resources" if model == NON_RDF_SOURCE else f"A {model_name(model)}"

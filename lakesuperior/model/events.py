@@ -24,6 +24,7 @@ from typing import Any
 
 from lakesuperior.model.namespaces import RDF_TYPE
 from lakesuperior.model.uids import graph, res_uri
+from lakesuperior.rdfio import Triple
 from lakesuperior.store.reads import Reader
 from lakesuperior.store.writes import WriteTxn
 
@@ -61,8 +62,9 @@ class ChangeSet:
     def clear(self) -> None:
         self.changes.clear()
 
-    def add(self, ctx: Any, uid: str, kind: str) -> None:
-        """Record that ``kind`` happened to ``uid`` in the write of ``ctx``."""
+    def add(self, ctx: Any, uid: str, kind: str, types: list[str] | None = None) -> None:
+        """Record that ``kind`` happened to ``uid`` in the write of ``ctx``
+        (``types``: its rdf:types now, if the caller knows them)."""
         if kind not in KINDS:
             raise ValueError(f"Unknown change kind {kind!r}")
         prev = self.changes.get(uid)
@@ -72,15 +74,24 @@ class ChangeSet:
                     prev.kind = kind
                 return
             prev.kind = kind
-            prev.types = types_at(ctx.txn, uid) or prev.types
+            prev.types = (types_at(ctx.txn, uid) if types is None else types) or prev.types
             return
-        self.changes[uid] = Pending(kind, types_at(ctx.txn, uid), ctx.agent,
+        self.changes[uid] = Pending(kind, types_at(ctx.txn, uid) if types is None else types,
+                                    ctx.agent,
                                      ctx.urimap.base, _ms(ctx.now))
 
 
-def record_change(ctx: Any, uid: str, kind: str) -> None:
-    """Record that ``kind`` (one of ``KINDS``) happened to ``uid`` in this write."""
-    ctx.events.add(ctx, uid, kind)
+def record_change(ctx: Any, uid: str, kind: str, triples: list[Triple] | None = None) -> None:
+    """Record that ``kind`` (one of ``KINDS``) happened to ``uid`` in this write
+    (``triples``: its own triples now, if the caller has them: its types are not
+    read again)."""
+    ctx.events.add(ctx, uid, kind, None if triples is None else types_in(triples, uid))
+
+
+def types_in(triples: list[Triple], uid: str) -> list[str]:
+    """rdf:types (bare IRIs) of ``uid`` among its ``triples``."""
+    res = res_uri(uid)
+    return [o[1:-1] for s, p, o in triples if p == RDF_TYPE and s == res and o.startswith("<")]
 
 
 def types_at(txn: Reader, uid: str) -> list[str]:

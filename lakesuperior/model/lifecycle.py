@@ -36,7 +36,7 @@ from lakesuperior.model.interaction import (
 )
 from lakesuperior.model.lookup import is_tombstone, model_at, require_model, tombstone_error
 from lakesuperior.model.namespaces import LDP_CONTAINS, RDF_TYPE
-from lakesuperior.model.resource import RdfSource, view
+from lakesuperior.model.resource import RdfSource, ResourceInfo, view
 from lakesuperior.model.server_managed import (
     BINARY_PREDICATES,
     binary_values,
@@ -51,19 +51,21 @@ from lakesuperior.rdfio import Triple
 # --- create / replace ---------------------------------------------------------------------
 
 def create_or_replace(ctx: WriteContext, uid: str, inp: RdfInput | BinaryInput,
-                      handling: str = "strict", *,
-                      archival_group: bool = False) -> tuple[str, RdfSource]:
+                      handling: str = "strict", *, archival_group: bool = False,
+                      current: ResourceInfo | None = None) -> tuple[str, RdfSource]:
     """PUT semantics: ``('create' | 'replace', view)``. Missing intermediate
     path segments are created as basic containers. ``archival_group``: the
-    resource is (created as) an Archival Group."""
+    resource is (created as) an Archival Group. ``current``: the resource's state
+    (``resource.load_state``) read in this write transaction, nothing written since."""
     txn = ctx.txn
-    model = model_at(txn, uid)
+    model = model_at(txn, uid) if current is None else current.interaction_model
     if model is not None:
-        if archival_group and not archival.is_group(txn, uid):
+        group = archival.is_group(txn, uid) if current is None else current.group == uid
+        if archival_group and not group:
             raise IncompatibleLdpTypeError(uid, f"{uid} exists and is not an Archival "
                                                 "Group: a resource becomes one only when "
                                                 "it is created")
-        return "replace", replace(ctx, uid, model, inp, handling)
+        return "replace", replace(ctx, uid, model, inp, handling, current)
     if is_tombstone(txn, uid):
         raise tombstone_error(txn, uid)
     parent_model = ensure_parent(ctx, uid, create_missing=True)
@@ -158,10 +160,11 @@ def attach(ctx: WriteContext, uid: str, triples: list[Triple], parent_model: str
 
 
 def _user_triples(ctx: Context, uid: str, model: str, inp: RdfInput,
-                  handling: str, dropped: list[Triple]) -> list[Triple]:
+                  handling: str, dropped: list[Triple],
+                  has_membership: bool | None = None) -> list[Triple]:
     """The checked, deduplicated client triples of an RDF input, membership
     configuration completed; ``dropped`` gets what referential integrity dropped."""
-    checker = InputChecker(ctx, uid, handling, model)
+    checker = InputChecker(ctx, uid, handling, model, has_membership)
     user = checker.check(inp.triples)
     if not inp.distinct or checker.may_repeat:
         user = list(dict.fromkeys(user))
@@ -208,8 +211,9 @@ def create_at(ctx: WriteContext, uid: str, inp: RdfInput | BinaryInput, handling
 
 
 def replace(ctx: WriteContext, uid: str, model: str, inp: RdfInput | BinaryInput,
-            handling: str = "strict") -> RdfSource:
-    """Replace the state of an existing resource (its interaction model stays)."""
+            handling: str = "strict", current: ResourceInfo | None = None) -> RdfSource:
+    """Replace the state of an existing resource (its interaction model stays);
+    ``current`` as for ``create_or_replace``."""
     txn = ctx.txn
     if model == NON_RDF_SOURCE and not inp.is_binary:
         raise IncompatibleLdpTypeError(uid, f"{uid} is a binary (ldp:NonRDFSource): it "
@@ -219,7 +223,13 @@ def replace(ctx: WriteContext, uid: str, model: str, inp: RdfInput | BinaryInput
         raise IncompatibleLdpTypeError(uid, f"{uid} is a {model_name(model)}: it cannot be "
                                             "replaced with a binary")
     interaction.check_change(uid, model, inp.model)
-    old = containment.own_triples(txn, uid)
+    if current is None or current.own is None:
+        old = containment.own_triples(txn, uid)
+        group = archival.group_of(txn, uid)
+        own_ids = membership_known = None
+    else:
+        old, group = current.own, current.group
+        own_ids, membership_known = current.version_list.own, current.has_membership
     extra_sm: list[Triple] = []
     dropped: list[Triple] = []
     if isinstance(inp, BinaryInput):
@@ -227,14 +237,14 @@ def replace(ctx: WriteContext, uid: str, model: str, inp: RdfInput | BinaryInput
         user = nonrdf.user_triples(ctx, uid, inp, old_user)
         extra_sm = nonrdf.content_triples(uid, inp)
     else:
-        user = _user_triples(ctx, uid, model, inp, handling, dropped)
+        user = _user_triples(ctx, uid, model, inp, handling, dropped, membership_known)
     extra_sm += archival.kept(old, uid)
     new = renewed_server_triples(ctx, uid, model, old) + extra_sm + user
-    versions.on_change(ctx, uid, archival.group_of(txn, uid), old)
+    versions.on_change(ctx, uid, group, old, own_ids)
     containment.write_graph(ctx, uid, new, canonical=_canonical(inp), keep_children=True)
-    record_change(ctx, uid, "update")
+    record_change(ctx, uid, "update", new)
     after_change(ctx, uid, model, old, new)
-    res = _view_after_write(ctx, uid, model, new)
+    res = _view_after_write(ctx, uid, model, new, group, membership_known)
     res.dropped = dropped
     return res
 
@@ -255,11 +265,14 @@ def state_of(ctx: Context, uid: str, model: str, inp: RdfInput | BinaryInput,
             + _user_triples(then, uid, model, inp, handling, []))
 
 
-def _view_after_write(ctx: Context, uid: str, model: str, own: list[Triple]) -> RdfSource:
+def _view_after_write(ctx: Context, uid: str, model: str, own: list[Triple],
+                      group: str | None, has_membership: bool | None = None) -> RdfSource:
     """The view a replace or update returns: the resource's own triples (its
-    containment is not read: ``get`` shows it)."""
-    return view(ctx, uid, own, model=model, extra=membership.triples_about(ctx.txn, uid),
-                versions=versions.list_versions(ctx, uid), contained=None)
+    containment is not read: ``get`` shows it); ``group``: its Archival Group;
+    ``has_membership``: whether it has membership triples (None: look)."""
+    extra = [] if has_membership is False else membership.triples_about(ctx.txn, uid)
+    return view(ctx, uid, own, model=model, extra=extra,
+                versions=versions.list_versions(ctx, uid, group), contained=None)
 
 
 def after_change(ctx: WriteContext, uid: str, model: str, old: list[Triple],
@@ -321,11 +334,12 @@ def apply_delta(ctx: WriteContext, uid: str, removed: Iterable[Triple], added: I
         binary_sm, user = edit.apply(binary_values(old, uid), user)
         sm += binary_sm
     new = sm + user
-    versions.on_change(ctx, uid, archival.group_of(txn, uid), old)
+    group = archival.group_of(txn, uid)
+    versions.on_change(ctx, uid, group, old)
     containment.write_graph(ctx, uid, new, keep_children=True)
-    record_change(ctx, uid, "update")
+    record_change(ctx, uid, "update", new)
     after_change(ctx, uid, model, old, new)
-    res = _view_after_write(ctx, uid, model, new)
+    res = _view_after_write(ctx, uid, model, new, group)
     res.dropped = checker.dropped
     return res
 

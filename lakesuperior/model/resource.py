@@ -29,7 +29,7 @@ import rdflib
 
 from lakesuperior import rdfio
 from lakesuperior.exceptions import BinaryNotFoundError
-from lakesuperior.model import interaction, membership
+from lakesuperior.model import archival, interaction, membership
 from lakesuperior.model.containment import contained, own_triples
 from lakesuperior.model.context import Context
 from lakesuperior.model.external import EXTERNAL_HANDLING, EXTERNAL_URL
@@ -367,13 +367,21 @@ class ResourceInfo:
     ``digest_algorithm`` and ``content`` (None / empty otherwise).
     """
 
-    __slots__ = ("_view", "has_membership")
+    __slots__ = ("_view", "has_membership", "own", "group", "read_in")
 
-    def __init__(self, v: RdfSource, has_membership: bool):
+    def __init__(self, v: RdfSource, has_membership: bool, own: list[Triple] | None = None,
+                 group: str | None = None):
         self._view = v
         #: Whether Direct/Indirect containers point membership triples at the
         #: resource (its representation may then hold triples it does not own).
         self.has_membership = has_membership
+        #: The resource's own triples, containment excepted (``load_state``; None
+        #: from ``load_info``, which does not read them), and its Archival Group.
+        self.own = own
+        self.group = group
+        #: Which write read it (``Repository``: a state read in a write transaction
+        #: may stand for the resource in a write of that transaction).
+        self.read_in: object = None
 
     def __repr__(self) -> str:
         return f"<ResourceInfo {self._view.uid} {interaction.model_name(self.interaction_model)}>"
@@ -395,6 +403,11 @@ class ResourceInfo:
     @property
     def has_versions(self) -> bool:
         return bool(self._view._versions)
+
+    @property
+    def version_list(self) -> VersionList:
+        """The versions as read (``VersionList``: their ids, and the resource's own)."""
+        return self._view._versions
 
     @property
     def parent(self) -> str | None:
@@ -446,6 +459,21 @@ def load_info(ctx: Context, uid: str) -> ResourceInfo:
     return ResourceInfo(v, txn.has_graph(graph("midx", uid)))
 
 
+def load_state(ctx: Context, uid: str) -> ResourceInfo:
+    """``load_info`` for a write about to replace the resource's own triples: they
+    are read whole (one read, containment excepted) and kept in ``own``, with the
+    resource's Archival Group in ``group``, so the write reads none of it again."""
+    txn = ctx.txn
+    own = own_triples(txn, uid)
+    model = model_in(own, uid)
+    if model is None:
+        require_model(txn, uid)  # raises the right error
+    group = archival.group_in(txn, uid, own)
+    v = view(ctx, uid, own, model=model, incl_children=False,
+             versions=list_versions(ctx, uid, group))
+    return ResourceInfo(v, txn.has_graph(graph("midx", uid)), own, group)
+
+
 def inbound(txn: Reader, uid: str) -> list[Triple]:
     """Triples of other live resources whose object is this resource (containment
     excluded)."""
@@ -457,5 +485,6 @@ def inbound(txn: Reader, uid: str) -> list[Triple]:
     return out
 
 
-__all__ = ["RdfSource", "Container", "Binary", "ResourceInfo", "load", "load_info", "view",
+__all__ = ["RdfSource", "Container", "Binary", "ResourceInfo", "load", "load_info",
+           "load_state", "view",
            "inbound"]

@@ -50,15 +50,17 @@ class InputChecker:
     """
 
     __slots__ = ("ctx", "uid", "res", "pub_res", "pub_hash", "res_hash", "handling",
-                 "model", "dropped", "may_repeat", "_refs")
+                 "model", "dropped", "may_repeat", "_refs", "_membership")
 
     def __init__(self, ctx: Context, uid: str, handling: str = "strict",
-                 model: str | None = None):
+                 model: str | None = None, has_membership: bool | None = None):
         if handling not in HANDLINGS:
             raise InvalidResourceError(uid, f"handling must be one of {', '.join(HANDLINGS)}, "
                                             f"not {handling!r}")
         self.ctx = ctx
         self.model = model
+        #: whether other containers give the resource membership triples (None: look)
+        self._membership = has_membership
         self.uid = uid
         self.res = res_uri(uid)
         self.pub_res = ctx.urimap.public_term(uid)
@@ -179,7 +181,8 @@ class InputChecker:
         """``out`` without the membership triples other containers give the resource
         (they appear in its representation, not in its own triples)."""
         txn = self.ctx.txn
-        if not out or not txn.has_graph(graph("midx", self.uid)):
+        if not out or not (self._membership if self._membership is not None
+                           else txn.has_graph(graph("midx", self.uid))):
             return out
         generated = set(triples_about(txn, self.uid))
         if not generated:

@@ -50,6 +50,7 @@ from lakesuperior.store.reads import Reader
 HAS_GROUP_VERSION = FCSYSTEM.hasGroupVersion
 
 _FORMAT = "%Y%m%d%H%M%S"
+_UNKNOWN = object()
 
 
 @dataclass(frozen=True)
@@ -126,13 +127,16 @@ class VersionList(Sequence[VersionInfo]):
     read in the call's snapshot, each ``VersionInfo`` made when first asked for
     (a GET needs only the newest id, for its ETag, whatever the number of versions)."""
 
-    __slots__ = ("uid", "ids", "_labels", "_urimap", "_made")
+    __slots__ = ("uid", "ids", "own", "_labels", "_urimap", "_made")
 
     def __init__(self, urimap: UriMap | None, uid: str, ids: list[str],
-                 labels: dict[str, str]):
+                 labels: dict[str, str], own: list[str] | None = None):
         self.uid = uid
         #: The version ids (yyyyMMddHHmmss), oldest first.
         self.ids = ids
+        #: The resource's own version ids (``ids`` without the other versions of
+        #: its Archival Group), oldest first.
+        self.own = ids if own is None else own
         self._labels = labels
         self._urimap = urimap
         self._made: list[VersionInfo | None] = [None] * len(ids)
@@ -165,10 +169,12 @@ def no_versions(uid: str) -> VersionList:
     return VersionList(None, uid, [], {})
 
 
-def list_versions(ctx: Context, uid: str) -> VersionList:
+def list_versions(ctx: Context, uid: str, group: str | None | object = _UNKNOWN
+                  ) -> VersionList:
     """Versions of a resource, oldest first; in an Archival Group, the group's
     versions since the resource's first one. One read of the resource's history
-    graph (its version ids and labels), and the group's list in a group."""
+    graph (its version ids and labels), and the group's list in a group.
+    ``group``: the resource's Archival Group (or None), if the caller knows it."""
     res = res_uri(uid)
     own: list[str] = []
     labels: dict[str, str] = {}
@@ -181,9 +187,13 @@ def list_versions(ctx: Context, uid: str) -> VersionList:
     if not own:
         return no_versions(uid)
     own.sort()
-    group = archival.group_of(ctx.txn, uid)
-    ids = own if group is None else [v for v in group_ids(ctx, group) if v >= own[0]]
-    return VersionList(ctx.urimap, uid, ids, labels)
+    if group is _UNKNOWN:
+        group = archival.group_of(ctx.txn, uid)
+    if group is None:
+        return VersionList(ctx.urimap, uid, own, labels)
+    assert isinstance(group, str)
+    ids = [v for v in group_ids(ctx, group) if v >= own[0]]
+    return VersionList(ctx.urimap, uid, ids, labels, own)
 
 
 def _own_triples(ctx: Context, uid: str) -> list[Triple]:
@@ -192,11 +202,13 @@ def _own_triples(ctx: Context, uid: str) -> list[Triple]:
 
 
 def settle(ctx: WriteContext, uid: str, keep: str | None = None,
-           current: list[Triple] | None = None) -> list[str]:
+           current: list[Triple] | None = None, own: list[str] | None = None) -> list[str]:
     """Store the state of a live newest version (unless it is ``keep``) in its own
     snapshot graph: the resource's own graph (``current``, if the caller has read
-    it) is about to change. Return the ids of the resource's versions."""
-    own = own_ids(ctx, uid)
+    it) is about to change. Return the ids of the resource's versions (``own``,
+    if the caller has read them in this write)."""
+    if own is None:
+        own = own_ids(ctx, uid)
     if not own or own[-1] == keep:
         return own
     snap = snap_graph(uid, own[-1])
@@ -236,14 +248,14 @@ def add_group_id(ctx: WriteContext, group: str, vid: str) -> None:
 
 
 def on_change(ctx: WriteContext, uid: str, group: str | None,
-              current: list[Triple] | None = None) -> None:
+              current: list[Triple] | None = None, own: list[str] | None = None) -> None:
     """Call before a resource's own graph (``current``, if read) is written, created
     or changed: settle its live version and, with ``versioning.auto``, make the new
     state a live version at the call's datetime (and a version of its Archival
-    Group ``group``)."""
+    Group ``group``). ``own``: the resource's version ids, if read in this write."""
     auto = ctx.settings.versioning_auto
     vid = version_id(ctx)
-    own = settle(ctx, uid, keep=vid if auto else None, current=current)
+    own = settle(ctx, uid, keep=vid if auto else None, current=current, own=own)
     if not auto:
         return
     _live_at(ctx, uid, vid, own)

@@ -50,7 +50,14 @@ from lakesuperior.model.external import external_ref
 from lakesuperior.model.inputs import is_binary, read_input
 from lakesuperior.model.lookup import is_tombstone, require_model, tombstone_error
 from lakesuperior.model.nonrdf import ExternalSources, external_input
-from lakesuperior.model.resource import RdfSource, ResourceInfo, load, load_info, view
+from lakesuperior.model.resource import (
+    RdfSource,
+    ResourceInfo,
+    load,
+    load_info,
+    load_state,
+    view,
+)
 from lakesuperior.model.server_managed import server_triples
 from lakesuperior.model.uids import ROOT_UID, UriMap, check_slug, child_uid, normalize_uid, res_uri
 from lakesuperior.model.versions import VersionInfo
@@ -174,6 +181,8 @@ class Repository(AccessControl):
         except BaseException as e:
             tx.failed(e)
             raise
+        finally:
+            tx.written()
 
     def transact(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> _T:
         """``fn(*args, **kwargs)`` as one atomic write: the calls it makes share one
@@ -291,14 +300,24 @@ class Repository(AccessControl):
                         incl_srv_mgd=incl_srv_mgd, embed_children=embed_children,
                         incl_membership=incl_membership)
 
-    def info(self, uid: str, *, base_uri: str | None = None) -> ResourceInfo:
+    def info(self, uid: str, *, base_uri: str | None = None,
+             own_triples: bool = False) -> ResourceInfo:
         """What the resource at ``uid`` is, cheaply: interaction model and types,
         etag, ``created`` / ``last_modified``, versions, and for a binary its size,
         mimetype, filename and digests; without reading its triples (a container's
-        children included). ``ResourceNotExistsError`` / ``TombstoneError`` as ``get``."""
+        children included). ``ResourceNotExistsError`` / ``TombstoneError`` as ``get``.
+        ``own_triples``: read its own triples too (``ResourceInfo.own``; containment
+        excepted), for a write about to replace them: read in a ``transact`` function
+        or ``transaction()`` block, the info passed as ``current`` to
+        ``create_or_replace`` spares that write reading them again."""
         uid = normalize_uid(uid)
         with self.snapshot(base_uri) as ctx:
-            return load_info(ctx, uid)
+            if not own_triples:
+                return load_info(ctx, uid)
+            info = load_state(ctx, uid)
+            if self._tx.owned():
+                info.read_in = self._tx.mark
+            return info
 
     # -- writing ----------------------------------------------------------------------------
 
@@ -390,7 +409,8 @@ class Repository(AccessControl):
                           base_uri: str | None = None,
                           triples: Iterable[tuple[str, str, str]] | None = None,
                           archival_group: bool = False, external: str | None = None,
-                          external_handling: str = "copy") -> tuple[str, RdfSource]:
+                          external_handling: str = "copy",
+                          current: ResourceInfo | None = None) -> tuple[str, RdfSource]:
         """PUT: create the resource at ``uid`` or replace its state; return
         ``('create' | 'replace', resource)``. Missing intermediate path segments
         become basic containers. Inputs as for ``create`` (``triples`` resolved
@@ -398,7 +418,9 @@ class Repository(AccessControl):
         of an existing resource cannot change; a binary cannot be replaced with
         RDF (update its description instead) nor an RDF source with a binary.
         ``archival_group`` and ``external`` as for ``create`` (an existing resource
-        must already be a group, or a binary).
+        must already be a group, or a binary). ``current``: ``info(uid,
+        own_triples=True)`` read in the same write, nothing written since (otherwise
+        it is not used: the state is read again).
         """
         uid = normalize_uid(uid)
         umap = self._urimap(base_uri)
@@ -410,8 +432,15 @@ class Repository(AccessControl):
         inp = self._input(uid, umap, graph=graph, data=data, media_type=media_type,
                           stream=stream, interaction_model=interaction_model,
                           digests=digests, filename=filename, triples=triples, external=ext)
-        return self._write(lambda ctx: lifecycle.create_or_replace(
-            ctx, uid, inp, handling, archival_group=archival_group), base_uri)
+        tx = self._tx
+
+        def write(ctx: WriteContext) -> tuple[str, RdfSource]:
+            state = current if current is not None and current.read_in is tx.mark else None
+            if state is not None and state.uid != uid:
+                state = None
+            return lifecycle.create_or_replace(ctx, uid, inp, handling,
+                                               archival_group=archival_group, current=state)
+        return self._write(write, base_uri)
 
     def update(self, uid: str, sparql_update: str | bytes, *, handling: str = "strict",
                base_uri: str | None = None) -> RdfSource:

@@ -32,10 +32,10 @@ _T = TypeVar("_T")
 class Transactions:
     """The transaction state a repository shares with its ``as_user`` copies: the
     group commit (its write lock), the open write transaction and its owner thread,
-    the first error of a call inside it, its change events and clock, and the open
-    read snapshot of each thread."""
+    the first error of a call inside it, its change events and clock, its mark,
+    and the open read snapshot of each thread."""
 
-    __slots__ = ("groups", "txn", "owner", "error", "reads", "events", "now",
+    __slots__ = ("groups", "txn", "owner", "error", "reads", "events", "now", "mark",
                  "_retention_s", "_publishing")
 
     def __init__(self, store: Any, *, retention_s: float, publishing: bool):
@@ -46,6 +46,9 @@ class Transactions:
         self.reads: dict[int, Any] = {}
         self.events = events.ChangeSet()   # the changes of the running write
         self.now: datetime | None = None   # the time its writes record (``clock``)
+        #: The state of the open transaction: a new object after each of its writes
+        #: (``written``), so that what was read under one mark is known current.
+        self.mark: object | None = None
         self._retention_s = retention_s
         self._publishing = publishing
 
@@ -58,6 +61,10 @@ class Transactions:
         if self.txn is None or not self.owned():
             raise RuntimeError("No write transaction of this thread is open")
         return self.txn
+
+    def written(self) -> None:
+        """A write of the open transaction ran: what was read before it is not current."""
+        self.mark = object()
 
     def failed(self, error: BaseException) -> None:
         """A call inside the open transaction raised: the write is rolled back at
@@ -103,6 +110,7 @@ class Transactions:
         self._reset()
         self.txn = txn
         self.owner = threading.get_ident()
+        self.mark = object()
 
     def _finish(self, txn: WriteTxn) -> None:
         """The end of a write: its first error raised, else its events into the
@@ -118,3 +126,4 @@ class Transactions:
         self.error = None
         self.events = events.ChangeSet()
         self.now = None
+        self.mark = None

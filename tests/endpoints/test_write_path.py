@@ -6,8 +6,13 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import pytest
+from pytest import MonkeyPatch
 
 from lakesuperior import rdfio
+from lakesuperior.config import Config
+from lakesuperior.exceptions import TombstoneError
+from lakesuperior.repository.transactions import Transactions
+from tests.apps import serving
 
 from .conftest import DC_TITLE, LDP, TTL, link_targets, post_ttl, put_ttl
 
@@ -121,3 +126,87 @@ def test_tombstone_answer_links_its_tombstone_and_constraints(client):
     assert r.status_code == 410 and "deleted" in r.data.decode()
     assert link_targets(r, "hasTombstone") == ["http://localhost/rest/t/fcr:tombstone"]
     assert link_targets(r, LDP + "constrainedBy") == ["http://localhost/constraints#tombstones"]
+
+
+# -- a PUT reads the resource once ------------------------------------------------------
+
+class CountingTxn:
+    """A store transaction that counts the calls made on it, by method."""
+
+    def __init__(self, txn, calls: list[str]):
+        self._txn = txn
+        self._calls = calls
+
+    def __getattr__(self, name):
+        attr = getattr(self._txn, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args, **kwargs):
+            self._calls.append(name)
+            return attr(*args, **kwargs)
+        return call
+
+
+def count_store_calls(monkeypatch: MonkeyPatch) -> list[str]:
+    """The store calls of the write transactions begun from now on."""
+    calls: list[str] = []
+    begin = Transactions._begin
+    monkeypatch.setattr(Transactions, "_begin",
+                        lambda self, txn: begin(self, CountingTxn(txn, calls)))
+    return calls
+
+
+BODY_200 = "\n".join(f'<> <http://ex.org/p{i}> "v{i}" .' for i in range(200))
+
+
+@pytest.mark.parametrize("auto", [True, False])
+def test_put_replacing_a_container_makes_few_store_calls(tmp_path, auto):
+    """The endpoint's precondition read is the model's read: the container's own
+    triples, versions and membership are read once; its children never."""
+    config = Config(data_dir=str(tmp_path), sync=False, auth_enabled=False,
+                    versioning_auto=auto)
+    with MonkeyPatch.context() as mp:
+        for app in serving(config):
+            client = app.test_client()
+            assert put_ttl(client, "/rest/c", BODY_200).status_code == 201
+            for i in range(3):
+                assert put_ttl(client, f"/rest/c/k{i}", BODY_200).status_code == 201
+            etag = client.head("/rest/c").headers["ETag"]
+            calls = count_store_calls(mp)
+            r = put_ttl(client, "/rest/c", BODY_200 + '\n<> <http://ex.org/q> "new" .',
+                        **{"If-Match": etag})
+            assert r.status_code == 204
+            assert 0 < len(calls) <= 14, calls
+            assert calls.count("triples") <= 3, calls     # own, history, history after
+            mp.undo()
+            got = client.get("/rest/c", headers={"Accept": "application/n-triples"})
+            assert '"new"' in got.text and got.text.count("ldp#contains") == 3
+
+
+def test_a_state_read_before_another_write_is_read_again(repo):
+    """``current`` stands for the resource only if read in this write with nothing
+    written since: a stale one is ignored (the state is read again), never trusted."""
+    s = f"<{repo.base_uri}/s>"
+
+    def put(value: str, current=None):
+        repo.create_or_replace("/s", current=current,
+                               triples=[(s, "<http://ex.org/p>", f"<http://ex.org/{value}>")])
+
+    put("a")
+    stale = repo.info("/s", own_triples=True)            # outside any write
+    assert stale.own and stale.read_in is None
+    repo.delete("/s")
+    with pytest.raises(TombstoneError):
+        put("b", stale)
+    repo.resurrect("/s")
+    put("c")
+    with pytest.raises(TombstoneError), repo.transaction():
+        fresh = repo.info("/s", own_triples=True)
+        assert fresh.read_in is not None
+        repo.delete("/s")                                # written since
+        put("d", fresh)
+    with repo.transaction():
+        fresh = repo.info("/s", own_triples=True)
+        put("e", fresh)                                  # current: used
+    assert [o for _s, p, o in repo.get("/s").triples if "ex.org" in p] == ["<http://ex.org/e>"]
