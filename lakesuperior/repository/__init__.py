@@ -41,7 +41,7 @@ from lakesuperior import query as queries
 from lakesuperior.auth import access, acl
 from lakesuperior.config import Config
 from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidResourceError, SparqlError
-from lakesuperior.model import archival, checks, events, interaction, lifecycle, tombstones
+from lakesuperior.model import archival, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.containment import write_graph
@@ -62,7 +62,7 @@ from lakesuperior.model.server_managed import server_triples
 from lakesuperior.model.uids import ROOT_UID, UriMap, check_slug, child_uid, normalize_uid, res_uri
 from lakesuperior.model.versions import VersionInfo
 from lakesuperior.query.view import GraphFilterFactory
-from lakesuperior.repository.access_control import AccessControl
+from lakesuperior.repository import access_control, feed, maintenance
 from lakesuperior.repository.transactions import Transactions
 from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.binaries import BinaryStore
@@ -75,7 +75,7 @@ __all__ = ["Repository"]
 _T = TypeVar("_T")
 
 
-class Repository(AccessControl):
+class Repository:
     """An LDP repository on a data directory (LMDB quad store + binary files).
 
     ``Repository(path)`` uses the default configuration with ``data_dir=path``;
@@ -117,6 +117,16 @@ class Repository(AccessControl):
     @classmethod
     def from_config(cls, config: Config, **kw: Any) -> Repository:
         return cls(config=config, **kw)
+
+    # -- access control: ACLs, decisions, agent views (``access_control.py``) --------
+    acl = access_control.acl
+    has_acl = access_control.has_acl
+    set_acl = access_control.set_acl
+    update_acl = access_control.update_acl
+    delete_acl = access_control.delete_acl
+    access = access_control.access
+    as_user = access_control.as_user
+    as_agent = access_control.as_agent
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -607,43 +617,10 @@ class Repository(AccessControl):
             raise SparqlError(f"timeout must be a number of seconds, not {timeout!r:.50}")
         return timeout
 
-    # -- the change feed ------------------------------------------------------------------
-
-    def changes(self, since: int | datetime = 0, *, batch: int = 1000
-                ) -> Iterator[events.Change]:
-        """The change feed: one ``events.Change`` per changed resource per committed
-        write, in commit order, from the events retained (``messaging.retention_days``)
-        after seq ``since`` (an int) or at or after a time (a ``datetime``). Each
-        batch is read from its own snapshot; iteration ends at the feed's end."""
-        if isinstance(since, datetime):
-            with self.store.read() as txn:
-                after = events.first_after(txn, since)
-        elif isinstance(since, int) and not isinstance(since, bool) and since >= 0:
-            after = since
-        else:
-            raise InvalidResourceError(None, f"since is a seq (int >= 0) or a datetime, "
-                                             f"not {since!r:.50}")
-        while True:
-            with self.store.read() as txn:
-                found = events.changes_after(txn, after, batch)
-            if not found:
-                return
-            yield from found
-            after = found[-1].seq
-
-    def feed_state(self) -> dict[str, int]:
-        """The change feed's figures: ``first`` / ``last`` seq retained, ``entries``,
-        ``seq`` (last handed out), ``published`` (last acknowledged by the broker)."""
-        with self.store.read() as txn:
-            return txn.outbox_state()
-
-    def mark_published(self, seq: int) -> None:
-        """Record that the broker acknowledged every event up to ``seq``."""
-
-        def mark(ctx: WriteContext) -> None:
-            if seq > ctx.txn.outbox_state()["published"]:
-                ctx.txn.outbox_mark(seq)
-        self._write(mark)
+    # -- the change feed (``feed.py``) ---------------------------------------------------
+    changes = feed.changes
+    feed_state = feed.feed_state
+    mark_published = feed.mark_published
 
     # -- the store beneath: what admin and front doors may ask of it ----------------------
 
@@ -670,32 +647,11 @@ class Repository(AccessControl):
         not exist; the copy rebuilds its union-graph index on first use."""
         self.store.copy(dest, compact=compact)
 
-    # -- admin ----------------------------------------------------------------------------
-
-    def fixity_check(self, uid: str) -> checks.FixityResult:
-        """Re-hash a binary's content against its recorded digest."""
-        uid = normalize_uid(uid)
-        with self.snapshot() as ctx:
-            return checks.fixity_check(ctx, uid)
-
-    def integrity_check(self) -> checks.IntegrityReport:
-        """Check containment, parents, binary content and links of every resource."""
-        with self.snapshot() as ctx:
-            return checks.integrity_check(ctx)
-
-    def stats(self) -> dict[str, Any]:
-        """Counts (resources, tombstones, versions, binaries) and store sizes."""
-        with self.snapshot() as ctx:
-            return checks.stats(ctx, self.store)
-
-    def cleanup(self, *, min_age: float = 3600.0) -> dict[str, int]:
-        """Remove binary content no description refers to (left by purges and by
-        aborted writes, which store the file before the transaction) and
-        leftover temporary files, when older than ``min_age`` seconds."""
-        with self.snapshot() as ctx:
-            referenced = checks.referenced_digests(ctx)
-        return {"orphans": checks.remove_orphans(self.binaries, referenced, min_age),
-                "temp_files": self.binaries.remove_temp_files(min_age)}
+    # -- admin (``maintenance.py``) -----------------------------------------------------
+    fixity_check = maintenance.fixity_check
+    integrity_check = maintenance.integrity_check
+    stats = maintenance.stats
+    cleanup = maintenance.cleanup
 
 
 def _uris(value: Iterable[str], name: str) -> tuple[str, ...]:
