@@ -281,3 +281,14 @@ def test_only_the_repository_reaches_its_store():
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if reach.search(line)]
     assert found == []
+
+
+def test_the_repository_class_grows_by_files_not_base_classes():
+    """``Repository`` has no base class: its method groups are functions of their
+    own modules, bound in its class body, each one of a ``repository`` module."""
+    from lakesuperior.repository import Repository
+    assert Repository.__bases__ == (object,)
+    bound = {name: fn.__module__ for name, fn in vars(Repository).items()
+             if callable(fn) and getattr(fn, "__module__", "") != Repository.__module__}
+    assert bound and all(m.startswith("lakesuperior.repository.") for m in bound.values())
+    assert {"acl", "as_agent", "changes", "stats"} <= set(bound)
