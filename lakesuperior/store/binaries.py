@@ -120,7 +120,8 @@ class BinaryStore:
         base64); a mismatch raises ``ChecksumValidationError``. More than
         ``max_size`` bytes raise ``PayloadTooLargeError``; no room on the disk
         raises ``DiskFullError``. Either way nothing is stored. Storing the same
-        content again is harmless.
+        content again is harmless, and cheap: the file stored before (made durable
+        then) is kept, only its time renewed (``cleanup``'s age), and nothing is synced.
         """
         checks = [(normalize_algorithm(a), normalize_digest(a, v), a)
                   for a, v in (expected or {}).items()]
@@ -143,14 +144,17 @@ class BinaryStore:
                         h.update(chunk)
                     f.write(chunk)
                 f.flush()
+                digests = {a: h.hexdigest() for a, h in hashers.items()}
+                for algo, want, name in checks:
+                    if digests[algo] != want:
+                        raise ChecksumValidationError(msg=(
+                            f"{name} digest mismatch: expected {want}, got {digests[algo]}"))
+                digest = digests[self.algorithm]
+                final = self.path(digest)
+                if _renew(final):
+                    _unlink(tmp)
+                    return BinaryInfo(digest, self.algorithm, size, digests)
                 os.fsync(f.fileno())
-            digests = {a: h.hexdigest() for a, h in hashers.items()}
-            for algo, want, name in checks:
-                if digests[algo] != want:
-                    raise ChecksumValidationError(msg=(
-                        f"{name} digest mismatch: expected {want}, got {digests[algo]}"))
-            digest = digests[self.algorithm]
-            final = self.path(digest)
             self._makedirs(os.path.dirname(final))
             os.replace(tmp, final)
             _fsync_dir(os.path.dirname(final))
@@ -322,6 +326,16 @@ def _fsync_dir(path: str) -> None:
 def _unlink(path: str) -> bool:
     try:
         os.unlink(path)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _renew(path: str) -> bool:
+    """Whether the file ``path`` exists (content stored before: durable since its
+    own ``put``); its modification time renewed if so."""
+    try:
+        os.utime(path)
     except FileNotFoundError:
         return False
     return True

@@ -351,3 +351,24 @@ def test_remove_temp_files(store):
     assert tmp_files(store) == []
     assert store.exists(SHA512)  # stored content untouched
     assert store.remove_temp_files() == 0
+
+
+def test_content_stored_again_keeps_its_file_renews_its_time_and_syncs_nothing(
+        tmp_path, monkeypatch):
+    """A replayed upload (an ``fcr:tx`` request run again, the same file sent twice)
+    costs no sync: the durable file stored first stays, its age renewed for cleanup."""
+    store = BinaryStore(tmp_path)
+    first = store.put(b"same bytes")
+    path = store.path(first.digest)
+    os.utime(path, (1_000_000, 1_000_000))
+    inode = os.stat(path).st_ino
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    assert store.put(io.BytesIO(b"same bytes")) == first
+    assert os.stat(path).st_ino == inode and os.stat(path).st_mtime > 1_000_000
+    assert synced == [] and os.listdir(tmp_path / "tmp") == []
+    with pytest.raises(ChecksumValidationError):      # a wrong digest is still refused
+        store.put(b"same bytes", expected={"md5": hashlib.md5(b"other").hexdigest()})
+    new = store.put(b"other bytes")                   # new content: synced as before
+    assert new.digest != first.digest and synced
