@@ -74,8 +74,8 @@ def agent_of(agent: Agent | str | None, groups: Iterable[str] = (),
 def inserts_only(text: str | bytes) -> bool:
     """Whether a SPARQL Update only adds triples (``INSERT DATA``, or ``INSERT ...
     WHERE`` whose ``DELETE`` template is absent or empty, beside empty ``DELETE
-    DATA``): what acl:Append allows (Fedora API 1.0 section 5.7.1; Fedora 6's
-    ``WebACFilter`` counts deleted quads the same way). False for what does not
+    DATA``): what acl:Append allows (Fedora API 1.0 section 5.7.1; as in Fedora 6's
+    ``WebACFilter``, an empty template deletes nothing). False for what does not
     parse and for an update that inserts nothing."""
     try:
         if isinstance(text, bytes):

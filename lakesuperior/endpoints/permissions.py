@@ -8,13 +8,11 @@ method are judged (400, 405, 409, 415). The modes are those of the
 ``Repository`` call the write makes (``auth.agent_view``), which checks them
 again in its own transaction: this check only comes first.
 
-| target | method | mode |
-|---|---|---|
-| a resource | POST | Append on a container or RDF source; Write on a binary or what does not exist |
-| a resource | PUT | Write; Append on the container for a new resource |
-| a resource or ``fcr:metadata`` | PATCH | Write; Append for a SPARQL Update that only inserts |
-| ``fcr:acl`` | any write | Control |
-| anything else | any write | Write |
+Modes: on ``fcr:acl``, Control for every write; a POST on a resource, Append
+on a container or RDF source, Write on a binary or what does not exist; a PUT
+of a resource, Write, or Append on the container of a new one; a PATCH of a
+resource or ``fcr:metadata``, Write, or Append for a SPARQL Update that only
+inserts; any other write, Write.
 """
 from __future__ import annotations
 

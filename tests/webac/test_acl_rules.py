@@ -119,7 +119,7 @@ STORED = [
                      f"; acl:accessTo <{ROOT}/a> .\n"),
     ("unknown agent class", f"<#n> a acl:Authorization ; acl:mode acl:Read ; acl:agentClass "
                             f"<http://ex.org/Class> ; acl:accessTo <{ROOT}/a> .\n"),
-    ("unknown predicates", f"<#n> <http://ex.org/p> \"x\" ; acl:origin <http://ex.org/> .\n"
+    ("unknown predicates", "<#n> <http://ex.org/p> \"x\" ; acl:origin <http://ex.org/> .\n"
                            "<> <http://purl.org/dc/terms/title> \"the ACL of /a\" .\n"),
     ("empty", ""),
 ]
@@ -178,6 +178,17 @@ def test_an_acl_without_default_does_not_seal_what_is_below(client, tree, act):
     assert client.get("/rest/a").status_code == 401           # /a's own ACL
     assert client.get("/rest/a/b").status_code == 200         # the root's, by default
     assert client.get("/rest/a/b/c").status_code == 200
+
+
+def test_a_default_rule_that_grants_nothing_seals_what_is_below(client, tree, act):
+    """The documented way to keep what is below a resource closed."""
+    put_acl(tree, "/a", acl_doc(
+        authorization("own", "acl:Read", agent_class="foaf:Agent", access_to=f"<{ROOT}/a>"),
+        f"<#none> a acl:Authorization ; acl:default <{ROOT}/a> .\n"))
+    act(ANONYMOUS)
+    assert client.get("/rest/a").status_code == 200
+    assert client.get("/rest/a/b").status_code == 401
+    assert client.get("/rest/e").status_code == 200
 
 
 def test_ancestors_without_default_are_skipped(client, tree, act, state):
