@@ -45,6 +45,7 @@ from lakesuperior.model.namespaces import (
 from lakesuperior.model.nonrdf import parse_digest_urn
 from lakesuperior.model.resource import Binary
 from lakesuperior.model.server_managed import is_server_managed
+from lakesuperior.model.uids import ancestors
 from lakesuperior.repository import Repository
 from lakesuperior.store.binaries import normalize_algorithm, normalize_digest
 
@@ -68,6 +69,7 @@ class MigrationReport:
     triples: int = 0
     seconds: float = 0.0
     versions: int = 0
+    acls: int = 0      #: ACLs (``fcr:acl``) copied
     unverified: list[str] = field(default_factory=list)   #: binaries the source gave no digest for
     skipped: list[tuple[str, str]] = field(default_factory=list)   #: (url, why)
     failed: list[tuple[str, str]] = field(default_factory=list)    #: (url, error)
@@ -88,6 +90,11 @@ class MigrationReport:
 
 class _Failure(Exception):
     """One resource could not be copied (``MigrationError`` unless skipping errors)."""
+
+
+class _AclFailure(Exception):
+    """An ACL could not be copied: always a ``MigrationError``, even when skipping
+    errors (what it protects would be published without it)."""
 
 
 class _Source:
@@ -180,6 +187,15 @@ def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
     (an RDF source's triples; a binary's content, media type and file name);
     the new repository makes no versions of its own while it is built.
     Tombstones are not copied.
+
+    ACLs: the ACL the source links from a resource (``Link: <...>; rel="acl"``,
+    Fedora API 5.3) is copied with the resource (404: it has none), and so are
+    the ACLs of the ancestors of the starting points, which what is copied may
+    inherit. An ACL that cannot be copied (the source refuses to show it, sends
+    something else than RDF, or holds what this server refuses) stops the
+    migration, even with ``skip_errors``; so does a resource below one that
+    failed before its ACL was copied. Users are not copied: they live outside
+    the API (Fedora's servlet container, Lakesuperior's ``users.json``).
     """
     t0 = time.perf_counter()
     dest = os.path.abspath(config.data_dir)
@@ -211,13 +227,14 @@ def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
     if not queue:
         raise AdminError("Nothing to migrate: the list of starting points is empty")
     try:
-        _probe(src, queue[0][2])   # the source must answer before anything is created
+        webac = _probe(src, queue[0][2])   # the source must answer before anything is created
     except BaseException:
         if own_client:
             http.close()
         raise
     start_uids = set(seen)
     report = MigrationReport(src.base, dest)
+    acls = _Acls(src, report, webac)
     staging = staging_dir(dest, "migrating")
     cfg = config.with_(data_dir=staging, sync=False, referential_integrity="off",
                        allow_foreign_subjects=True, versioning_auto=False)
@@ -228,22 +245,29 @@ def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
                 while queue:
                     _, _, uid = heapq.heappop(queue)
                     url = src.url(uid)
+                    acls.check_above(uid)
                     try:
                         _migrate_one(src, repo, uid, url, report, enqueue,
-                                     uid in start_uids)
+                                     uid in start_uids, acls)
+                    except _AclFailure as e:
+                        raise MigrationError(f"{url}: {e}") from None
                     except _Failure as e:
                         if not skip_errors:
                             raise MigrationError(f"{url}: {e}") from None
+                        acls.failed(uid)
                         report.failed.append((url, str(e)))
                     except HttpClientError as e:
                         if not skip_errors:
                             raise MigrationError(str(e)) from e
+                        acls.failed(uid)
                         report.failed.append((url, str(e)))
                     except LakesuperiorError as e:
                         if not skip_errors:
                             raise MigrationError(f"{url}: {e}") from e
+                        acls.failed(uid)
                         report.failed.append((url, str(e)))
                     progress.advance()
+                acls.copy_above(repo, start_uids, seen)
             finally:
                 progress.finish()
             progress.start("Indexing the new repository", None)
@@ -260,8 +284,9 @@ def migrate(source_url: str, config: Config, *, start: Iterable[str] = ("/",),
     return report
 
 
-def _probe(src: _Source, uid: str) -> None:
-    """Check that the source answers like an LDP server (``MigrationError`` if not)."""
+def _probe(src: _Source, uid: str) -> bool:
+    """Check that the source answers like an LDP server (``MigrationError`` if not);
+    whether it has ACLs (it links one, ``rel="acl"``)."""
     url = src.url(uid)
     try:
         resp = src.client.request("HEAD", url, headers={"Accept": _RDF_ACCEPT})
@@ -276,6 +301,7 @@ def _probe(src: _Source, uid: str) -> None:
     if _model_from_links(resp) is None:
         raise MigrationError(f"{url} does not answer like an LDP server (no Link header "
                              "with rel=\"type\" naming an LDP interaction model)")
+    return bool(resp.link_targets("acl"))
 
 
 def _model_from_links(resp: HttpResponse) -> str | None:
@@ -300,13 +326,14 @@ def _get_rdf(src: _Source, url: str) -> list[tuple[str, str, str]]:
 
 def _migrate_one(src: _Source, repo: Repository, uid: str, url: str,
                  report: MigrationReport, enqueue: Callable[[str], None],
-                 is_start: bool) -> None:
+                 is_start: bool, acls: _Acls) -> None:
     head = src.client.request("HEAD", url, headers={"Accept": _RDF_ACCEPT})
     if head.status in (404, 410) and is_start:
         raise _Failure(f"the starting point answered {head.status} {head.reason}")
     if head.status in (404, 410):
         why = "deleted (410 Gone)" if head.status == 410 else "not found (404)"
         report.skipped.append((url, why))
+        acls.settled.add(uid)
         return
     model = _model_from_links(head)
     if not head.ok and not (300 <= head.status < 400 and model == LDP_NON_RDF_SOURCE):
@@ -314,6 +341,7 @@ def _migrate_one(src: _Source, repo: Repository, uid: str, url: str,
     if model is None:
         raise _Failure("the response has no LDP interaction model (Link rel=\"type\"): "
                        "is this an LDP server?")
+    acl = acls.read(uid, head)
     if model == LDP_NON_RDF_SOURCE:
         described = head.link_targets("describedby")
         triples = _get_rdf(src, described[0] if described else url + "/fcr:metadata")
@@ -328,6 +356,7 @@ def _migrate_one(src: _Source, repo: Repository, uid: str, url: str,
                                    interaction_model=model, handling="lenient")
         report.rdf_sources += 1
     report.triples += len(user)
+    acls.write(repo, uid, acl)
     if uid != "/":
         _copy_versions(src, repo, uid, head, model == LDP_NON_RDF_SOURCE, report)
 
@@ -404,14 +433,7 @@ def _convert(src: _Source, repo: Repository, uid: str,
              ) -> tuple[list[tuple[str, str, str]], dict[str, str], str | None]:
     """Client triples with source links rewritten to the new repository, the
     digests and file name a binary description records; enqueue linked resources."""
-    old, new = "<" + src.base, "<" + repo.base_uri
-    n = len(old)
-
-    def rebase(term: str) -> str:
-        if term.startswith(old) and term[n:n + 1] in ("/", ">", "#", "?"):
-            return new + term[n:]
-        return term
-
+    rebase = _mover(src.base, repo.base_uri, "/>#?")
     user: list[tuple[str, str, str]] = []
     digests: dict[str, str] = {}
     filename: str | None = None
@@ -437,6 +459,117 @@ def _convert(src: _Source, repo: Repository, uid: str,
             continue
         user.append((rebase(s), p, rebase(o)))
     return user, digests, filename
+
+
+def _mover(old: str, new: str, after: str) -> Callable[[str], str]:
+    """A function that moves IRI terms under ``old`` (followed by one of the
+    characters ``after`` or the end) to ``new``; other terms stay."""
+    old, new = "<" + old, "<" + new
+    n = len(old)
+
+    def move(term: str) -> str:
+        if term.startswith(old) and (term[n:n + 1] in after or term[n:] == ">"):
+            return new + term[n:]
+        return term
+    return move
+
+
+class _Acls:
+    """The ACLs of a migration: read from the source with their resource, written
+    into the new repository, and what may no longer be copied safely."""
+
+    def __init__(self, src: _Source, report: MigrationReport, webac: bool):
+        self.src = src
+        self.report = report
+        self.webac = webac
+        #: uids whose ACL is copied, or known not to exist
+        self.settled: set[str] = set()
+        #: uids that failed before their ACL was copied (when skipping errors)
+        self.unsettled: set[str] = set()
+
+    def failed(self, uid: str) -> None:
+        """``uid`` failed (errors are skipped): what is below it may not be copied."""
+        if self.webac and uid not in self.settled:
+            self.unsettled.add(uid)
+
+    def check_above(self, uid: str) -> None:
+        """``MigrationError`` if an ancestor of ``uid`` failed before its ACL was copied:
+        ``uid`` would be published without the ACL it may inherit."""
+        for up in ancestors(uid):
+            if up in self.unsettled:
+                raise MigrationError(
+                    f"{self.src.url(uid)}: {self.src.url(up)} above it failed before its ACL "
+                    "could be copied, and what is below it may inherit that ACL: stopping "
+                    "rather than publishing it without")
+
+    def read(self, uid: str, head: HttpResponse) -> list[tuple[str, str, str]] | None:
+        """The triples of the ACL the source links from ``head`` (its resource's),
+        their IRIs moved to the new repository; None if it has none. ``_AclFailure``
+        if it cannot be read."""
+        targets = head.link_targets("acl")
+        if not targets:
+            return None
+        url = targets[0]
+        try:
+            resp = self.src.client.request("GET", url, headers={"Accept": _RDF_ACCEPT})
+        except HttpClientError as e:
+            raise _AclFailure(f"its ACL {url} could not be read: {e}") from None
+        if resp.status == 404:
+            return None
+        if resp.status in (401, 403):
+            raise _AclFailure(f"the source refused to show its ACL {url} ({resp.status} "
+                              f"{resp.reason}): migrate with an administrator's credentials "
+                              "(--auth USER:PASS), who may read every ACL")
+        if not resp.ok:
+            raise _AclFailure(f"GET of its ACL {url} answered {resp.status} {resp.reason}: "
+                              f"{resp.excerpt()}")
+        if resp.content_type not in rdfio.PARSEABLE:
+            raise _AclFailure(f"its ACL {url} is {resp.content_type or 'no media type'}, "
+                              "not RDF")
+        try:
+            triples = rdfio.parse(resp.body, resp.content_type, url)
+        except LakesuperiorError as e:
+            raise _AclFailure(f"its ACL {url} is not valid RDF: {e}") from None
+        here = self.src.url(uid) if uid != "/" else self.src.base
+        own = _mover(url, here + "/fcr:acl", "#")
+        return [(own(s), p, own(o)) for s, p, o in triples
+                if not is_server_managed(p, o) and p not in (IANA_DESCRIBEDBY, IANA_DESCRIBES)]
+
+    def write(self, repo: Repository, uid: str, triples: list[tuple[str, str, str]] | None
+              ) -> None:
+        """Store the ACL read for ``uid`` (None: it has none), its source IRIs moved to
+        the new repository; ``_AclFailure`` if this server refuses it."""
+        if triples is not None:
+            rebase = _mover(self.src.base, repo.base_uri, "/>#?")
+            try:
+                repo.set_acl(uid, triples=[(rebase(s), p, rebase(o)) for s, p, o in triples])
+            except LakesuperiorError as e:
+                raise _AclFailure(f"its ACL cannot be kept here: {e}") from None
+            self.report.acls += 1
+        self.settled.add(uid)
+
+    def copy_above(self, repo: Repository, starts: Iterable[str], seen: set[str]) -> None:
+        """Copy the ACLs of the ancestors of the starting points that were not copied
+        themselves (the new repository made them as empty containers): what was copied
+        may inherit them."""
+        above = {up for uid in starts for up in ancestors(uid)} - seen
+        for uid in sorted(above, key=lambda u: (u.count("/") if u != "/" else 0, u)):
+            if not repo.exists(uid):
+                continue
+            url = self.src.url(uid)
+            try:
+                head = self.src.client.request("HEAD", url, headers={"Accept": _RDF_ACCEPT})
+            except HttpClientError as e:
+                raise MigrationError(f"{url}: its ACL could not be read: {e}") from None
+            if head.status in (404, 410):
+                continue
+            if not head.ok:
+                raise MigrationError(f"{url}: HEAD answered {head.status} {head.reason}, so "
+                                     "its ACL, which what is below it may inherit, is unknown")
+            try:
+                self.write(repo, uid, self.read(uid, head))
+            except _AclFailure as e:
+                raise MigrationError(f"{url}: {e}") from None
 
 
 def _copy_content(src: _Source, repo: Repository, uid: str, url: str,

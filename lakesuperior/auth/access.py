@@ -1,14 +1,20 @@
 """Web Access Control decisions: the effective ACL of a resource, and what an
-agent may do there.
+agent may do there (as Fedora 6's ``WebACRolesProvider`` reads ACLs).
 
-The effective ACL of a resource is its own ACL; else the nearest ancestor's,
-of which only the authorizations with ``acl:default`` apply; at the top the
-root ACL (stored at ``/fcr:acl``, else the configured one, else
-``authorizations.DEFAULT_ROOT_ACL``). An authorization applies to the resource
-of its own ACL through ``acl:accessTo`` (or ``acl:accessToClass`` and one of the
-resource's ``rdf:type``), to inheriting resources through ``acl:default``
-(narrowed to the classes of ``acl:accessToClass`` if it has any). It grants its
-modes to the agents it names: ``acl:agent`` (WebIDs), ``acl:agentClass``
+The effective ACL of a resource is its own ACL; else, walking up its
+ancestors (containment follows the path), the first ACL with an ``acl:default``
+rule naming its own resource: ancestors whose ACL has none are skipped, so an
+ACL without ``acl:default`` decides for its own resource only. The root's ACL
+is the one stored at ``/fcr:acl``, else the configured one, else
+``authorizations.DEFAULT_ROOT_ACL``; when no ACL above a resource has an
+``acl:default`` rule, nothing is granted there. Only nodes typed
+``acl:Authorization`` count, and only those with a mode and an agent grant
+anything. A rule applies to the resource of its own ACL through
+``acl:accessTo`` naming it (or ``acl:accessToClass`` and one of the resource's
+``rdf:type``); to a resource that inherits it if it has ``acl:default``, its
+``acl:accessTo`` list is empty or names the ACL's resource or this one, and,
+if it has ``acl:accessToClass``, the resource has one of those types. It grants
+its modes to the agents it names: ``acl:agent`` (WebIDs), ``acl:agentClass``
 (``foaf:Agent``: everyone; ``acl:AuthenticatedAgent``), ``acl:agentGroup`` (a
 group the ``Agent`` is said to be in, or a ``vcard:Group`` resource listing the
 agent's WebID with ``vcard:hasMember``). Administrators are granted everything.
@@ -17,7 +23,8 @@ Cost: ``AclState`` (one per repository) keeps what it parsed for one ACL
 generation (``auth.acl``): each check reads the generation token (one record),
 and nothing else while no ACL changes, except the resource's types for an
 ``acl:accessToClass`` rule and a group's membership for an ``acl:agentGroup``
-rule, when such a rule is the one left to decide.
+rule, when such a rule is the one left to decide. A check of a whole tree
+(``require_tree``, a delete) decides for each resource in it.
 """
 from __future__ import annotations
 
@@ -28,7 +35,7 @@ from lakesuperior.auth import authorizations as auth
 from lakesuperior.auth.agents import Agent
 from lakesuperior.auth.authorizations import AUTHENTICATED, EVERYONE, GROUP, HAS_MEMBER
 from lakesuperior.exceptions import AccessDeniedError
-from lakesuperior.model.containment import contained, own_triples
+from lakesuperior.model.containment import contained, own_triples, subtree
 from lakesuperior.model.context import Context
 from lakesuperior.model.lookup import require_model, types_of
 from lakesuperior.model.membership import triples_about
@@ -50,12 +57,14 @@ class _Generation:
     """What one ACL generation says: the uids with an ACL, their parsed
     authorizations (filled on first use)."""
 
-    __slots__ = ("token", "acls", "auths")
+    __slots__ = ("token", "acls", "auths", "inherited")
 
     def __init__(self, token: str | None, acls: frozenset[str]):
         self.token = token
         self.acls = acls
         self.auths: dict[str, list[auth.Authorization]] = {}
+        #: uid -> the rules of its ACL that what is below it inherits (acl:default)
+        self.inherited: dict[str, list[auth.Authorization]] = {}
 
 
 class AclState:
@@ -84,6 +93,14 @@ class AclState:
             gen.auths[uid] = found
         return found
 
+    def inherited(self, txn: Reader, gen: _Generation, uid: str) -> list[auth.Authorization]:
+        """The rules of the ACL of ``uid`` (which has one) with an ``acl:default``
+        naming ``uid``: what inherits from it; none, and it is skipped."""
+        found = gen.inherited.get(uid)
+        if found is None:
+            found = [a for a in self.authorizations(txn, gen, uid) if uid in a.defaults]
+            gen.inherited[uid] = found
+        return found
 
 
 class Access:
@@ -103,15 +120,20 @@ class Access:
 
     # -- the effective ACL ----------------------------------------------------------------
 
-    def controlling(self, uid: str) -> str:
-        """The uid whose ACL decides for ``uid`` (the root when none above has one)."""
+    def controlling(self, uid: str) -> str | None:
+        """The uid whose ACL decides for ``uid``: ``uid`` itself if it has an ACL (the
+        root always has one), else the nearest ancestor whose ACL has an
+        ``acl:default`` rule; None if there is none."""
         acls = self.gen.acls
-        if uid in acls:
+        if uid in acls or uid == ROOT_UID:
             return uid
         for a in ancestors(uid):
-            if a in acls:
+            if (a in acls or a == ROOT_UID) and self._inherited_rules(a):
                 return a
-        return ROOT_UID
+        return None
+
+    def _inherited_rules(self, src: str) -> list[auth.Authorization]:
+        return self.state.inherited(self.ctx.txn, self.gen, src)
 
     def modes(self, uid: str) -> frozenset[str]:
         """The modes granted to the agent on ``uid``."""
@@ -121,7 +143,11 @@ class Access:
         if found is None:
             src = self.controlling(uid)
             granted: set[str] = set()
-            for a in self.state.authorizations(self.ctx.txn, self.gen, src):
+            if src == uid:
+                rules = self.state.authorizations(self.ctx.txn, self.gen, uid)
+            else:
+                rules = self._inherited_rules(src) if src is not None else []
+            for a in rules:
                 if a.modes <= granted or not self._applies(a, uid, src):
                     continue
                 if self._matches(a):
@@ -140,29 +166,19 @@ class Access:
             raise AccessDeniedError(uid, modes[0], self.agent.authenticated)
 
     def require_tree(self, uid: str, mode: str) -> None:
-        """``mode`` on ``uid`` and on everything under it (a delete): checked on
-        ``uid``, on each resource below with its own ACL, and for the resources
-        that inherit from above through ``acl:default`` rules (class-restricted
-        rules do not count for those: refused when unsure)."""
+        """``mode`` on ``uid`` and on everything under it (a delete, a purge): on
+        each resource of the tree (live, or buried under a tombstone) and on each
+        one below with its own ACL; the error names the first without it."""
         self.require(uid, mode)
         if self.agent.admin:
             return
+        txn = self.ctx.txn
+        kind = "res" if txn.has_graph(res_uri(uid)) else "bury"
+        for u in subtree(txn, uid, kind)[1:]:
+            self.require(u, mode)
         for u in sorted(self.gen.acls):
             if is_descendant(u, uid):
                 self.require(u, mode)
-        res = res_uri(uid)
-        if (self.ctx.txn.count(res, LDP_CONTAINS, None, res)
-                and mode not in self._inherited(self.controlling(uid))):
-            raise AccessDeniedError(uid, mode, self.agent.authenticated,
-                                    f"{mode} access to the resources under {uid} is not "
-                                    "granted to this agent")
-
-    def _inherited(self, src: str) -> set[str]:
-        granted: set[str] = set()
-        for a in self.state.authorizations(self.ctx.txn, self.gen, src):
-            if src in a.defaults and not a.access_to_class and self._matches(a):
-                granted |= a.modes
-        return granted
 
     # -- SPARQL ---------------------------------------------------------------------------
 
@@ -174,7 +190,10 @@ class Access:
             return True
         if self.gen.acls - {ROOT_UID}:
             return False
-        return "Read" in self.modes(ROOT_UID) and "Read" in self._inherited(ROOT_UID)
+        return "Read" in self.modes(ROOT_UID) and any(
+            "Read" in a.modes and not a.access_to_class
+            and (not a.access_to or ROOT_UID in a.access_to) and self._matches(a)
+            for a in self._inherited_rules(ROOT_UID))
 
     def graph_filter(self) -> Callable[[str], bool] | None:
         """None when everything is readable, else a predicate telling whether a
@@ -193,12 +212,14 @@ class Access:
 
     # -- matching -------------------------------------------------------------------------
 
-    def _applies(self, a: auth.Authorization, uid: str, src: str) -> bool:
+    def _applies(self, a: auth.Authorization, uid: str, src: str | None) -> bool:
+        """Whether rule ``a`` of the ACL of ``src`` applies to ``uid`` (``src`` is
+        ``uid``, or the ancestor it inherits from and ``a`` one of its inherited rules)."""
         if uid == src:
             if uid in a.access_to:
                 return True
             return bool(a.access_to_class) and self._has_class(uid, a.access_to_class)
-        if src not in a.defaults:
+        if a.access_to and src not in a.access_to and uid not in a.access_to:
             return False
         return not a.access_to_class or self._has_class(uid, a.access_to_class)
 

@@ -15,15 +15,20 @@ a view, so the rules have one implementation. Modes:
   ``create_version``, ``import_version``, ``delete_version``,
   ``revert_to_version``, ``resurrect``; ``delete`` and
   ``forget`` need Write on everything they remove.
-- Append (or Write): ``create`` under a container; a new resource by
+- Append (or Write): ``create`` under a container or RDF source (under a
+  binary or what does not exist: Write); a new resource by
   ``create_or_replace`` under it; an ``update`` that only inserts
-  (``INSERT DATA``, ``INSERT ... WHERE``) and an ``update_delta`` that removes
-  nothing.
+  (``INSERT DATA``, ``INSERT ... WHERE`` without a ``DELETE`` template or with
+  an empty one) and an ``update_delta`` that removes nothing.
 - Control: the ACL methods (``acl``, ``set_acl``, ``update_acl``,
   ``delete_acl``, ``has_acl``).
 - Queries (``sparql_query``, ``triple_match``, ``term_search``) answer from
   the resources the agent may read.
 - ``integrity_check``, ``stats`` and ``cleanup``: administrators only.
+
+``require``, ``require_create``, ``require_put`` and ``require_update`` make
+a write's check alone, so that a caller can refuse the write before it judges
+its input (the HTTP layer: permission before validation, as Fedora 6).
 
 An administrator (``Agent.admin``) passes every check; its name is still the
 one its writes record. Not offered: ``snapshot`` (raw reads), ``close`` and
@@ -40,6 +45,8 @@ from lakesuperior.auth.access import Access, load_visible
 from lakesuperior.auth.agents import Agent
 from lakesuperior.exceptions import AccessDeniedError
 from lakesuperior.model.context import Context
+from lakesuperior.model.interaction import NON_RDF_SOURCE
+from lakesuperior.model.lookup import model_at
 from lakesuperior.model.uids import ROOT_UID, normalize_uid, parent_uid, res_uri
 from lakesuperior.rdf.sparql_parser import parse_update
 
@@ -65,18 +72,69 @@ def agent_of(agent: Agent | str | None, groups: Iterable[str] = (),
 
 
 def inserts_only(text: str | bytes) -> bool:
-    """Whether a SPARQL Update only adds triples (``INSERT DATA``, or
-    ``INSERT ... WHERE`` without a ``DELETE`` template): what acl:Append allows
-    (Fedora API 1.0 section 5.7.1). False for what does not parse."""
+    """Whether a SPARQL Update only adds triples (``INSERT DATA``, or ``INSERT ...
+    WHERE`` whose ``DELETE`` template is absent or empty, beside empty ``DELETE
+    DATA``): what acl:Append allows (Fedora API 1.0 section 5.7.1; as in Fedora 6's
+    ``WebACFilter``, an empty template deletes nothing). False for what does not
+    parse and for an update that inserts nothing."""
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
         ops = parse_update(text).request
     except Exception:   # pyparsing errors, bad UTF-8: the update itself will say
         return False
-    return bool(ops) and all(
-        op.name == "InsertData" or (op.name == "Modify" and dict.get(op, "delete") is None)
-        for op in ops)
+    inserts = False
+    for op in ops:
+        if op.name == "InsertData":
+            inserts = True
+        elif op.name == "Modify" and _no_quads(dict.get(op, "delete")):
+            inserts = inserts or dict.get(op, "insert") is not None
+        elif not (op.name == "DeleteData" and _no_quads(op)):
+            return False
+    return inserts
+
+
+def _no_quads(clause: Any) -> bool:
+    """Whether a parsed update template (a clause holding ``quads``) names no triple."""
+    quads = None if clause is None else dict.get(clause, "quads")
+    if quads is None:
+        return True
+    if dict.get(quads, "triples"):
+        return False
+    return not any(dict.get(graph, "triples") for graph in dict.get(quads, "quadsNotTriples") or ())
+
+
+def _may_create(access: Access, parent: str) -> None:
+    """Write on ``parent``; Append does for an existing container or RDF source (as
+    Fedora 6: a binary, its description or what does not exist need Write)."""
+    if access.allows(parent, "Write"):
+        return
+    model = model_at(access.ctx.txn, parent)
+    if model is not None and model != NON_RDF_SOURCE:
+        access.require(parent, "Append", "Write")
+    else:
+        access.require(parent, "Write")
+
+
+def _may_put(access: Access, uid: str) -> None:
+    """Write on ``uid``; for a new resource, Append on its container does too."""
+    if access.allows(uid, "Write"):
+        return
+    parent = parent_uid(uid)
+    txn = access.ctx.txn
+    if (parent is not None and not txn.has_graph(res_uri(uid))
+            and access.allows(parent, "Append")):
+        return
+    access.require(uid, "Write")
+
+
+def _may_update(access: Access, uid: str, sparql_update: str | bytes | None) -> None:
+    """Write on ``uid``, or Append for an update that only inserts (parsed only for an
+    agent without Write: a parse costs milliseconds)."""
+    if access.allows(uid, "Write"):
+        return
+    only_inserts = sparql_update is not None and inserts_only(sparql_update)
+    access.require(uid, *(("Write", "Append") if only_inserts else ("Write",)))
 
 
 class AgentView:
@@ -145,6 +203,39 @@ class AgentView:
         with self._repo.snapshot() as ctx:
             return self._access(ctx).modes(uid)
 
+    # -- the checks of a write, alone -----------------------------------------------------
+    # Each write method checks the same in its own transaction; these let a caller
+    # (the HTTP layer) refuse a write before it judges the request's body or headers.
+
+    def _check(self, check: Callable[[Access], None]) -> None:
+        if not self.agent.admin:
+            with self._repo.snapshot() as ctx:
+                check(self._access(ctx))
+
+    def require(self, uid: str, *modes: str) -> None:
+        """``AccessDeniedError`` (naming the first of ``modes``) unless one of ``modes``
+        is granted on ``uid``."""
+        uid = normalize_uid(uid)
+        self._check(lambda a: a.require(uid, *modes))
+
+    def require_create(self, parent: str) -> None:
+        """The check of ``create`` under ``parent``: Append (or Write) on an existing
+        container or RDF source; Write on a binary or what does not exist."""
+        parent = normalize_uid(parent)
+        self._check(lambda a: _may_create(a, parent))
+
+    def require_put(self, uid: str) -> None:
+        """The check of ``create_or_replace``: Write on ``uid``; for a new resource,
+        Append on its container does too."""
+        uid = normalize_uid(uid)
+        self._check(lambda a: _may_put(a, uid))
+
+    def require_update(self, uid: str, sparql_update: str | bytes | None) -> None:
+        """The check of ``update``: Write, or Append for an update that only inserts
+        (``inserts_only``; None: an update not known to be one)."""
+        uid = normalize_uid(uid)
+        self._check(lambda a: _may_update(a, uid, sparql_update))
+
     # -- transactions ---------------------------------------------------------------------
 
     @contextmanager
@@ -187,7 +278,7 @@ class AgentView:
         if self._repo.in_transaction:
             def check(a: Access) -> None:
                 if not a.allows(uid, "Read", "Append"):
-                    self._may_put(a, uid)
+                    _may_put(a, uid)
         else:
             def check(a: Access) -> None:
                 a.require(uid, "Read")
@@ -213,34 +304,18 @@ class AgentView:
 
     def create(self, parent_uid: str, **kwargs: Any) -> Any:
         parent = normalize_uid(parent_uid)
-        return self._writing(lambda a: a.require(parent, "Append", "Write"),
+        return self._writing(lambda a: _may_create(a, parent),
                              lambda: self._repo.create(parent, **kwargs))
 
     def create_or_replace(self, uid: str, **kwargs: Any) -> tuple[str, Any]:
         uid = normalize_uid(uid)
-        return self._writing(lambda a: self._may_put(a, uid),
+        return self._writing(lambda a: _may_put(a, uid),
                              lambda: self._repo.create_or_replace(uid, **kwargs))
-
-    def _may_put(self, access: Access, uid: str) -> None:
-        """Write on ``uid``; for a new resource, Append on its container does too."""
-        if access.allows(uid, "Write"):
-            return
-        parent = parent_uid(uid)
-        txn = access.ctx.txn
-        if (parent is not None and not txn.has_graph(res_uri(uid))
-                and access.allows(parent, "Append")):
-            return
-        access.require(uid, "Write")
 
     def update(self, uid: str, sparql_update: str | bytes, **kwargs: Any) -> Any:
         uid = normalize_uid(uid)
-
-        def check(access: Access) -> None:
-            # parsed here only for an agent without Write (a parse costs milliseconds)
-            if not access.allows(uid, "Write"):
-                access.require(uid, *(("Write", "Append") if inserts_only(sparql_update)
-                                      else ("Write",)))
-        return self._writing(check, lambda: self._repo.update(uid, sparql_update, **kwargs))
+        return self._writing(lambda a: _may_update(a, uid, sparql_update),
+                             lambda: self._repo.update(uid, sparql_update, **kwargs))
 
     def update_delta(self, uid: str, remove: Iterable[Any] | None, add: Iterable[Any] | None,
                      **kwargs: Any) -> Any:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from lakesuperior.exceptions import AclError
 from lakesuperior.model.namespaces import ACL, FOAF, RDF_TYPE, VCARD
-from lakesuperior.model.uids import RES_PREFIX, ROOT_UID, uid_of
+from lakesuperior.model.uids import RES_PREFIX, ROOT_UID, is_descendant, uid_of
 from lakesuperior.rdfio import Triple
 
 __all__ = ["MODES", "Authorization", "check", "parse", "DEFAULT_ROOT_ACL", "acl_uri"]
@@ -24,9 +24,8 @@ MODES = ("Read", "Write", "Append", "Control")
 _MODE_TERMS = {getattr(ACL, m): m for m in MODES}
 EVERYONE = FOAF.Agent
 AUTHENTICATED = ACL.AuthenticatedAgent
-_AGENT_CLASSES = (EVERYONE, AUTHENTICATED)
-_ACL_PREFIX = ACL.prefix
 GROUP = VCARD.Group
+_RES_LEN = len(RES_PREFIX)
 HAS_MEMBER = VCARD.hasMember
 
 #: The root ACL when none is stored and none is configured (as Fedora 6): every
@@ -65,16 +64,21 @@ def acl_uri(uid: str) -> str:
 
 
 def _local_uid(term: str) -> str | None:
-    return uid_of(term) if term.startswith(RES_PREFIX) and term.endswith(">") else None
+    """The uid of an internal resource URI (``<info:fcres/a>``), else None."""
+    if term.startswith(RES_PREFIX) and term.endswith(">") and term[_RES_LEN] in "/>":
+        return uid_of(term)
+    return None
 
 
 def check(triples: Iterable[Triple], uid: str, show: Callable[[str], str]) -> None:
     """Refuse an ACL this server does not store (``AclError``, naming the triple
-    or node): subjects other than the document and its hash URIs, ``acl:`` terms
-    on a node that is not an ``acl:Authorization``, an authorization without a
-    mode, an agent or a target, unknown modes and agent classes, and targets
-    (``acl:accessTo``, ``acl:default``) other than ``uid`` or groups outside
-    the repository. Terms are internal; ``show`` makes them public for messages."""
+    or node): subjects other than the document and its hash URIs, and in an
+    ``acl:Authorization``, an ``acl:accessTo`` outside ``uid`` and what is below
+    it, an ``acl:default`` other than ``uid``, or an ``acl:agentGroup`` outside
+    the repository (Fedora API 1.0 section 5.5). Anything else is stored and
+    grants nothing unless ``parse`` finds it an authorization: untyped nodes,
+    authorizations without a mode or an agent, unknown modes, agent classes and
+    predicates. Terms are internal; ``show`` makes them public for messages."""
     doc = acl_uri(uid)
     hashed = doc[:-1] + "#"
     nodes: dict[str, list[Triple]] = {}
@@ -85,44 +89,26 @@ def check(triples: Iterable[Triple], uid: str, show: Callable[[str], str]) -> No
                                 f"as <#readers>): the subject {show(s)} is not one")
         nodes.setdefault(s, []).append(t)
     for node, own in nodes.items():
-        typed = any(p == RDF_TYPE and o == ACL.Authorization for _, p, o in own)
-        uses_acl = any(p.startswith(_ACL_PREFIX) for _, p, _ in own)
-        if uses_acl and not typed:
-            raise AclError(uid, f"{show(node)} uses acl: properties but is not an "
-                                "acl:Authorization")
-        if typed:
+        if any(p == RDF_TYPE and o == ACL.Authorization for _, p, o in own):
             _check_authorization(uid, show(node), own, show)
 
 
 def _check_authorization(uid: str, name: str, own: list[Triple],
                          show: Callable[[str], str]) -> None:
-    modes = [o for _, p, o in own if p == ACL.mode]
-    if not modes:
-        raise AclError(uid, f"The authorization {name} has no acl:mode")
-    for o in modes:
-        if o not in _MODE_TERMS:
-            raise AclError(uid, f"The authorization {name} has an unknown acl:mode {show(o)} "
-                                "(acl:Read, acl:Write, acl:Append or acl:Control)")
-    if not any(p in (ACL.agent, ACL.agentClass, ACL.agentGroup) for _, p, _ in own):
-        raise AclError(uid, f"The authorization {name} names no agent (acl:agent, "
-                            "acl:agentClass or acl:agentGroup)")
-    if not any(p in (ACL.accessTo, ACL.default, ACL.accessToClass) for _, p, _ in own):
-        raise AclError(uid, f"The authorization {name} names no resource (acl:accessTo, "
-                            "acl:default or acl:accessToClass)")
+    own_uri = show(RES_PREFIX + uid + ">")
     for _, p, o in own:
-        if p in (ACL.accessTo, ACL.default):
-            if _local_uid(o) != uid or "#" in o:
-                own_uri = show(RES_PREFIX + uid + ">")
-                raise AclError(uid, f"acl:{p.rsplit('#', 1)[-1][:-1]} of {name} is {show(o)}: "
-                                    f"an ACL controls its own resource only, {own_uri}")
-        elif p == ACL.agentClass and o not in _AGENT_CLASSES:
-            raise AclError(uid, f"Unsupported acl:agentClass {show(o)} in {name}: use "
-                                "foaf:Agent (everyone) or acl:AuthenticatedAgent")
-        elif p == ACL.agentGroup and _local_uid(o) is None:
+        target = _local_uid(o) if "#" not in o else None
+        if p == ACL.accessTo and (target is None or not (
+                target == uid or is_descendant(target, uid))):
+            raise AclError(uid, f"acl:accessTo of {name} is {show(o)}: an ACL controls its "
+                                f"own resource or a resource below it ({own_uri} or "
+                                "below)")
+        if p == ACL.default and target != uid:
+            raise AclError(uid, f"acl:default of {name} is {show(o)}: an ACL is inherited "
+                                f"from its own resource, {own_uri}, by what is below it")
+        if p == ACL.agentGroup and _local_uid(o) is None:
             raise AclError(uid, f"acl:agentGroup {show(o)} of {name} is outside this "
                                 "repository: groups are vcard:Group resources here")
-        elif p in (ACL.agent, ACL.accessToClass, ACL.agentGroup) and not o.startswith("<"):
-            raise AclError(uid, f"{show(p)} of {name} must be an IRI, not {o[:80]}")
 
 
 def parse(triples: Iterable[Triple]) -> list[Authorization]:

@@ -365,8 +365,10 @@ def migrate_command(ctx: click.Context, config_path: str | None, data_dir: str |
 
     Crawls containment and links between resources, copies every RDF source
     (client triples, interaction model) and binary (content verified against
-    the source's digests, media type, file name, description). Server-managed
-    triples (dates, containment) are made anew; versions are not copied.
+    the source's digests, media type, file name, description), their versions
+    and their ACLs (fcr:acl). Server-managed triples (dates, containment) are
+    made anew. An ACL that cannot be copied stops the migration, even with
+    --skip-errors. Users are not copied (they are not part of the source's API).
     DEST_DIR must be empty or new; on error (without --skip-errors) or Ctrl-C
     nothing is left in it.
     """
@@ -384,7 +386,7 @@ def migrate_command(ctx: click.Context, config_path: str | None, data_dir: str |
     click.echo(f"Migrated {report.copied:,} resources from {report.source} into "
                f"{report.dest}: {report.rdf_sources:,} RDF sources, {report.binaries:,} "
                f"binaries ({_size(report.binary_bytes)}), {report.triples:,} triples, "
-               f"{report.versions:,} versions, in {report.seconds:.1f} s. "
+               f"{report.versions:,} versions, {report.acls:,} ACLs, in {report.seconds:.1f} s. "
                f"Skipped {len(report.skipped)}, failed {len(report.failed)}.")
     for url in report.unverified:
         click.echo(f"UNVERIFIED {url}: the source gave no digest for this binary", err=True)

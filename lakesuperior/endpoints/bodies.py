@@ -206,9 +206,17 @@ def _server_length() -> int | None:
     return int(value) if value.isascii() and value.isdigit() else None
 
 
+#: The WSGI environ key of the request body once ``read`` has read it.
+_BODY_KEY = "lakesuperior.body"
+
+
 def read() -> bytes:
-    """The whole request body (``LimitedBody``: 413 past the limit)."""
-    return LimitedBody().read()
+    """The whole request body (``LimitedBody``: 413 past the limit), read once: a
+    second call gives the same bytes (the permission check of a PATCH reads it first)."""
+    data = request.environ.get(_BODY_KEY)
+    if data is None:
+        data = request.environ[_BODY_KEY] = LimitedBody().read()
+    return data
 
 
 def has_body() -> bool:

@@ -100,13 +100,15 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "binary cannot be one (400); other rel=\"type\" values than LDP's are refused (400)."),
     ("access-control", "Access control lists",
      "The ACL of a resource is at <resource>/fcr:acl (Link rel=\"acl\"); reading or "
-     "changing it needs acl:Control. It holds acl:Authorization nodes named by hash URIs "
-     "of the ACL (<#readers>), each with at least one acl:mode (acl:Read, acl:Write, "
-     "acl:Append, acl:Control), at least one agent (acl:agent, acl:agentClass foaf:Agent or "
-     "acl:AuthenticatedAgent, acl:agentGroup) and at least one target (acl:accessTo, "
-     "acl:default, acl:accessToClass). acl:accessTo and acl:default name the ACL's own "
-     "resource; acl:agentGroup names a vcard:Group in this repository. Anything else is "
-     "refused with 409 Conflict, malformed RDF with 400."),
+     "changing it needs acl:Control. Its subjects are the ACL and its hash URIs "
+     "(<#readers>). Nodes typed acl:Authorization with an acl:mode (acl:Read, acl:Write, "
+     "acl:Append, acl:Control) and an agent (acl:agent, acl:agentClass foaf:Agent or "
+     "acl:AuthenticatedAgent, acl:agentGroup) grant; anything else is stored and grants "
+     "nothing. In an acl:Authorization, acl:accessTo names the ACL's resource or a "
+     "resource below it, acl:default the ACL's resource, acl:agentGroup a vcard:Group in "
+     "this repository; otherwise the ACL is refused with 409 Conflict, malformed RDF with "
+     "400. A request that names a resource's ACL with Link: <...>; rel=\"acl\" is refused "
+     "with 400 Bad Request: the ACL is always <resource>/fcr:acl."),
     ("paths", "Paths",
      f"Paths are made of non-empty segments of at most {MAX_SEGMENT_LENGTH} characters, "
      f"{MAX_UID_LENGTH} in all (counted as in a URL); '.', '..', encoded slashes (%2F), "

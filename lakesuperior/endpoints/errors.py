@@ -47,6 +47,12 @@ class BadRequest(HttpError):
     """The request is malformed (a header, a parameter)."""
 
 
+class AclLinkRefused(BadRequest):
+    """A write that names the resource's ACL with ``Link: <...>; rel="acl"``: the ACL
+    of a resource is always at ``<resource>/fcr:acl`` (400 as Fedora 6's
+    ``RequestWithAclLinkHeaderException``)."""
+
+
 class NotFound(HttpError):
     """Nothing is at this URL."""
 
@@ -154,6 +160,7 @@ STATUS: dict[type[BaseException], int] = {
 #: Fragment of the constraints document that explains an error class (MRO lookup).
 CONSTRAINT_ANCHORS: dict[type[BaseException], str] = {
     exc.AclError: "access-control",
+    AclLinkRefused: "access-control",
     exc.ServerManagedTermError: "server-managed",
     exc.IncompatibleLdpTypeError: "interaction-models",
     exc.SingleSubjectError: "single-subject",

@@ -6,7 +6,9 @@ description (``fcr:metadata``), its TimeMap (``fcr:versions``), a memento
 control list (``fcr:acl``, served by ``acl``); see ``paths``.
 
 Every request works on the repository as its agent may use it
-(``access.request_repository``: Web Access Control is enforced there).
+(``access.request_repository``: Web Access Control is enforced there); a
+write is checked for the mode it needs before anything else is judged
+(``permissions``).
 
 Every request works in one read snapshot (a single ``Repository`` read) or one
 write transaction (``Repository.transact`` around the precondition check
@@ -25,7 +27,7 @@ from flask import Blueprint, Response, request
 from flask.typing import ResponseReturnValue
 from flask.views import MethodView
 
-from lakesuperior.endpoints import acl, reads, tx, writes
+from lakesuperior.endpoints import acl, permissions, reads, tx, writes
 from lakesuperior.endpoints.call import Call
 
 bp = Blueprint("ldp", __name__)
@@ -45,6 +47,7 @@ class LdpView(MethodView):
 
     def _serve(self) -> ResponseReturnValue:
         call = Call()
+        permissions.check_write(call)
         if call.target.kind == "acl":
             return acl.serve(call)
         return super().dispatch_request(call=call)

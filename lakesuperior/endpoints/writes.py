@@ -32,7 +32,7 @@ from lakesuperior.endpoints.call import (
     request_links,
     tombstone_links,
 )
-from lakesuperior.endpoints.errors import BadRequest, MethodNotAllowed
+from lakesuperior.endpoints.errors import AclLinkRefused, BadRequest, MethodNotAllowed
 from lakesuperior.endpoints.paths import PathError, Target, slug_segment
 from lakesuperior.endpoints.representation import (
     SPARQL_UPDATE,
@@ -113,8 +113,19 @@ def dropped_headers(dropped: Sequence[Triple]) -> dict[str, str]:
 _URI_SAFE = "<>:/?#[]@!$&'()*+,;=%~"
 
 
+def refuse_acl_link() -> None:
+    """``AclLinkRefused`` (400) for a request with ``Link: <...>; rel="acl"``: a
+    resource's ACL is ``<resource>/fcr:acl``, created there (Fedora API 5.3; Fedora 6
+    refuses such a create the same way)."""
+    if any(link.has_rel("acl") for link in request_links()):
+        raise AclLinkRefused("A request cannot choose a resource's ACL with Link: <...>; "
+                             "rel=\"acl\": the ACL of a resource is <resource>/fcr:acl; "
+                             "write the resource, then PUT its ACL there")
+
+
 @tombstone_links
 def _create(call: Call) -> Response:
+    refuse_acl_link()
     bodies.check_size()
     external = external_link()
     model = bodies.requested_model()
@@ -193,6 +204,7 @@ def put(call: Call) -> Response:
     if target.kind != "resource":
         raise MethodNotAllowed(f"PUT is not allowed on {call.here()}",
                                allowed_methods(None, target))
+    refuse_acl_link()
     bodies.check_size()
     external = external_link()
     model = bodies.requested_model()

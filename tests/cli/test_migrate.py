@@ -334,7 +334,7 @@ def test_migrate_copies_versions(invoke, tmp_path, start_server):
     assert res.exit_code == 0, res.output + srv.log_text()
     with Repository(data, sync=False) as repo:
         total = sum(len(repo.versions(u)) for u in _all_uids(repo) if u != "/")
-    assert f" {total:,} versions, in " in res.output
+    assert f" {total:,} versions, " in res.output
     with Repository(dest, base_uri=DEST_BASE, sync=False) as repo:
         for uid, ids in want.items():
             assert [v.id for v in repo.versions(uid)] == ids, uid
@@ -347,3 +347,147 @@ def test_migrate_copies_versions(invoke, tmp_path, start_server):
         assert repo.get("/coll/note.txt").digest == hashlib.sha512(b"hello world\n").hexdigest()
         newest = repo.get_version("/coll/doc", want["/coll/doc"][-1])
         assert isomorphic(_user_graph(newest.triples), _user_graph(repo.get("/coll/doc").triples))
+
+
+# --- ACLs ------------------------------------------------------------------------------------
+
+ACL_NS = "http://www.w3.org/ns/auth/acl#"
+ALICE = "http://example.org/people/alice"
+
+
+def _acl(uid: str, who: str, *, default: bool = True, extra: str = "") -> bytes:
+    """An ACL of ``uid`` in the populated source (base ``BASE``) granting ``who`` Read."""
+    from .conftest import BASE
+    target = f"<{BASE}{uid}>"
+    return (f"@prefix acl: <{ACL_NS}> .\n@prefix foaf: <http://xmlns.com/foaf/0.1/> .\n"
+            f"<#read> a acl:Authorization ; acl:mode acl:Read ; {who} ; acl:accessTo {target}"
+            + (f" ; acl:default {target}" if default else "") + " .\n" + extra).encode()
+
+
+@pytest.fixture
+def guarded_source(tmp_path, start_server):
+    """The populated source with ACLs: /coll and what is below it readable by Alice
+    only, the binary /coll/note.txt by everyone, /flat by Alice without acl:default,
+    plus an untyped node and an accessTo naming a resource below."""
+    from lakesuperior import Repository
+
+    from .conftest import BASE
+    data = tmp_path / "source"
+    populate(data)
+    with Repository(data, base_uri=BASE, sync=False) as repo:
+        repo.set_acl("/coll", data=_acl("/coll", f"acl:agent <{ALICE}>", extra=(
+            f"<#doc> a acl:Authorization ; acl:mode acl:Write ; acl:agent <{ALICE}> ; "
+            f"acl:accessTo <{BASE}/coll/doc> ; acl:default <{BASE}/coll> .\n"
+            '<#note> <http://purl.org/dc/terms/description> "not an authorization" .\n')),
+            media_type="text/turtle")
+        repo.set_acl("/coll/note.txt", data=_acl("/coll/note.txt", "acl:agentClass foaf:Agent"),
+                     media_type="text/turtle")
+        repo.set_acl("/flat", data=_acl("/flat", f"acl:agent <{ALICE}>", default=False),
+                     media_type="text/turtle")
+    return start_server(data)
+
+
+def _acl_graph(triples, old_base: str | None = None, new_base: str | None = None):
+    return _user_graph(triples, old_base, new_base)
+
+
+def test_migrate_copies_acls(invoke, guarded_source, tmp_path):
+    from lakesuperior import Repository
+    from lakesuperior.exceptions import AccessDeniedError
+    srv = guarded_source
+    dest = tmp_path / "dest"
+    res = invoke("migrate", srv.url, dest)
+    assert res.exit_code == 0, res.output + srv.log_text()
+    assert " 4 ACLs, " in res.output                    # the root's, /coll, the binary, /flat
+    with Repository(dest, base_uri=DEST_BASE, sync=False) as repo:
+        for uid in ("/", "/coll", "/coll/note.txt", "/flat"):
+            status, _, body = _request(srv.url + uid.rstrip("/") + "/fcr:acl",
+                                       headers={"Accept": "text/turtle"})
+            assert status == 200
+            from lakesuperior import rdfio
+            want = _acl_graph(rdfio.parse(body, "text/turtle", srv.url), srv.url, DEST_BASE)
+            got = _acl_graph(repo.acl(uid))
+            assert isomorphic(want, got), (uid, sorted(want), sorted(got))
+        assert not repo.has_acl("/coll/doc") and not repo.has_acl("/dc")
+        anonymous, alice = repo.as_agent(None), repo.as_agent(ALICE)
+        for uid in ("/coll", "/coll/doc", "/coll/file.bin", "/flat"):
+            with pytest.raises(AccessDeniedError):
+                anonymous.get(uid)
+            assert alice.get(uid).uid == uid
+        assert anonymous.get("/coll/note.txt").uid == "/coll/note.txt"
+        assert anonymous.get("/dc/m1").uid == "/dc/m1"        # the root's ACL
+        assert alice.modes("/coll/doc") == {"Read", "Write", "Append"}
+        assert alice.modes("/coll/file.bin") == {"Read"}
+
+
+def test_migrate_from_a_start_point_copies_the_acls_above_it(invoke, guarded_source, tmp_path):
+    from lakesuperior import Repository
+    from lakesuperior.exceptions import AccessDeniedError
+    srv = guarded_source
+    dest = tmp_path / "dest"
+    res = invoke("migrate", srv.url, dest, "--start", "/coll/file.bin")
+    assert res.exit_code == 0, res.output
+    assert "Migrated 1 resources" in res.output
+    assert " 2 ACLs, " in res.output                    # /coll's and the root's
+    with Repository(dest, base_uri=DEST_BASE, sync=False) as repo:
+        assert repo.has_acl("/coll") and repo.has_acl("/")
+        assert repo.get("/coll").children == ["/coll/file.bin"]
+        with pytest.raises(AccessDeniedError):
+            repo.as_agent(None).get("/coll/file.bin")
+        assert repo.as_agent(ALICE).get("/coll/file.bin").uid == "/coll/file.bin"
+
+
+def _webac_routes(acl_answer) -> dict:
+    """A stub WebAC source: the root and /rest/good link their ACLs, the root's ACL
+    answers ``acl_answer``."""
+    def linked(path: str, body: bytes, model: str = "BasicContainer"):
+        return _ldp(body, model, extra={"Link": f'<{LDP}{model}>; rel="type", '
+                                                f'<{path}/fcr:acl>; rel="acl"'})
+    return {"/rest/": linked("/rest", f"<> <{LDP}contains> </rest/good> .".encode()),
+            "/rest/fcr:acl": acl_answer,
+            "/rest/good": linked("/rest/good", b'<> <http://purl.org/dc/terms/title> "g" .'),
+            "/rest/good/fcr:acl": (404, {}, b"")}
+
+
+@pytest.mark.parametrize("answer, message", [
+    ((403, {"Content-Type": "text/plain"}, b"no"), "refused to show its ACL"),
+    ((401, {"WWW-Authenticate": 'Basic realm="x"'}, b""), "refused to show its ACL"),
+    ((500, {"Content-Type": "text/plain"}, b"boom"), "answered 500"),
+    ((200, {"Content-Type": "text/html"}, b"<html/>"), "text/html, not RDF"),
+    ((200, {"Content-Type": "text/turtle"}, b"<<< nope"), "not valid RDF"),
+    ((200, {"Content-Type": "text/turtle"},
+      f"<#a> a <{ACL_NS}Authorization> ; <{ACL_NS}mode> <{ACL_NS}Read> ; "
+      f"<{ACL_NS}agentGroup> <http://elsewhere.org/group> .".encode()),
+     "cannot be kept here"),
+], ids=["403", "401", "500", "html", "garbage", "refused"])
+@pytest.mark.parametrize("skip", [False, True], ids=["stop", "skip-errors"])
+def test_migrate_stops_on_an_acl_it_cannot_copy(invoke, stub_server, tmp_path, answer,
+                                                message, skip):
+    url = stub_server(_webac_routes(answer))
+    res = invoke("migrate", url + "/rest", tmp_path / "d", *(["--skip-errors"] if skip else []))
+    assert res.exit_code == 2, res.output
+    assert message in res.output and "/rest/fcr:acl" in res.output
+    assert not (tmp_path / "d").exists()
+    assert not [p for p in os.listdir(tmp_path) if ".migrating-" in p]
+
+
+def test_migrate_stops_below_a_resource_whose_acl_was_not_copied(invoke, stub_server,
+                                                                 tmp_path):
+    routes = _webac_routes(_ldp(b"", "RDFSource"))
+    routes["/rest/"] = _ldp(f"<> <{LDP}contains> </rest/good>, </rest/box> .".encode(),
+                            extra={"Link": f'<{LDP}BasicContainer>; rel="type", '
+                                           '</rest/fcr:acl>; rel="acl"'})
+    routes["/rest/good"] = _ldp(b"<> <http://ex.org/see> </rest/box/item> .",
+                                extra={"Link": f'<{LDP}BasicContainer>; rel="type"'})
+    routes["/rest/box"] = (500, {"Content-Type": "text/plain"}, b"boom")
+    routes["/rest/box/item"] = _ldp(b'<> <http://purl.org/dc/terms/title> "private?" .')
+    url = stub_server(routes)
+    res = invoke("migrate", url + "/rest", tmp_path / "d", "--skip-errors")
+    assert res.exit_code == 2, res.output
+    assert "/rest/box/item" in res.output and "failed before its ACL" in res.output
+    assert not (tmp_path / "d").exists()
+    del routes["/rest/box/item"]                       # nothing below it: skipped as before
+    routes["/rest/good"] = _ldp(b"<> <http://ex.org/see> <http://elsewhere.org/x> .")
+    res = invoke("migrate", url + "/rest", tmp_path / "d", "--skip-errors")
+    assert res.exit_code == 1, res.output
+    assert "failed 1" in res.output and " 1 ACLs, " in res.output

@@ -147,12 +147,12 @@ def test_fedora_5_3_inherits_the_nearest_acl_defaults(client, tree, act):
     assert client.get("/rest/a/b/c").status_code == 403
 
 
-def test_fedora_5_3_without_default_nothing_is_inherited(client, tree, act):
-    put_acl(tree, "/a", grant("/a", "acl:Read", default=False))
+def test_fedora_5_3_without_default_an_acl_decides_for_its_resource_only(client, tree, act):
+    put_acl(tree, "/a", grant("/a", "acl:Read", who=f"acl:agent {ALICE_ID}", default=False))
     act(ANONYMOUS)
-    assert client.get("/rest/a").status_code == 200
-    # /a has an ACL: the root's is not consulted for /a/b, and /a's grants nothing below.
-    assert client.get("/rest/a/b").status_code == 401
+    assert client.get("/rest/a").status_code == 401
+    # /a's ACL has no acl:default: /a/b inherits the root's (everyone reads), as Fedora 6
+    assert client.get("/rest/a/b").status_code == 200
     assert client.get("/rest/").status_code == 200
 
 
@@ -355,7 +355,7 @@ def test_delete_of_a_container_whose_children_inherit_no_write(client, tree, act
     before = state(tree)
     r = client.delete("/rest/a/b")
     assert r.status_code == 403
-    assert b"resources under /a/b" in r.data
+    assert b"Write access to /a/b/c " in r.data     # inherits the root's ACL: Read only
     assert state(tree) == before
 
 

@@ -181,7 +181,10 @@ def test_acl_methods(tree):
     with pytest.raises(AclError):
         tree.set_acl("/a", triples=[(f"<{BASE}/a/fcr:acl#x>",
                                      "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>",
-                                     "<http://www.w3.org/ns/auth/acl#Authorization>")])
+                                     "<http://www.w3.org/ns/auth/acl#Authorization>"),
+                                    (f"<{BASE}/a/fcr:acl#x>",
+                                     "<http://www.w3.org/ns/auth/acl#accessTo>",
+                                     f"<{BASE}/elsewhere>")])
 
 
 def test_inserts_only():
@@ -212,8 +215,8 @@ def test_root_acl_from_a_file(repo_factory, tmp_path):
 @pytest.mark.parametrize("content, message", [
     (None, "Cannot read the root ACL"),
     (b"not turtle at all", "not usable"),
-    (b"@prefix acl: <http://www.w3.org/ns/auth/acl#> . <#a> a acl:Authorization .",
-     "no acl:mode"),
+    (b"@prefix acl: <http://www.w3.org/ns/auth/acl#> . <#a> a acl:Authorization ; "
+     b"acl:accessTo <http://elsewhere.org/x> .", "its own resource or a resource below it"),
 ])
 def test_bad_root_acl_file_is_a_config_error(repo_factory, tmp_path, content, message):
     path = tmp_path / "root.ttl"
