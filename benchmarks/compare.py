@@ -1,0 +1,208 @@
+"""This server against its request floor (and Fedora, if given), alternated in rounds.
+
+Starts the floor (``floor_app.py``: a bare Flask app under lsup-server's own
+gunicorn settings) and ``lsup-server`` (a new data folder, authentication on, as
+the administrator) on loopback, then, round by round, each target in turn: with 1
+and with ``--many`` clients (processes, keep-alive connections), ``--count``
+PUTs of new 200-triple workload resources under one container, then ``--count``
+GETs of one such resource as Turtle. ``--fedora URL`` (Fedora's LDP root, with
+``--fedora-auth USER:PASS``) adds Fedora as a third target in every round.
+
+Prints, per operation and client count, the median latency (1 client) or the
+throughput (``--many``) of each target across rounds, and the ratios: ours to the
+floor (latency: how many times the floor a request costs; throughput: what share
+of the floor's we sustain) and Fedora to ours. ``--json F`` writes every figure;
+``--check BASELINE`` compares the ratios with a recorded run and exits 1 when one
+is more than ``--tolerance`` (default 30%) worse::
+
+    python benchmarks/compare.py [--rounds 3] [--count 300] [--many 8] [--json F]
+    python benchmarks/compare.py --fedora http://127.0.0.1:8080/rest --fedora-auth u:p
+    python benchmarks/compare.py --rounds 2 --count 150 --check benchmarks/compare-baseline.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from lakesuperior.bench import clients
+from lakesuperior.bench.figures import machine, write_json
+from lakesuperior.bench.targets import TURTLE, HttpTarget, Options
+from lakesuperior.bench.workload import workload_turtle
+from lakesuperior.http.client import parse_auth
+
+HERE = Path(__file__).resolve().parent
+START_TIMEOUT = 120.0
+#: The ratios ``--check`` holds (name -> True when larger is worse).
+CHECKED = {"put_1_latency_ratio": True, "get_1_latency_ratio": True,
+           "put_many_throughput_ratio": False, "get_many_throughput_ratio": False}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start(args: list[str], port: int, log: Path, stack: ExitStack) -> None:
+    """Start a server process; return once it accepts connections on ``port``."""
+    out = open(log, "wb")
+    stack.callback(out.close)
+    proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
+
+    def stop() -> None:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    stack.callback(stop)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"{args[1]} exited:\n" + log.read_text(errors="replace"))
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit(f"{args[1]} did not start in {START_TIMEOUT:g} s")
+
+
+def prepared(name: str, endpoint: str, auth: tuple[str, str] | None) -> dict[str, Any]:
+    """The jobs of one target, after creating its container and GET target."""
+    parent, one = "/compare-" + uuid.uuid4().hex[:8], None
+    if name == "floor":       # links as the server's graphs have them; nothing to create
+        internal = [f"{endpoint}{parent}/refs/r{i}" for i in range(5)]
+    else:
+        target = HttpTarget(Options(mode="http", endpoint=endpoint, auth=auth))
+        try:
+            internal = target.prepare(parent, False)
+            one = parent + "/one"
+            target.put(one, workload_turtle(random.Random(0), internal), TURTLE)
+        finally:
+            target.close()
+    return {"put": clients.Job(op="put", path=parent, endpoint=endpoint, auth=auth,
+                               internal=tuple(internal)),
+            "get": clients.Job(op="get", path=one or parent + "/one", endpoint=endpoint,
+                               auth=auth, internal=tuple(internal))}
+
+
+def measure(jobs: dict[str, Any], n_clients: int, count: int) -> dict[str, Any]:
+    out = {}
+    for op, job in jobs.items():
+        res = clients.run(job, n_clients, count=count)
+        if res.error:
+            raise SystemExit(f"{job.endpoint} {op} x{n_clients}: {res.error}")
+        out[op] = {"median_ms": round(statistics.median(res.latencies_ms), 3),
+                   "per_s": res.requests_per_s}
+    return out
+
+
+def summarize(rounds: list[dict[str, Any]], names: list[str], many: int) -> dict[str, Any]:
+    """Medians across rounds, and the ratios."""
+    fig: dict[str, Any] = {}
+    for name in names:
+        for n in (1, many):
+            for op in ("put", "get"):
+                key = "median_ms" if n == 1 else "per_s"
+                fig[f"{name}_{op}_{n}"] = round(statistics.median(
+                    r[name][n][op][key] for r in rounds), 3)
+    ratios: dict[str, float] = {}
+    for op in ("put", "get"):
+        ratios[f"{op}_1_latency_ratio"] = round(fig[f"ours_{op}_1"] / fig[f"floor_{op}_1"], 2)
+        ratios[f"{op}_many_throughput_ratio"] = round(
+            fig[f"ours_{op}_{many}"] / fig[f"floor_{op}_{many}"], 3)
+        if "fedora" in names:
+            ratios[f"fedora_{op}_1_latency_vs_ours"] = round(
+                fig[f"fedora_{op}_1"] / fig[f"ours_{op}_1"], 2)
+            ratios[f"fedora_{op}_many_throughput_vs_ours"] = round(
+                fig[f"fedora_{op}_{many}"] / fig[f"ours_{op}_{many}"], 3)
+    return {"figures": fig, "ratios": ratios}
+
+
+def check(ratios: dict[str, float], baseline_path: str, tolerance: float) -> list[str]:
+    """The ratios more than ``tolerance`` worse than the recorded ones."""
+    recorded = json.loads(Path(baseline_path).read_text(encoding="utf-8"))["ratios"]
+    worse = []
+    for name, larger_is_worse in CHECKED.items():
+        was, now = recorded[name], ratios[name]
+        bad = now > was * (1 + tolerance) if larger_is_worse else now < was * (1 - tolerance)
+        if bad:
+            worse.append(f"{name}: {now} (recorded {was}, tolerance {tolerance:.0%})")
+    return worse
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--count", type=int, default=300, help="requests per measurement")
+    p.add_argument("--many", type=int, default=8, help="the larger client count")
+    p.add_argument("--fedora", help="Fedora's LDP root URL, measured as a third target")
+    p.add_argument("--fedora-auth", help="USER:PASS for Fedora")
+    p.add_argument("--json")
+    p.add_argument("--check", metavar="BASELINE", help="a recorded --json to hold ratios to")
+    p.add_argument("--tolerance", type=float, default=0.3)
+    args = p.parse_args()
+    with ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
+        ours_port, floor_port = free_port(), free_port()
+        data = Path(tmp) / "data"
+        start([sys.executable, str(HERE / "floor_app.py"), "--bind",
+               f"127.0.0.1:{floor_port}"], floor_port, Path(tmp) / "floor.log", stack)
+        start([sys.executable, "-m", "lakesuperior.server", "--bind",
+               f"127.0.0.1:{ours_port}", "--data-dir", str(data)], ours_port,
+              Path(tmp) / "server.log", stack)
+        admin = ("admin", (data / "initial-admin-password").read_text().strip())
+        targets = {"floor": (f"http://127.0.0.1:{floor_port}/rest", None),
+                   "ours": (f"http://127.0.0.1:{ours_port}/rest", admin)}
+        if args.fedora:
+            targets["fedora"] = (args.fedora.rstrip("/"), parse_auth(args.fedora_auth))
+        names = list(targets)
+        rounds: list[dict[str, Any]] = []
+        for r in range(args.rounds):
+            this: dict[str, Any] = {}
+            order = names if r % 2 == 0 else names[::-1]   # alternated
+            for name in order:
+                jobs = prepared(name, *targets[name])
+                this[name] = {n: measure(jobs, n, args.count) for n in (1, args.many)}
+            rounds.append(this)
+            print(f"round {r + 1}: " + "; ".join(
+                f"{name} PUT {this[name][1]['put']['median_ms']} ms, "
+                f"GET {this[name][1]['get']['median_ms']} ms" for name in names))
+    result = summarize(rounds, names, args.many)
+    result.update(rounds=rounds, count=args.count, many=args.many, machine=machine(),
+                  load_average=os.getloadavg())
+    fig, ratios = result["figures"], result["ratios"]
+    for op in ("put", "get"):
+        print(f"{op.upper()} 1 client, median ms: " + ", ".join(
+            f"{n} {fig[f'{n}_{op}_1']}" for n in names)
+              + f"; ours/floor {ratios[f'{op}_1_latency_ratio']}")
+        print(f"{op.upper()} {args.many} clients, per s: " + ", ".join(
+            f"{n} {fig[f'{n}_{op}_{args.many}']}" for n in names)
+              + f"; ours/floor {ratios[f'{op}_many_throughput_ratio']}")
+    if "fedora" in names:
+        print("Fedora vs ours: " + ", ".join(f"{k} {v}" for k, v in ratios.items()
+                                              if k.startswith("fedora_")))
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+    write_json(args.json, result)
+    if args.check:
+        worse = check(ratios, args.check, args.tolerance)
+        for line in worse:
+            print("WORSE:", line)
+        if worse:
+            raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
