@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from lakesuperior.config import Config
 from lakesuperior.exceptions import BrokerError, LakesuperiorError
 from lakesuperior.messaging.broker import BrokerConnection
+from lakesuperior.repository import Repository
 from lakesuperior.store.background import LeaderLock
 
 log = logging.getLogger(__name__)
@@ -57,7 +59,7 @@ class Status:
 class Publisher:
     """Drains ``repo``'s change feed to the broker of ``config`` (see the module)."""
 
-    def __init__(self, repo: Any, config: Any, *, batch: int = BATCH,
+    def __init__(self, repo: Repository, config: Config, *, batch: int = BATCH,
                  max_backoff: float = MAX_BACKOFF):
         self.repo = repo
         self.max_backoff = max_backoff
@@ -140,7 +142,7 @@ class PublisherThread:
     """A ``Publisher`` on a daemon thread (one in each server worker: the lock
     makes exactly one of them publish)."""
 
-    def __init__(self, repo: Any, config: Any, **options: Any):
+    def __init__(self, repo: Repository, config: Config, **options: Any):
         self.publisher = Publisher(repo, config, **options)
         self.stop_event = threading.Event()
         self.thread = threading.Thread(target=self.publisher.run, args=(self.stop_event,),

@@ -9,8 +9,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from lakesuperior.config import Config
 from lakesuperior.exceptions import BrokerError
 from lakesuperior.messaging.broker import BrokerConnection
+from lakesuperior.repository import Repository
 
 BATCH = 500
 
@@ -28,7 +30,7 @@ def parse_since(text: str) -> int | datetime:
     return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
-def replay(repo: Any, config: Any, since: int | datetime,
+def replay(repo: Repository, config: Config, since: int | datetime,
            progress: Callable[[int], None] | None = None) -> int:
     """Send the retained events after seq ``since`` (or at or after a time) again;
     return how many. ``BrokerError`` if the broker stops acknowledging."""

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from lakesuperior.config import Config
 from lakesuperior.messaging.broker import probe
+from lakesuperior.repository import Repository
 
 
-def feed_figures(repo: Any) -> dict[str, Any]:
+def feed_figures(repo: Repository) -> dict[str, Any]:
     """The change feed's figures: ``events`` retained, ``first_seq`` / ``last_seq``
     (0: none), ``published`` (last seq the broker acknowledged) and ``backlog``
     (events waiting for the broker; 0 with messaging off), ``messaging`` on/off."""
@@ -17,7 +19,7 @@ def feed_figures(repo: Any) -> dict[str, Any]:
             "backlog": max(st["seq"] - st["published"], 0) if on else 0}
 
 
-def events_status(repo: Any, config: Any) -> dict[str, Any]:
+def events_status(repo: Repository, config: Config) -> dict[str, Any]:
     """``feed_figures`` plus the time of the last published event (if retained) and
     the broker's state (``up``, ``off``, ``down: why``), probed now."""
     out = feed_figures(repo)

@@ -26,6 +26,7 @@ from lakesuperior.model.uids import (
     uid_of,
     uid_of_graph,
 )
+from lakesuperior.store.quadstore import QuadStore
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ def integrity_check(ctx: Context) -> IntegrityReport:
     return report
 
 
-def stats(ctx: Context, store: Any) -> dict[str, Any]:
+def stats(ctx: Context, store: QuadStore) -> dict[str, Any]:
     """Counts and sizes of the repository (binaries: the content files that
     descriptions name, leftovers counted apart)."""
     txn = ctx.txn

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from lakesuperior.model import events
 from lakesuperior.store.group import WriteGroups
+from lakesuperior.store.quadstore import QuadStore
 from lakesuperior.store.writes import WriteTxn
 
 __all__ = ["Transactions"]
@@ -38,7 +39,7 @@ class Transactions:
     __slots__ = ("groups", "txn", "owner", "error", "reads", "events", "now", "mark",
                  "_retention_s", "_publishing")
 
-    def __init__(self, store: Any, *, retention_s: float, publishing: bool):
+    def __init__(self, store: QuadStore, *, retention_s: float, publishing: bool):
         self.groups = WriteGroups(store)
         self.txn: WriteTxn | None = None
         self.owner: int | None = None

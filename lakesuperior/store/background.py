@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from lakesuperior.exceptions import LakesuperiorError
+from lakesuperior.store.quadstore import QuadStore
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,7 @@ class HeldLock(LeaderLock):
 class IndexerThread:
     """The background indexer of ``store`` (a ``QuadStore``) on a daemon thread."""
 
-    def __init__(self, store: Any, *, idle_poll: float = IDLE_POLL,
+    def __init__(self, store: QuadStore, *, idle_poll: float = IDLE_POLL,
                  lock_poll: float = LOCK_POLL, after_batch: Callable[[], Any] | None = None,
                  lock: LeaderLock | None = None):
         self.store = store

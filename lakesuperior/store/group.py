@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
+from lakesuperior.store.quadstore import QuadStore
 from lakesuperior.store.writes import WriteTxn
 
 #: Most writes one group commits (a bound on a member's wait for the others).
@@ -73,7 +74,7 @@ class WriteGroups:
     kept; ``waiting`` is how many writes are queued for the leader.
     """
 
-    def __init__(self, store: Any, max_members: int = GROUP_MAX):
+    def __init__(self, store: QuadStore, max_members: int = GROUP_MAX):
         if isinstance(max_members, bool) or not isinstance(max_members, int) or max_members < 1:
             raise ValueError(f"max_members must be a positive int, not {max_members!r}")
         self.store = store
