@@ -329,16 +329,17 @@ def not_modified_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in headers.items() if k in NOT_MODIFIED_KEEP}
 
 
-def write_headers(urls: Urls, res: Any, request_uid: str, target: Target | None = None,
-                  handling: str | None = None, *, links: list[str] | None = None
-                  ) -> dict[str, str]:
+def write_headers(urls: Urls, res: Any, target: Target | None = None,
+                  handling: str | None = None, *, created: bool = False) -> dict[str, str]:
     """Last-Modified, Link and Preference-Applied of a write response (no ETag:
     the tag of the next GET's representation is only known to that GET).
 
-    ``target``: what was written (default: the resource ``res``). When that is
-    not the request URI's resource (POST), its links carry an ``anchor`` (RFC
-    8288 section 3.2): their context would be the container. ``links``: the
-    ``Link`` values to send instead (a 201 sends those of a GET, anchored)."""
+    ``target``: what was written (default: the resource ``res``). Its ``Link``
+    values are those a GET of it gives (``resource_links``: types, the Memento
+    relations, the ACL, the binary / description pair), whatever the request
+    URI (a POST's is the container). As Fedora 6 does, only the ``describedby``
+    link of a binary just ``created`` carries an ``anchor`` naming the binary
+    (RFC 8288 section 3.2); no other link is anchored."""
     target = target or Target(res.uid)
     headers = {}
     modified = modified_of(res)
@@ -346,17 +347,11 @@ def write_headers(urls: Urls, res: Any, request_uid: str, target: Target | None 
         headers["Last-Modified"] = hdr.format_http_date(modified)
     if handling:
         headers["Preference-Applied"] = f"handling={handling}"
-    if links is not None:
-        headers["Link"] = ", ".join(links)
-        return headers
-    links = type_links(advertised_types(res, target))
-    if res.is_binary and target.kind == "resource":
-        links.append(link_value(urls.url(res.uid, "metadata"), "describedby"))
-    links.append(acl_link(urls, res.uid))
-    if res.uid != request_uid:
+    links = resource_links(urls, res, target)
+    if created and res.is_binary and target.kind == "resource":
+        described = link_value(urls.url(res.uid, "metadata"), "describedby")
         anchor = f'; anchor="{urls.url(res.uid)}"'
-        links = [link + anchor for link in links]
-    links.append(constrained_by(urls))
+        links = [link + anchor if link == described else link for link in links]
     headers["Link"] = ", ".join(links)
     return headers
 

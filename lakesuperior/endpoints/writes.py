@@ -37,7 +37,6 @@ from lakesuperior.endpoints.paths import PathError, Target, slug_segment
 from lakesuperior.endpoints.representation import (
     SPARQL_UPDATE,
     allowed_methods,
-    resource_links,
     write_headers,
 )
 from lakesuperior.exceptions import (
@@ -67,27 +66,19 @@ def post(call: Call) -> Response:
 
 def _created(call: Call, res: Any) -> Response:
     """201 with the new resource's ``Location`` (also its body) and the ``Link``
-    values a GET of it gives (``representation.resource_links``, the one builder):
-    types, Memento relations, ``describedby`` for a binary. For a POST, whose
-    request URI is the container, they carry an ``anchor`` (RFC 8288 section 3.2)."""
+    values a GET of it gives (``representation.write_headers``)."""
     location = call.url(res.uid)
-    links = [link for link in resource_links(call.urls, res, Target(res.uid))
-             if link != call.constrained_by]
-    if res.uid != call.uid:
-        anchor = f'; anchor="{location}"'
-        links = [link + anchor for link in links]
-    headers = _written(call, res, links=[*links, call.constrained_by])
+    headers = _written(call, res, created=True)
     headers["Location"] = location
     return Response(location + "\n", status=201, headers=headers,
                     content_type="text/plain; charset=utf-8")
 
 
 def _written(call: Call, res: Any, target: Target | None = None, *,
-             links: list[str] | None = None) -> dict[str, str]:
-    """The headers of a write's response (``representation.write_headers``; ``links``:
-    its ``Link`` values, if given), and the links lenient referential integrity
-    dropped (``dropped_headers``)."""
-    headers = write_headers(call.urls, res, call.uid, target, call.handling, links=links)
+             created: bool = False) -> dict[str, str]:
+    """The headers of a write's response (``representation.write_headers``), and
+    the links lenient referential integrity dropped (``dropped_headers``)."""
+    headers = write_headers(call.urls, res, target, call.handling, created=created)
     headers.update(dropped_headers(res.dropped))
     return headers
 

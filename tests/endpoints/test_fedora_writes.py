@@ -58,8 +58,8 @@ def _link_set(response) -> set[tuple[str, frozenset[str]]]:
 
 
 def _anchored(response) -> set[tuple[str, frozenset[str]]]:
-    """The links of a 201 that have an anchor, all naming the new resource."""
-    location = response.headers["Location"]
+    """The links of a response that carry an anchor, each naming the written resource."""
+    location = response.headers.get("Location")
     out = set()
     for lk in links(response):
         if "anchor" in lk.params:
@@ -68,7 +68,7 @@ def _anchored(response) -> set[tuple[str, frozenset[str]]]:
     return out
 
 
-# --- 1. the Link headers of a 201 are a GET's ---------------------------------------------
+# --- 1. the Link headers of a write are a GET's (Fedora 6) ----------------------------------
 
 @pytest.mark.parametrize("model", [None, "RDFSource", "DirectContainer"])
 def test_fedora_3_5_post_201_links_are_the_new_resources(client, model):
@@ -80,32 +80,58 @@ def test_fedora_3_5_post_201_links_are_the_new_resources(client, model):
     r = post_ttl(client, "/rest/", body, **headers)
     assert r.status_code == 201, r.data
     got = client.get(r.headers["Location"])
-    constrained = {lk for lk in _link_set(r) if LDP + "constrainedby" in lk[1]}
-    assert _anchored(r) == _link_set(got) - constrained
-    assert constrained                  # about the request: not anchored
-    rels = {rel for _uri, rels in _anchored(r) for rel in rels}
-    assert {"type", "timegate", "timemap", "original"} <= rels
-    assert (MEMENTO + "OriginalResource", frozenset({"type"})) in _anchored(r)
+    assert _link_set(r) == _link_set(got)
+    assert not _anchored(r)             # as Fedora 6: no anchor but on describedby
+    rels = {rel for _uri, rels in _link_set(r) for rel in rels}
+    assert {"type", "timegate", "timemap", "original", "acl"} <= rels
+    assert (MEMENTO + "OriginalResource", frozenset({"type"})) in _link_set(r)
+    assert (MEMENTO + "TimeGate", frozenset({"type"})) in _link_set(r)
 
 
 def test_fedora_3_5_post_201_binary_links_describedby(client):
     r = client.post("/rest/", data=b"abc", content_type="text/plain", headers={"Slug": "b"})
     assert r.status_code == 201
-    constrained = {lk for lk in _link_set(r) if LDP + "constrainedby" in lk[1]}
-    assert _anchored(r) == _link_set(client.get("/rest/b")) - constrained
-    assert (f"{ROOT}/b/fcr:metadata", frozenset({"describedby"})) in _anchored(r)
-    assert (LDP + "NonRDFSource", frozenset({"type"})) in _anchored(r)
+    assert _link_set(r) == _link_set(client.get("/rest/b"))
+    assert _anchored(r) == {(f"{ROOT}/b/fcr:metadata", frozenset({"describedby"}))}
+    assert (LDP + "NonRDFSource", frozenset({"type"})) in _link_set(r)
 
 
 def test_fedora_3_6_put_201_links_are_a_gets(client):
     r = put_ttl(client, "/rest/new", f'<> {DC_TITLE} "x" .')
     assert r.status_code == 201
-    assert not _anchored(r)            # the request URI is the new resource
+    assert not _anchored(r)
     assert _link_set(r) == _link_set(client.get("/rest/new"))
     r = client.put("/rest/bin", data=b"abc", content_type="text/plain")
     assert r.status_code == 201
     assert _link_set(r) == _link_set(client.get("/rest/bin"))
-    assert (f"{ROOT}/bin/fcr:metadata", frozenset({"describedby"})) in _link_set(r)
+    assert _anchored(r) == {(f"{ROOT}/bin/fcr:metadata", frozenset({"describedby"}))}
+
+
+def test_fedora_put_patch_204_links_are_a_gets(client):
+    """A 204 of PUT or PATCH carries the Link set of a GET of what it wrote:
+    the Memento types and relations included, nothing anchored."""
+    assert put_ttl(client, "/rest/r", f'<> {DC_TITLE} "x" .').status_code == 201
+    r = put_ttl(client, "/rest/r", f'<> {DC_TITLE} "y" .')
+    assert r.status_code == 204
+    assert _link_set(r) == _link_set(client.get("/rest/r"))
+    assert (MEMENTO + "OriginalResource", frozenset({"type"})) in _link_set(r)
+    assert (f"{ROOT}/r/fcr:versions", frozenset({"timemap"})) in _link_set(r)
+    assert "anchor" not in r.headers["Link"]
+    r = client.patch("/rest/r", data=f'INSERT DATA {{ <> {DC_TITLE} "z" }}',
+                     content_type=SPARQL)
+    assert r.status_code == 204
+    assert _link_set(r) == _link_set(client.get("/rest/r"))
+    assert client.put("/rest/bin", data=b"abc", content_type="text/plain").status_code == 201
+    r = client.put("/rest/bin", data=b"abcd", content_type="text/plain")
+    assert r.status_code == 204
+    assert _link_set(r) == _link_set(client.get("/rest/bin"))
+    assert "anchor" not in r.headers["Link"]
+    r = client.patch("/rest/bin/fcr:metadata", content_type=SPARQL,
+                     data=f'INSERT DATA {{ <> {DC_TITLE} "d" }}')
+    assert r.status_code == 204
+    assert _link_set(r) == _link_set(client.get("/rest/bin/fcr:metadata"))
+    assert (f"{ROOT}/bin", frozenset({"describes"})) in _link_set(r)
+
 
 
 # --- 2. a taken Slug never rewrites the body's links ----------------------------------------

@@ -206,19 +206,25 @@ def test_resource_headers():
 
 def test_write_headers():
     child = resource(uid="/a/b")
-    headers = rep.write_headers(URLS, child, "/a", handling="lenient")
+    headers = rep.write_headers(URLS, child, handling="lenient")
     assert headers["Preference-Applied"] == "handling=lenient"
     assert "ETag" not in headers
-    parsed = hdr.parse_link([headers["Link"]])
-    typed = [lk for lk in parsed if lk.has_rel("type")]
-    assert typed and all(lk.params["anchor"] == "http://h/rest/a/b" for lk in typed)
-    headers = rep.write_headers(URLS, binary(), "/a")
+    target = Target("/a/b")
+    assert link_set(headers["Link"]) == link_set(
+        ", ".join(rep.resource_links(URLS, child, target)))
+    assert "anchor" not in headers["Link"]
+    headers = rep.write_headers(URLS, binary())
     assert "Preference-Applied" not in headers
     assert ("http://h/rest/a/fcr:metadata", frozenset({"describedby"})) in link_set(
         headers["Link"])
     assert "anchor" not in headers["Link"]
-    described = rep.write_headers(URLS, binary(), "/a", Target("/a", "metadata"))
+    created = hdr.parse_link([rep.write_headers(URLS, binary(), created=True)["Link"]])
+    assert [lk.params.get("anchor") for lk in created if "anchor" in lk.params] == [
+        "http://h/rest/a"]
+    assert [lk for lk in created if "anchor" in lk.params][0].has_rel("describedby")
+    described = rep.write_headers(URLS, binary(), Target("/a", "metadata"))
     assert "describedby" not in described["Link"]
+    assert ("http://h/rest/a", frozenset({"describes"})) in link_set(described["Link"])
 
 
 def test_timemap_and_timegate_headers():
