@@ -127,7 +127,8 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     if handling is not None:
         headers.update(external_headers(res))
     if handling == "redirect":
-        # Fedora API 3.9: the content is at the URL; no Digest (the server has no content).
+        # Fedora API 3.9: the content is at the URL; a Want-Digest is answered from it.
+        _source_digest(call, res, headers)
         return Response(status=307, headers=headers)
     size = res.size
     headers["Content-Type"] = res.mimetype or "application/octet-stream"
@@ -279,24 +280,30 @@ def _want_digest(opener: Callable[[], Any], header: str, close: bool = True) -> 
 
 def _proxy_source(call: Call, res: Any, range_header: str | None = None,
                   method: str = "GET") -> Source:
-    """The proxied source of ``res`` (502 Bad Gateway if it fails: the content is
-    not ours to answer for)."""
+    """The external source of ``res`` (proxy or redirect), checked against the
+    allow-list (502 Bad Gateway if it fails: the content is not ours to answer for)."""
     ext = call.repo.external
     try:
         return open_source(ext.allow, res.external_url, timeout=ext.timeout,
                            method=method, range_header=range_header)
     except ExternalContentError as e:
-        raise BadGateway(f"The proxied content of {call.url()} cannot be read: {e}") from None
+        raise BadGateway(f"The external content of {call.url()} cannot be read: {e}") from None
 
 
-def _relay(call: Call, res: Any, headers: dict[str, str], head: bool) -> Response:
-    """A proxied ``http:`` source: its answer relayed (``Range`` passed on, a 206 or
-    416 kept), streamed; ``Want-Digest`` hashes a first whole read of it."""
+def _source_digest(call: Call, res: Any, headers: dict[str, str]) -> None:
+    """Set ``Digest`` for the request's ``Want-Digest`` from a whole read of the
+    external source of ``res`` (fetched only when asked; 502 if it fails)."""
     want = request.headers.get("Want-Digest")
     if want:
         digest = _want_digest(lambda: _proxy_source(call, res), want)
         if digest:
             headers["Digest"] = digest
+
+
+def _relay(call: Call, res: Any, headers: dict[str, str], head: bool) -> Response:
+    """A proxied ``http:`` source: its answer relayed (``Range`` passed on, a 206 or
+    416 kept), streamed; ``Want-Digest`` hashes a first whole read of it."""
+    _source_digest(call, res, headers)
     range_header = request.headers.get("Range") if not head else None
     if range_header and not if_range_holds(request.headers.get("If-Range"), headers["ETag"],
                                            headers.get("Last-Modified")):

@@ -55,22 +55,68 @@ def test_fedora_3_9_put_copy_replaces_content(client, origin):
 
 # --- redirect ------------------------------------------------------------------------------
 
+def _sha256(data: bytes) -> str:
+    return "sha-256=" + base64.b64encode(hashlib.sha256(data).digest()).decode()
+
+
 @pytest.mark.parametrize("where", ["http", "file"])
 def test_fedora_3_9_redirect(client, origin, files, where):
     url = origin.url + "/files/hello.txt" if where == "http" else files.url("hello.txt")
     r = client.put("/rest/r", headers={"Link": link(url, "redirect")})
     assert r.status_code == 201, r.data
+    origin.requests.clear()
     for method in ("GET", "HEAD"):
-        got = client.open("/rest/r", method=method, headers={"Want-Digest": "sha-256"})
+        got = client.open("/rest/r", method=method)
         assert got.status_code == 307
         assert got.headers["Location"] == url
         assert got.headers["Content-Location"] == url
-        assert "Digest" not in got.headers                  # the server has no content
+        assert "Digest" not in got.headers
         assert "describedby" in got.headers["Link"]
+    assert origin.requests == []                    # nothing fetched unless asked
     desc = client.get("/rest/r/fcr:metadata", headers={"Accept": "application/n-triples"})
     assert desc.status_code == 200
     assert f'"{url}"'.encode() in desc.data
     assert b'"redirect"' in desc.data
+
+
+@pytest.mark.parametrize("where", ["http", "file"])
+def test_redirect_want_digest_is_computed_from_the_source(client, origin, files, where):
+    """A redirect binary's 307 answers Want-Digest with the digest of the content at
+    its (allowed) URL, fetched for it."""
+    url = origin.url + "/files/hello.txt" if where == "http" else files.url("hello.txt")
+    assert client.put("/rest/r", headers={"Link": link(url, "redirect")}).status_code == 201
+    for method in ("GET", "HEAD"):
+        got = client.open("/rest/r", method=method,
+                          headers={"Want-Digest": "sha-256, md5;q=0.5"})
+        assert got.status_code == 307, got.data
+        assert got.headers["Location"] == url
+        digest = hdr.parse_digest(got.headers["Digest"])
+        assert digest["sha-256"] == base64.b64encode(hashlib.sha256(TEXT).digest()).decode()
+        assert digest["md5"] == base64.b64encode(hashlib.md5(TEXT).digest()).decode()
+    if where == "http":
+        assert ("GET", "/files/hello.txt", None) in origin.requests
+
+
+def test_redirect_want_digest_unreachable_source_is_502(client, origin, files):
+    client.put("/rest/r", headers={"Link": link(origin.url + "/files/hello.txt", "redirect")})
+    client.put("/rest/f", headers={"Link": link(files.url("hello.txt"), "redirect")})
+    del origin.files["hello.txt"]
+    os.unlink(files.allowed / "hello.txt")
+    for uid in ("r", "f"):
+        r = client.get(f"/rest/{uid}", headers={"Want-Digest": "sha-256"})
+        assert r.status_code == 502, r.data
+        assert b"cannot be read" in r.data
+        plain = client.get(f"/rest/{uid}")            # without Want-Digest: still a 307
+        assert plain.status_code == 307
+
+
+def test_redirect_want_digest_unsupported_algorithm(client, origin):
+    client.put("/rest/r", headers={"Link": link(origin.url + "/files/hello.txt", "redirect")})
+    origin.requests.clear()
+    r = client.get("/rest/r", headers={"Want-Digest": "sha-3-999"})
+    assert r.status_code == 400, r.data
+    assert b"supported" in r.data
+    assert origin.requests == []
 
 
 # --- proxy ---------------------------------------------------------------------------------
