@@ -2,8 +2,9 @@
 
 One view serves every path under the prefix. The path names a resource, its
 description (``fcr:metadata``), its TimeMap (``fcr:versions``), a memento
-(``fcr:versions/<id>``), its tombstone (``fcr:tombstone``) or its access
-control list (``fcr:acl``, served by ``acl``); see ``paths``.
+(``fcr:versions/<id>``), its tombstone (``fcr:tombstone``), its access
+control list (``fcr:acl``, served by ``acl``) or a fixity check of a binary
+(``fcr:fixity``, served by ``fixity``); see ``paths``.
 
 Every request works on the repository as its agent may use it
 (``access.request_repository``: Web Access Control is enforced there); a
@@ -27,7 +28,7 @@ from flask import Blueprint, Response, request
 from flask.typing import ResponseReturnValue
 from flask.views import MethodView
 
-from lakesuperior.endpoints import acl, permissions, reads, tx, writes
+from lakesuperior.endpoints import acl, fixity, permissions, reads, tx, writes
 from lakesuperior.endpoints.call import Call
 
 bp = Blueprint("ldp", __name__)
@@ -50,6 +51,8 @@ class LdpView(MethodView):
         permissions.check_write(call)
         if call.target.kind == "acl":
             return acl.serve(call)
+        if call.target.kind == "fixity":
+            return fixity.serve(call)
         return super().dispatch_request(call=call)
 
     def get(self, call: Call) -> Response:

@@ -37,7 +37,7 @@ _PLAIN_SEGMENT = re.compile(rb"[A-Za-z0-9\-._~!$&'()*+,;=:@]+")
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _EMPTY_SEGMENT = "Empty path segments ('//') are not allowed"
 
-Kind = Literal["resource", "metadata", "timemap", "memento", "tombstone", "acl"]
+Kind = Literal["resource", "metadata", "timemap", "memento", "tombstone", "acl", "fixity"]
 
 
 class PathError(ValueError):
@@ -55,7 +55,8 @@ class Target:
     ``uid``: the resource; ``kind``: the resource itself, its description
     (``fcr:metadata``), its TimeMap (``fcr:versions``), one memento
     (``fcr:versions/<id>``, ``version`` set), its tombstone
-    (``fcr:tombstone``) or its access control list (``fcr:acl``). ``description``
+    (``fcr:tombstone``), its access control list (``fcr:acl``) or a fixity check of
+    a binary (``fcr:fixity``). ``description``
     is True for the TimeMap and mementos of a binary's description
     (``fcr:metadata/fcr:versions[/<id>]``).
     """
@@ -161,7 +162,8 @@ def parse_target(raw: str | bytes) -> Target:
 
     ``fcr:`` segments are Fedora endpoints: ``fcr:metadata``, ``fcr:versions``,
     ``fcr:versions/<yyyyMMddHHmmss>``, ``fcr:metadata/fcr:versions[/<id>]``,
-    ``fcr:tombstone`` and ``fcr:acl``. Any other use of an ``fcr:`` segment is a 404.
+    ``fcr:tombstone``, ``fcr:acl`` and ``fcr:fixity``. Any other use of an ``fcr:``
+    segment is a 404.
     """
     segments = normalize_path(raw)
     cut = next((i for i, s in enumerate(segments) if s[:4].lower() == "fcr:"), len(segments))
@@ -184,6 +186,8 @@ def parse_target(raw: str | bytes) -> Target:
         return Target(uid, "tombstone")
     elif rest == ["fcr:acl"] and not description:
         return Target(uid, "acl")
+    elif rest == ["fcr:fixity"] and not description:
+        return Target(uid, "fixity")
     raise PathError(f"Not found: {'/'.join(segments[cut:])} is not a Fedora endpoint of {uid}",
                     404)
 
@@ -199,6 +203,8 @@ def target_path(target: Target) -> str:
         return base + "/fcr:tombstone"
     if target.kind == "acl":
         return base + "/fcr:acl"
+    if target.kind == "fixity":
+        return base + "/fcr:fixity"
     head = base + ("/fcr:metadata" if target.description else "") + "/fcr:versions"
     return head if target.kind == "timemap" else f"{head}/{target.version}"
 

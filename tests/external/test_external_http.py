@@ -284,3 +284,17 @@ def test_empty_allow_list_refuses_over_http(tmp_path, origin):
         assert origin.requests == []
     finally:
         app.extensions["lakesuperior"].close()
+
+
+def test_fixity_of_external_binary_is_409(client, origin):
+    """``fcr:fixity`` checks stored content: a redirect or proxy binary has none."""
+    for uid, handling in (("r", "redirect"), ("p", "proxy")):
+        client.put(f"/rest/{uid}", headers={"Link": link(origin.url + "/files/hello.txt",
+                                                          handling)})
+        r = client.get(f"/rest/{uid}/fcr:fixity")
+        assert r.status_code == 409, r.data
+        assert b"external" in r.data
+    client.put("/rest/c", headers={"Link": link(origin.url + "/files/hello.txt", "copy")})
+    r = client.get("/rest/c/fcr:fixity")
+    assert r.status_code == 200
+    assert b"SUCCESS" in r.data
