@@ -37,6 +37,9 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml's, if built 
 _DEFAULT: Any = type("_Default", (), {"__repr__": lambda self: "<default>"})()
 _URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S+")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_BASE_PATH = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+")
+#: First path segments the application serves itself: no base path goes under them.
+RESERVED_PATHS = ("query", "admin", "constraints", "static")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class Config:
     allow_foreign_subjects: bool = _DEFAULT
     max_body_size: int = _DEFAULT
     http_require_if_match: bool = _DEFAULT
+    http_base_path: str = _DEFAULT
     query_timeout: float = _DEFAULT
     versioning_auto: bool = _DEFAULT
     server_bind: str = _DEFAULT
@@ -158,6 +162,7 @@ class Config:
                      "transactions_max_operations", "transactions_max_bytes"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name.replace('_', '.', 1)} must be positive")
+        check_base_path(self.http_base_path)
         if not _URI_SCHEME.match(self.auth_webid_base):
             raise ConfigError("auth.webid_base must be an absolute URI (a user's WebID is "
                               f"it plus the user name), not {self.auth_webid_base!r}")
@@ -193,6 +198,20 @@ class Config:
     def staging_dir(self) -> str:
         """The staged operations of open HTTP transactions (``fcr:tx``)."""
         return os.path.join(self.data_dir, "transactions")
+
+
+def check_base_path(path: str) -> None:
+    """``ConfigError`` unless ``path`` can be ``http.base_path``: ``/`` and one or
+    more plain path segments, no trailing ``/``, no ``.``/``..`` or ``fcr:``
+    segment, and not under a path the application serves itself."""
+    segments = path.split("/")[1:]
+    if (not _BASE_PATH.fullmatch(path) or any(s in (".", "..") for s in segments)
+            or any(s[:4].lower() == "fcr:" for s in segments)):
+        raise ConfigError(f"http.base_path must be a path like /rest or /fcrepo/rest (plain "
+                          f"segments, no trailing '/'), not {path!r}")
+    if segments[0] in RESERVED_PATHS:
+        raise ConfigError(f"http.base_path {path!r} is under /{segments[0]}, which the "
+                          "server uses for itself")
 
 
 def broker_address(url: str) -> tuple[str, int]:

@@ -52,13 +52,15 @@ def lsup_server(tmp: Path, env: Mapping[str, str] | None = None, *,
     """``python -m lakesuperior.server`` with its data in ``tmp/data`` and its log in
     ``tmp/server.log`` (``env``: more ``LSUP_*`` settings; authentication is off
     unless ``env`` sets ``LSUP_AUTH_ENABLED``); yields ``(process, port,
-    log path)`` once ``GET /rest/`` answers 200 and ``ready()`` holds. Raises with
-    the log if the server exits or does not start in time."""
+    log path)`` once ``GET /rest/`` (the LDP root: ``LSUP_HTTP_BASE_PATH`` of ``env``)
+    answers 200 and ``ready()`` holds. Raises with the log if the server exits or
+    does not start in time."""
     port = free_port()
     full_env = {**os.environ, "LSUP_DATA_DIR": str(tmp / "data"),
                 "LSUP_SERVER_BIND": f"127.0.0.1:{port}", "LSUP_AUTH_ENABLED": "false",
                 **(env or {})}
     full_env.pop("LSUP_CONFIG", None)
+    root = full_env.get("LSUP_HTTP_BASE_PATH", "/rest") + "/"
     log_path = tmp / "server.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "lakesuperior.server"], cwd=tmp,
@@ -69,7 +71,7 @@ def lsup_server(tmp: Path, env: Mapping[str, str] | None = None, *,
             if proc.poll() is not None:
                 raise RuntimeError("lsup-server exited:\n" + log_path.read_text(errors="replace"))
             try:
-                if get_status(port) == 200 and ready():
+                if get_status(port, root) == 200 and ready():
                     break
             except OSError:
                 pass

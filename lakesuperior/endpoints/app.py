@@ -3,8 +3,9 @@
 ``create_app(config)`` opens the repository (in the serving process: under
 gunicorn, in each worker after the fork) and keeps it in
 ``app.extensions["lakesuperior"]``. The LDP blueprint is mounted twice, at
-``/rest`` (Fedora clients) and ``/ldp``; the constraints document is at
-``/constraints``; HTTP transactions at ``/rest/fcr:tx`` (``tx``).
+``http.base_path`` (``/rest`` by default, as Fedora clients expect; the
+``rest`` blueprint) and ``/ldp``; the constraints document is at
+``/constraints``; HTTP transactions at ``<base_path>/fcr:tx`` (``tx``).
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from lakesuperior.config import Config
 from lakesuperior.endpoints import authn, errors, paths, tx
 from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints.admin import bp as admin_bp
+from lakesuperior.endpoints.call import LDP_ALIAS
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp
 from lakesuperior.endpoints.tx.staging import Staging
@@ -66,15 +68,16 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
     errors.register(app)
     app.before_request(_check_path)
     authn.register(app, config)
-    tx.register(app)
-    app.register_blueprint(ldp_bp, url_prefix="/rest", name="rest")
-    app.register_blueprint(ldp_bp, url_prefix="/ldp", name="ldp")
+    prefixes = endpoint_prefixes(config)
+    tx.register(app, prefixes)
+    for name, prefix in prefixes.items():
+        app.register_blueprint(ldp_bp, url_prefix=prefix, name=name)
     app.register_blueprint(query_bp, url_prefix="/query")
     app.register_blueprint(admin_bp, url_prefix="/admin")
 
     @app.get("/", endpoint="root_redirect")
     def root_redirect() -> BaseResponse:
-        return redirect(request.script_root + "/rest/", code=302)
+        return redirect(request.script_root + config.http_base_path + "/", code=302)
 
     @app.route("/constraints", endpoint="constraints", methods=["GET", "HEAD"])
     def constraints() -> Response:
@@ -85,6 +88,15 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
         return {"version": __version__}
 
     return app
+
+
+def endpoint_prefixes(config: Config) -> dict[str, str]:
+    """Blueprint name -> URL prefix of the LDP endpoint: ``rest`` at
+    ``http.base_path``, ``ldp`` at ``/ldp`` (unless that is the base path)."""
+    prefixes = {"rest": config.http_base_path}
+    if config.http_base_path != LDP_ALIAS:
+        prefixes["ldp"] = LDP_ALIAS
+    return prefixes
 
 
 def _check_path() -> None:

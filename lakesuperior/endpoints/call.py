@@ -2,8 +2,8 @@
 target, preferences, conditions), content negotiation, tombstone links, and
 ``checked_write``, the one way a write checks its preconditions.
 
-Public URIs are the request's own host URL root plus the prefix (``/rest`` or
-``/ldp``) plus the uid; the repository gets them as ``base_uri``. What the
+Public URIs are the request's own host URL root plus the prefix (``http.base_path``,
+``/rest`` by default, or ``/ldp``) plus the uid; the repository gets them as ``base_uri``. What the
 headers say is decided in ``representation`` and ``preconditions`` (pure).
 """
 from __future__ import annotations
@@ -31,8 +31,9 @@ from lakesuperior.exceptions import ResourceNotExistsError, TombstoneError
 from lakesuperior.http import headers as hdr
 from lakesuperior.http import mediatypes
 
-#: Blueprint registration name -> URL prefix (see ``app.create_app``).
-PREFIXES = {"rest": "/rest", "ldp": "/ldp"}
+#: The second mount of the LDP endpoint (blueprint ``ldp``); the first (``rest``) is
+#: at ``http.base_path`` (see ``app.create_app``).
+LDP_ALIAS = "/ldp"
 CHUNK = 1 << 16  #: bytes per read of a streamed body
 
 _HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.\-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])"
@@ -52,8 +53,15 @@ def public_root() -> str:
     return f"{request.scheme}://{host}{request.script_root}"
 
 
+def base_path() -> str:
+    """The configured path of the LDP root (``http.base_path``)."""
+    return str(current_app.extensions["lakesuperior"].config.http_base_path)
+
+
 def _prefix() -> str:
-    return PREFIXES[request.blueprint or "rest"]
+    """The URL prefix of the request's LDP endpoint."""
+    blueprint = request.blueprint or "rest"
+    return LDP_ALIAS if blueprint.startswith("ldp") else base_path()
 
 
 def _raw_path() -> bytes:

@@ -9,7 +9,7 @@ SELECT and ASK as ``application/sparql-results+json`` (first choice),
 as Turtle (first choice), N-Triples, JSON-LD or RDF/XML. A client that prefers
 ``text/html`` (a browser) gets a query form with the results as a table.
 
-Public URIs are the request's own root plus ``/rest`` (the LDP endpoint). The
+Public URIs are the request's own root plus ``http.base_path`` (the LDP root). The
 query runs through ``Repository.sparql_query`` (one read snapshot, the
 configured ``query_timeout``). Errors go through ``errors`` like every other
 error: a syntax error is 400 with the parser's message, as is a query the
@@ -26,7 +26,7 @@ from flask import Blueprint, Response, render_template, request
 from lakesuperior import query as api
 from lakesuperior.endpoints import errors, html
 from lakesuperior.endpoints.access import request_repository
-from lakesuperior.endpoints.call import public_root
+from lakesuperior.endpoints.call import base_path, public_root
 from lakesuperior.endpoints.errors import BadRequest, NotAcceptable
 from lakesuperior.endpoints.tx import ATOMIC_ID
 from lakesuperior.exceptions import (
@@ -49,7 +49,6 @@ HTML = "text/html"
 FORM = "application/x-www-form-urlencoded"
 SPARQL_QUERY = "application/sparql-query"
 SPARQL_UPDATE = "application/sparql-update"
-LDP_PREFIX = "/rest"
 
 _ALL_TYPES = mediatypes.Offers((*api.RESULT_TYPES, *api.GRAPH_TYPES))
 _PAGE_OR_RESULTS = mediatypes.Offers((*_ALL_TYPES, HTML))
@@ -141,7 +140,7 @@ def _maybe(text: str | None) -> str | None:
 
 def _base() -> str:
     """Public base URI of the resources (the LDP endpoint) for this request."""
-    return public_root() + LDP_PREFIX
+    return public_root() + base_path()
 
 
 # --- the view -----------------------------------------------------------------------------

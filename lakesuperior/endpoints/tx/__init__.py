@@ -1,4 +1,5 @@
-"""HTTP transactions, as in Fedora 6: ``/rest/fcr:tx`` and the ``Atomic-ID`` header.
+"""HTTP transactions, as in Fedora 6: ``/rest/fcr:tx`` (``<http.base_path>/fcr:tx``)
+and the ``Atomic-ID`` header.
 
 ``POST /rest/fcr:tx`` opens a transaction (201, ``Location`` its URI,
 ``Atomic-Expires``); ``GET`` of its URI reports it (204 and ``Atomic-Expires``
@@ -98,8 +99,8 @@ def _owner() -> str:
 
 
 def _tx_url(tx_id: str) -> str:
-    prefix = (request.blueprint or "rest_tx").split("_", 1)[0]
-    return f"{public_root()}/{prefix}/{TX_SEGMENT}/{tx_id}"
+    prefix = current_app.extensions[TX_PREFIXES][request.blueprint or "rest_tx"]
+    return f"{public_root()}{prefix}/{TX_SEGMENT}/{tx_id}"
 
 
 def _expires(info: TxInfo) -> dict[str, str]:
@@ -395,7 +396,14 @@ def _environ(method: str, root: SplitResult, path: str, query: str,
     return environ
 
 
-def register(app: Flask) -> None:
-    """Mount the ``fcr:tx`` endpoint under ``/rest`` (and ``/ldp``)."""
-    for name, prefix in (("rest_tx", "/rest"), ("ldp_tx", "/ldp")):
-        app.register_blueprint(bp, url_prefix=f"{prefix}/{TX_SEGMENT}", name=name)
+#: Where the app keeps its ``fcr:tx`` blueprint names -> LDP prefixes.
+TX_PREFIXES = "lakesuperior.tx_prefixes"
+
+
+def register(app: Flask, prefixes: dict[str, str]) -> None:
+    """Mount the ``fcr:tx`` endpoint under each LDP prefix (``prefixes``: blueprint
+    name -> prefix, as ``app.endpoint_prefixes`` gives them)."""
+    mounted = app.extensions[TX_PREFIXES] = {}
+    for name, prefix in prefixes.items():
+        mounted[f"{name}_tx"] = prefix
+        app.register_blueprint(bp, url_prefix=f"{prefix}/{TX_SEGMENT}", name=f"{name}_tx")
