@@ -38,6 +38,8 @@ _DEFAULT: Any = type("_Default", (), {"__repr__": lambda self: "<default>"})()
 _URI_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:\S+")
 _TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 _BASE_PATH = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+")
+#: The signature algorithms ``auth.jwt.algorithm`` may name.
+JWT_ALGORITHMS = ("HS256", "HS384", "HS512", "RS256", "RS384", "RS512")
 #: First path segments the application serves itself: no base path goes under them.
 RESERVED_PATHS = ("query", "admin", "constraints", "static")
 
@@ -78,6 +80,14 @@ class Config:
     messaging_password: str = field(default=_DEFAULT, repr=False)
     messaging_retention_days: float = _DEFAULT
     auth_root_acl: str = _DEFAULT
+    auth_jwt_key: str = field(default=_DEFAULT, repr=False)
+    auth_jwt_key_file: str = _DEFAULT
+    auth_jwt_algorithm: str = _DEFAULT
+    auth_jwt_user_claim: str = _DEFAULT
+    auth_jwt_role_claim: str = _DEFAULT
+    auth_jwt_admin_role: str = _DEFAULT
+    auth_jwt_issuer: str = _DEFAULT
+    auth_jwt_audience: str = _DEFAULT
     external_content_allowed: tuple[str, ...] = _DEFAULT
     external_content_allowed_file: str = _DEFAULT
     external_content_timeout: float = _DEFAULT
@@ -175,6 +185,13 @@ class Config:
             except ValueError:
                 raise ConfigError(f"auth.trusted_proxies: {entry!r} is not an IP address "
                                   "or network (CIDR)") from None
+        if self.auth_jwt_algorithm not in JWT_ALGORITHMS:
+            raise ConfigError(f"auth.jwt.algorithm must be one of {', '.join(JWT_ALGORITHMS)}, "
+                              f"not {self.auth_jwt_algorithm!r}")
+        if self.auth_jwt_key and self.auth_jwt_key_file:
+            raise ConfigError("Set auth.jwt.key or auth.jwt.key_file, not both")
+        if not self.auth_jwt_user_claim:
+            raise ConfigError("auth.jwt.user_claim must name a claim")
         if self.messaging_retention_days < 0:
             raise ConfigError("messaging_retention_days must be zero or positive")
         if self.messaging_broker_url:

@@ -242,6 +242,11 @@ class AuthenticationError(LakesuperiorError):
     repeat them)."""
 
 
+class BearerTokenError(AuthenticationError):
+    """A bearer token (JWT) that cannot be believed: malformed, unsigned, signed with
+    another key or algorithm, expired, or without the claims it needs."""
+
+
 class AccessDeniedError(LakesuperiorError):
     """Access control refuses ``mode`` (an ``acl:`` mode name such as ``Write``) on
     ``uid`` to an agent; ``authenticated`` tells whether the agent was a known user

@@ -43,6 +43,7 @@ from gunicorn import glogging
 from gunicorn.app.base import BaseApplication
 from gunicorn.util import parse_address
 
+from lakesuperior.auth.bearer import BearerAuth
 from lakesuperior.auth.users import FIRST_ADMIN, UserDB
 from lakesuperior.config import Config
 from lakesuperior.exceptions import LakesuperiorError
@@ -177,6 +178,7 @@ def prepare_auth(config: Config) -> list[tuple[int, str]]:
                  f"{config.server_bind} can read and change everything")]
     notices = []
     try:
+        BearerAuth(config)                  # a bad auth.jwt key stops the start here
         created = UserDB(config.data_dir).create_first_admin()
     except LakesuperiorError as e:
         raise StartupError(str(e)) from e

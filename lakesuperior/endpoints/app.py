@@ -52,6 +52,7 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
     ``config`` (the caller keeps ownership).
     """
     config = config or Config.load()
+    authenticator = authn.Authenticator(config)    # a bad auth setting fails before the store opens
     owned = repository is None
     if repository is None:
         repository = Repository.from_config(config)
@@ -67,7 +68,7 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
     app.extensions["lakesuperior"] = State(config, repository, staging, owned)
     errors.register(app)
     app.before_request(_check_path)
-    authn.register(app, config)
+    authn.register(app, authenticator)
     prefixes = endpoint_prefixes(config)
     tx.register(app, prefixes)
     for name, prefix in prefixes.items():

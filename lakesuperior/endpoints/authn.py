@@ -9,7 +9,9 @@ before every view; ``request_agent()`` returns its result):
   a user name (an administrator if the user database says so; a name not in it
   is an ordinary user), or an absolute ``http(s)`` URI, which is the WebID
   itself (as Fedora's ``UserUtil``);
-* HTTP Basic (RFC 7617) against the user database of the data directory.
+* HTTP Basic (RFC 7617) against the user database of the data directory;
+* with ``auth.jwt.key`` (or ``key_file``) set, ``Authorization: Bearer <JWT>``
+  (``auth.bearer``: Islandora's Syn tokens).
 
 No credentials: the anonymous agent. Credentials that are wrong or malformed
 (any ``Authorization`` that is not a well-formed Basic pair of a known user
@@ -41,6 +43,7 @@ from flask import Flask, current_app, request
 from werkzeug.datastructures import Headers
 
 from lakesuperior.auth.agents import ANONYMOUS, Agent
+from lakesuperior.auth.bearer import BearerAuth
 from lakesuperior.auth.users import NAME, User, UserDB
 from lakesuperior.config import Config
 from lakesuperior.exceptions import AccessDeniedError, AuthenticationError
@@ -103,6 +106,7 @@ class Authenticator:
         self.trusted = tuple(ipaddress.ip_network(p, strict=False)
                              for p in config.auth_trusted_proxies)
         self.users = users or UserDB(config.data_dir)
+        self.bearer = BearerAuth(config)
         self._key = os.urandom(32)
         self._verified: OrderedDict[tuple[str, bytes], str] = OrderedDict()
         self._lock = threading.Lock()
@@ -118,6 +122,9 @@ class Authenticator:
         authorization = headers.get("Authorization")
         if authorization is None:
             return ANONYMOUS
+        scheme, _, token = authorization.strip().partition(" ")
+        if self.bearer.enabled and scheme.lower() == "bearer":
+            return self._token_agent(token)
         name, password = parse_basic(authorization)
         user = self.verify(name, password)
         if user is None:
@@ -126,6 +133,13 @@ class Authenticator:
 
     def user_agent(self, name: str, admin: bool) -> Agent:
         return Agent(name=name, webid=self.webid_base + quote(name, safe="@"), admin=admin)
+
+    def _token_agent(self, token: str) -> Agent:
+        """The agent of a verified bearer token (``BearerTokenError`` otherwise)."""
+        user = self.bearer.user(token)
+        if user.is_webid:
+            return Agent(name=user.name, webid=user.name, admin=user.admin)
+        return self.user_agent(user.name, user.admin)
 
     def is_trusted(self, remote_addr: str | None) -> bool:
         """Whether ``remote_addr`` is one of the trusted proxies."""
@@ -170,9 +184,9 @@ class Authenticator:
         return checked
 
 
-def register(app: Flask, config: Config) -> None:
-    """Authenticate every request of ``app`` before its view runs."""
-    app.extensions[EXTENSION] = Authenticator(config)
+def register(app: Flask, authenticator: Authenticator) -> None:
+    """Authenticate every request of ``app`` with ``authenticator`` before its view runs."""
+    app.extensions[EXTENSION] = authenticator
     app.before_request(_authenticate)
 
 

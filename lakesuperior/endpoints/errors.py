@@ -234,6 +234,9 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
         headers.append(("Content-Range", hdr.unsatisfied_content_range(error.size)))
     if status == 401:
         headers.append(("WWW-Authenticate", f'Basic realm="{AUTH_REALM}"'))
+        if isinstance(error, exc.BearerTokenError):   # RFC 6750 section 3.1
+            headers.append(("WWW-Authenticate",
+                            f'Bearer realm="{AUTH_REALM}", error="invalid_token"'))
     if 400 <= status < 500:
         headers.append(("Link", constrained_by_link(error)))
     return headers
