@@ -421,10 +421,10 @@ def make_version(ctx: WriteContext, uid: str, label: str | None = None) -> str:
     group = archival.group_of(ctx.txn, uid)
     if group is None:
         return versions.create(ctx, uid, label)
-    vid = versions.version_id(ctx)
+    vid = versions.group_version_id(ctx, group)
     for u in containment.subtree(ctx.txn, group):
-        versions.create(ctx, u, label if u == uid else None)
-    versions.add_group_id(ctx, group, vid)
+        versions.create(ctx, u, label if u == uid else None, vid)
+    versions.add_group_id(ctx, group, vid, kept=True)
     return vid
 
 

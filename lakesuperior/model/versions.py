@@ -16,8 +16,14 @@ stores nothing twice: each state is in exactly one record, the current one in
 the resource's graph. Binary content is content-addressed in the binary store
 and never copied: a version's description names its digest.
 
-Two changes in the same second make one version: the later state replaces the
-earlier (a Memento names the state at that second).
+**Kept versions.** A version a caller made (``create``) or imported
+(``import_version``) is *kept*: ``<.../fcr:versions/{id}> a fcsystem:KeptVersion``
+in the history graph. Two automatic versions of one second fold into one (the
+later state replaces the earlier: a Memento names the state at that second), but
+a kept version never changes: a state written in its second (or before it, if
+ids already ran ahead) gets the next free second (``_next_id``). Version ids
+therefore never go back in time, and run ahead of the clock by a second for each
+kept version made in the same second as a change.
 
 **Archival Groups** (``model.archival``): a change anywhere in a group adds the
 change's datetime to the group's list (``fcsystem:hasGroupVersion`` in the
@@ -29,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import overload
 
 from lakesuperior.exceptions import (
@@ -41,13 +47,21 @@ from lakesuperior.model import archival
 from lakesuperior.model.context import Context, WriteContext
 from lakesuperior.model.events import record_change
 from lakesuperior.model.literals import datetime_literal, lexical, literal_term
-from lakesuperior.model.namespaces import FCREPO_HAS_VERSION, FCSYSTEM, LDP_CONTAINS, RDFS_LABEL
+from lakesuperior.model.namespaces import (
+    FCREPO_HAS_VERSION,
+    FCSYSTEM,
+    LDP_CONTAINS,
+    RDF_TYPE,
+    RDFS_LABEL,
+)
 from lakesuperior.model.uids import UriMap, graph, res_uri, snap_graph, version_uri
 from lakesuperior.rdfio import Triple
 from lakesuperior.store.reads import Reader
 
 #: A datetime of an Archival Group's version list (in the group's history graph).
 HAS_GROUP_VERSION = FCSYSTEM.hasGroupVersion
+#: The type of a kept version (made or imported by a caller: its state never changes).
+KEPT_VERSION = FCSYSTEM.KeptVersion
 
 _FORMAT = "%Y%m%d%H%M%S"
 _UNKNOWN = object()
@@ -219,32 +233,72 @@ def settle(ctx: WriteContext, uid: str, keep: str | None = None,
     return own
 
 
-def _live_at(ctx: WriteContext, uid: str, vid: str, own: list[str], label: str | None = None
-             ) -> None:
-    """Make ``vid`` a live version (the current state), newest of ``own``."""
+def _live_at(ctx: WriteContext, uid: str, vid: str, own: list[str], label: str | None = None,
+             kept: bool = False) -> None:
+    """Make ``vid`` a live version (the current state), newest of ``own`` (``kept``:
+    one a caller made)."""
     if own and own[-1] == vid:
         snap = snap_graph(uid, vid)
         if ctx.txn.has_graph(snap):
             ctx.txn.remove_graph(snap)       # the later state of the second wins
-        if label is None:
+        if label is None and not kept:
             return
-    _add_id(ctx, uid, vid, label)
+    _add_id(ctx, uid, vid, label, kept)
 
 
-def _add_id(ctx: WriteContext, uid: str, vid: str, label: str | None = None) -> None:
+def _add_id(ctx: WriteContext, uid: str, vid: str, label: str | None = None,
+            kept: bool = False) -> None:
     hist = graph("hist", uid)
     vuri = version_uri(uid, vid)
     quads = [(res_uri(uid), FCREPO_HAS_VERSION, vuri, hist)]
     if label is not None:
         ctx.txn.remove(vuri, RDFS_LABEL, None, hist)
         quads.append((vuri, RDFS_LABEL, literal_term(str(label)), hist))
+    if kept:
+        quads.append((vuri, RDF_TYPE, KEPT_VERSION, hist))
     ctx.txn.add(quads)
 
 
-def add_group_id(ctx: WriteContext, group: str, vid: str) -> None:
-    """Add ``vid`` to an Archival Group's version list."""
-    ctx.txn.add(((res_uri(group), HAS_GROUP_VERSION, version_uri(group, vid),
-                  graph("hist", group)),))
+def add_group_id(ctx: WriteContext, group: str, vid: str, kept: bool = False) -> None:
+    """Add ``vid`` to an Archival Group's version list (``kept``: a version a caller
+    made or imported)."""
+    hist = graph("hist", group)
+    vuri = version_uri(group, vid)
+    quads = [(res_uri(group), HAS_GROUP_VERSION, vuri, hist)]
+    if kept:
+        quads.append((vuri, RDF_TYPE, KEPT_VERSION, hist))
+    ctx.txn.add(quads)
+
+
+def _is_kept(txn: Reader, uid: str, vid: str) -> bool:
+    """Whether version ``vid`` in ``uid``'s history graph is kept."""
+    return any(True for _ in txn.match(version_uri(uid, vid), RDF_TYPE, KEPT_VERSION,
+                                       graph("hist", uid)))
+
+
+def _next_id(ctx: Context, uid: str, own: list[str], group: str | None = None) -> str:
+    """The id of a state of ``uid`` written now: the call's second, unless versions
+    (``own``, and the Archival Group ``group``'s) already reach it: then the newest
+    of them if it is automatic (the two fold), else the second after it (a kept
+    version never changes). Ids never go back in time."""
+    vid = version_id(ctx)
+    tops = [(own[-1], uid)] if own else []
+    if group is not None:
+        listed = group_ids(ctx, group)
+        if listed:
+            tops.append((listed[-1], group))
+    newest = max((top for top, _ in tops), default="")
+    if newest < vid:
+        return vid
+    if any(top == newest and _is_kept(ctx.txn, owner, top) for top, owner in tops):
+        later = datetime.strptime(newest, _FORMAT) + timedelta(seconds=1)
+        return later.strftime(_FORMAT)
+    return newest
+
+
+def group_version_id(ctx: Context, group: str) -> str:
+    """The id of a version of the whole Archival Group ``group`` made now."""
+    return _next_id(ctx, group, own_ids(ctx, group), group)
 
 
 def on_change(ctx: WriteContext, uid: str, group: str | None,
@@ -254,20 +308,26 @@ def on_change(ctx: WriteContext, uid: str, group: str | None,
     state a live version at the call's datetime (and a version of its Archival
     Group ``group``). ``own``: the resource's version ids, if read in this write."""
     auto = ctx.settings.versioning_auto
-    vid = version_id(ctx)
-    own = settle(ctx, uid, keep=vid if auto else None, current=current, own=own)
-    if not auto:
+    if own is None:
+        own = own_ids(ctx, uid)
+    vid = _next_id(ctx, uid, own, group) if auto else None
+    settle(ctx, uid, keep=vid, current=current, own=own)
+    if vid is None:
         return
     _live_at(ctx, uid, vid, own)
     if group is not None:
         add_group_id(ctx, group, vid)
 
 
-def create(ctx: WriteContext, uid: str, label: str | None = None) -> str:
-    """A version of the current state at the call's datetime (live: nothing is
-    copied until the resource changes); return its id."""
-    vid = version_id(ctx)
-    _live_at(ctx, uid, vid, settle(ctx, uid, keep=vid), label)
+def create(ctx: WriteContext, uid: str, label: str | None = None,
+           vid: str | None = None) -> str:
+    """A kept version of the current state at the call's datetime, or the next free
+    second (``_next_id``; ``vid``: the id of a group's version, given); live:
+    nothing is copied until the resource changes. Return its id."""
+    own = own_ids(ctx, uid)
+    if vid is None:
+        vid = _next_id(ctx, uid, own)
+    _live_at(ctx, uid, vid, settle(ctx, uid, keep=vid, own=own), label, kept=True)
     record_change(ctx, uid, "version")
     return vid
 
@@ -281,10 +341,10 @@ def import_version(ctx: WriteContext, uid: str, vid: str, triples: list[Triple])
     if own and own[-1] < vid:
         settle(ctx, uid)
     ctx.txn.add_graph(snap_graph(uid, vid), [t for t in triples if t[1] != LDP_CONTAINS])
-    _add_id(ctx, uid, vid)
+    _add_id(ctx, uid, vid, kept=True)
     group = archival.group_of(ctx.txn, uid)
     if group is not None:
-        add_group_id(ctx, group, vid)
+        add_group_id(ctx, group, vid, kept=True)
     record_change(ctx, uid, "version")
 
 
@@ -323,8 +383,9 @@ def delete(ctx: WriteContext, uid: str, vid: str) -> None:
     if group is not None:
         if vid not in group_ids(ctx, group):
             raise ResourceNotExistsError(uid, f"Resource {uid} has no version {vid}")
-        ctx.txn.remove(res_uri(group), HAS_GROUP_VERSION, version_uri(group, vid),
-                       graph("hist", group))
+        vuri = version_uri(group, vid)
+        ctx.txn.remove(res_uri(group), HAS_GROUP_VERSION, vuri, graph("hist", group))
+        ctx.txn.remove(vuri, RDF_TYPE, KEPT_VERSION, graph("hist", group))
         return
     if vid not in own_ids(ctx, uid):
         raise ResourceNotExistsError(uid, f"Resource {uid} has no version {vid}")

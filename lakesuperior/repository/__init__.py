@@ -504,9 +504,10 @@ class Repository:
     # -- versions ----------------------------------------------------------------------------
 
     def create_version(self, uid: str, *, label: str | None = None) -> str:
-        """Make a version of the current state; return its id (the Memento datetime
-        ``yyyyMMddHHmmss``, UTC). A second version in the same second is the same
-        version. In an Archival Group, a version of the whole group."""
+        """Make a kept version of the current state; return its id (the Memento
+        datetime ``yyyyMMddHHmmss``, UTC): now, or the next free second when a kept
+        version already holds this second (docs/versioning.md). It never changes.
+        In an Archival Group, a version of the whole group."""
         uid = normalize_uid(uid)
         return self._write(lambda ctx: lifecycle.make_version(ctx, uid, label))
 
