@@ -33,7 +33,8 @@ def summary(ms: list[float]) -> dict:
     if not ms:
         return {}
     out = summarize(ms)
-    out["last_first_ratio"] = round(out["last_1k_median"] / out["first_1k_median"], 4)
+    first, last = out["first_1k_median"], out["last_1k_median"]
+    out["last_first_ratio"] = round(last / first, 4) if first and last is not None else None
     return out
 
 

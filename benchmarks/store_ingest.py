@@ -181,9 +181,11 @@ def main(argv=None) -> int:
         if not args.path:
             shutil.rmtree(path, ignore_errors=True)
     w = res["write_ms"]
+    ratio = (f"{w['last_1k_median'] / w['first_1k_median']:.2f}"
+             if w["first_1k_median"] and w["last_1k_median"] is not None else "n/a")
     print(f"N={res['count']} sync={res['sync']} indexer={res['indexer']} "
           f"write median {w['median']:.3f} ms "
-          f"p95 {w['p95']:.3f} last1k/first1k {w['last_1k_median'] / w['first_1k_median']:.2f} "
+          f"p95 {w['p95']:.3f} last1k/first1k {ratio} "
           f"| read graph {res['read_graph_ms']['median']:.3f} ms | list children "
           f"{res['list_children_ms']:.1f} ms | count {res['count_children_ms']:.3f} ms | "
           f"index catch-up {res['index_catch_up_s']:.1f} s | {res['store_bytes'] / 1e6:.0f} MB "

@@ -285,6 +285,15 @@ class AgentView:
         with self._reading(check, base_uri):
             return self._repo.info(uid, base_uri=base_uri, own_triples=own_triples)
 
+    def binary_uids(self, uids: Iterable[str]) -> set[str]:
+        """``Repository.binary_uids``, of the resources the agent may read."""
+        found = self._repo.binary_uids(uids)
+        if self.agent.admin or not found:
+            return found
+        with self._repo.snapshot() as ctx:
+            access = self._access(ctx)
+            return {u for u in found if access.allows(u, "Read")}
+
     def versions(self, uid: str) -> list[Any]:
         uid = normalize_uid(uid)
         with self._reading(lambda a: a.require(uid, "Read")):

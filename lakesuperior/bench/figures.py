@@ -29,17 +29,27 @@ def _pct(ordered: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, int(q * len(ordered) + 0.5) - 1))]
 
 
+#: Requests in each of the first and last windows whose medians are compared.
+WINDOW = 1000
+
+
 def summarize(ms: Sequence[float]) -> dict[str, float | None]:
-    """Latency figures (milliseconds) of requests in the order they were made."""
+    """Latency figures (milliseconds) of requests in the order they were made. The
+    first-1K and last-1K medians are None (shown "n/a") unless there are two
+    separate thousands of requests (``2 * WINDOW``): with fewer they would share
+    requests, and with 1,000 or fewer both be the overall median."""
     keys = ("median", "p95", "p99", "mean", "first_1k_median", "last_1k_median")
     if not ms:
         return dict.fromkeys(keys)
     ordered = sorted(ms)
-    out = {"median": statistics.median(ms), "p95": _pct(ordered, 0.95),
-           "p99": _pct(ordered, 0.99), "mean": statistics.fmean(ms),
-           "first_1k_median": statistics.median(ms[:1000]),
-           "last_1k_median": statistics.median(ms[-1000:])}
-    return {k: round(v, 4) for k, v in out.items()}
+    out: dict[str, float | None] = {
+        "median": statistics.median(ms), "p95": _pct(ordered, 0.95),
+        "p99": _pct(ordered, 0.99), "mean": statistics.fmean(ms),
+        "first_1k_median": None, "last_1k_median": None}
+    if len(ms) >= 2 * WINDOW:
+        out["first_1k_median"] = statistics.median(ms[:WINDOW])
+        out["last_1k_median"] = statistics.median(ms[-WINDOW:])
+    return {k: None if v is None else round(v, 4) for k, v in out.items()}
 
 
 def machine() -> dict[str, Any]:
@@ -136,10 +146,11 @@ def plot(res: dict[str, Any], path: str) -> None:
             ax.plot(x[window - 1:], rolling, lw=1.2, color="tab:blue",
                     label=f"rolling median ({window} requests)")
         lat = res["latency_ms"]
-        ax.hlines(lat["first_1k_median"], 1, min(1000, n), colors="tab:green", lw=2,
-                  label=f"first 1K median {lat['first_1k_median']:.2f} ms")
-        ax.hlines(lat["last_1k_median"], max(1, n - 999), n, colors="tab:red", lw=2,
-                  label=f"last 1K median {lat['last_1k_median']:.2f} ms")
+        if lat["first_1k_median"] is not None:
+            ax.hlines(lat["first_1k_median"], 1, WINDOW, colors="tab:green", lw=2,
+                      label=f"first 1K median {lat['first_1k_median']:.2f} ms")
+            ax.hlines(lat["last_1k_median"], n - WINDOW + 1, n, colors="tab:red", lw=2,
+                      label=f"last 1K median {lat['last_1k_median']:.2f} ms")
         ax.set_ylim(0, float(np.percentile(ms, 99.5)) * 1.3 or 1)
     ax.set_xlabel("request number")
     ax.set_ylabel("ms per request")

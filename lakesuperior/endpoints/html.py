@@ -56,6 +56,7 @@ class Subject:
 
     term: Term
     properties: list[tuple[Term, list[Term]]] = field(default_factory=list)
+    own: bool = False            #: the page's own subject (shown without a heading)
 
 
 def group(triples: Iterable[Triple], first: str, *, skip: Iterable[str] = ()) -> list[Subject]:
@@ -73,7 +74,7 @@ def group(triples: Iterable[Triple], first: str, *, skip: Iterable[str] = ()) ->
         preds = by_subject[s]
         props = [(term(p), [term(o) for o in sorted(preds[p])])
                  for p in sorted(preds, key=lambda p: (p != RDF_TYPE, compact(p[1:-1])))]
-        out.append(Subject(term(s), props))
+        out.append(Subject(term(s), props, own=s == first))
     return out
 
 

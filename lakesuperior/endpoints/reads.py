@@ -446,7 +446,10 @@ def _html(call: Call, res: Any, target: Target) -> str:
         except ValueError:
             page = 1
         uids, page, pages = html.page_of(sorted(res.children), page)
-        ctx.update(children=[(u.rsplit("/", 1)[-1], call.url(u)) for u in uids],
+        binaries = call.repo.binary_uids(uids)    # a binary opens its description page
+        ctx.update(children=[(u.rsplit("/", 1)[-1],
+                              call.url(u, "metadata" if u in binaries else "resource"),
+                              u in binaries) for u in uids],
                    child_count=len(res.children), page=page, pages=pages)
     else:
         ctx["children"] = None

@@ -48,7 +48,7 @@ from lakesuperior.model.containment import write_graph
 from lakesuperior.model.context import Context, Settings, WriteContext
 from lakesuperior.model.external import external_ref
 from lakesuperior.model.inputs import is_binary, read_input
-from lakesuperior.model.lookup import is_tombstone, require_model, tombstone_error
+from lakesuperior.model.lookup import is_tombstone, model_at, require_model, tombstone_error
 from lakesuperior.model.nonrdf import ExternalSources, external_input
 from lakesuperior.model.resource import (
     RdfSource,
@@ -328,6 +328,12 @@ class Repository:
             if self._tx.owned():
                 info.read_in = self._tx.mark
             return info
+
+    def binary_uids(self, uids: Iterable[str]) -> set[str]:
+        """Those of ``uids`` that are live binaries (ldp:NonRDFSource), in one snapshot."""
+        with self.snapshot() as ctx:
+            return {u for u in map(normalize_uid, uids)
+                    if model_at(ctx.txn, u) == interaction.NON_RDF_SOURCE}
 
     # -- writing ----------------------------------------------------------------------------
 

@@ -124,12 +124,17 @@ def test_python_mode_json_and_plot(bench, tmp_path):
     assert res.exit_code == 0, res.output
     line = res.stdout.strip()
     assert line.startswith("lsup-benchmark python put rdf n=25 | median ")
-    assert "last1k" in line and "SPARQL count" in line
+    assert "SPARQL count" in line
+    # 25 requests: no first and last thousand to compare (not both the overall median)
+    assert "first1k n/a last1k n/a (xn/a)" in line
     data = json.loads(out.read_text())
     _check_keys(data)
     assert data["mode"] == "python" and data["method"] == "put" and data["count"] == 25
     assert data["graph_size"] == 200 and data["triples"] == 5000
-    assert all(v > 0 for v in data["latency_ms"].values())
+    lat = data["latency_ms"]
+    assert lat["first_1k_median"] is None and lat["last_1k_median"] is None
+    assert data["last_first_ratio"] is None
+    assert all(v > 0 for k, v in lat.items() if not k.endswith("1k_median"))
     assert data["store_bytes"] > 0 and data["bytes_per_triple"] > 0
     post = data["post_run"]
     assert post["container_children"] == 25
@@ -209,6 +214,25 @@ def test_the_first_query_after_the_ingest_and_the_index_lag(bench, tmp_path, bac
     assert lag["samples"] >= 1
     assert set(lag) == {"samples", "interval_s", "median_entries", "p95_entries",
                         "max_entries", "median_s", "p95_s", "max_s"}
+
+
+@pytest.mark.parametrize("n", [1, 999, 1000, 1500, 1999])
+def test_first_and_last_thousand_need_two_thousands(n):
+    from lakesuperior.bench.figures import summarize
+    lat = summarize([1.0] * n)
+    assert lat["first_1k_median"] is None and lat["last_1k_median"] is None
+    assert lat["median"] == 1.0
+
+
+def test_first_and_last_thousand_medians():
+    from lakesuperior.bench.figures import summarize, summary_line
+    lat = summarize([1.0] * 1000 + [2.0] * 500 + [3.0] * 1000)
+    assert (lat["first_1k_median"], lat["last_1k_median"], lat["median"]) == (1.0, 3.0, 2.0)
+    res = {"mode": "python", "method": "put", "resource_type": "rdf", "count": 2500,
+           "interrupted": False, "latency_ms": lat, "last_first_ratio": 3.0,
+           "requests_per_s": 10.0, "wall_s": 1.0, "store_bytes": None,
+           "bytes_per_triple": None, "post_run": {}}
+    assert "first1k 1.000 last1k 3.000 (x3.00)" in summary_line(res)
 
 
 def test_the_index_lag_summary():

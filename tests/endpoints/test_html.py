@@ -69,3 +69,29 @@ def test_only_web_iris_become_links(client):
                 "data:text/html,x", "file:///etc/passwd", "urn:isbn:123"):
         assert f'href="{iri}' not in page and f'title="{iri}' not in page
         assert f'<span class="iri">{iri}</span>' in page
+
+
+def test_timemap_page_heads_every_version(client):
+    """Each memento of a TimeMap page has its heading, the first one too."""
+    import re
+    put_ttl(client, "/rest/t", '<> <http://purl.org/dc/terms/title> "t" .')
+    first = client.post("/rest/t/fcr:versions").headers["Location"]
+    import time
+    time.sleep(1.05)
+    second = client.post("/rest/t/fcr:versions").headers["Location"]
+    page = client.get("/rest/t/fcr:versions", headers=HTML).get_data(as_text=True)
+    headed = re.findall(r'<h3><a class="iri" href="([^"]+)"', page)
+    assert headed == [first, second]
+
+
+def test_binary_child_links_to_its_description(client):
+    """A binary in a container's listing opens its description page, not a download."""
+    put_ttl(client, "/rest/c")
+    client.put("/rest/c/bin", data=b"hello", content_type="text/plain")
+    put_ttl(client, "/rest/c/rdf")
+    page = client.get("/rest/c", headers=HTML).get_data(as_text=True)
+    assert 'href="http://localhost/rest/c/bin/fcr:metadata"' in page
+    assert 'href="http://localhost/rest/c/bin"' not in page.split('class="children"')[1]
+    assert 'href="http://localhost/rest/c/rdf"' in page
+    desc = client.get("/rest/c/bin/fcr:metadata", headers=HTML)
+    assert desc.status_code == 200 and "Download" in desc.get_data(as_text=True)
