@@ -55,8 +55,13 @@ def test_fedora_3_9_put_copy_replaces_content(client, origin):
 
 # --- redirect ------------------------------------------------------------------------------
 
-def _sha256(data: bytes) -> str:
-    return "sha-256=" + base64.b64encode(hashlib.sha256(data).digest()).decode()
+def _gone_sources(client, origin, files, handling: str) -> tuple[str, str]:
+    """Two binaries of ``handling`` whose sources (over HTTP, a file) are then gone."""
+    client.put("/rest/h", headers={"Link": link(origin.url + "/files/hello.txt", handling)})
+    client.put("/rest/f", headers={"Link": link(files.url("hello.txt"), handling)})
+    del origin.files["hello.txt"]
+    os.unlink(files.allowed / "hello.txt")
+    return "h", "f"
 
 
 @pytest.mark.parametrize("where", ["http", "file"])
@@ -98,11 +103,7 @@ def test_redirect_want_digest_is_computed_from_the_source(client, origin, files,
 
 
 def test_redirect_want_digest_unreachable_source_is_502(client, origin, files):
-    client.put("/rest/r", headers={"Link": link(origin.url + "/files/hello.txt", "redirect")})
-    client.put("/rest/f", headers={"Link": link(files.url("hello.txt"), "redirect")})
-    del origin.files["hello.txt"]
-    os.unlink(files.allowed / "hello.txt")
-    for uid in ("r", "f"):
+    for uid in _gone_sources(client, origin, files, "redirect"):
         r = client.get(f"/rest/{uid}", headers={"Want-Digest": "sha-256"})
         assert r.status_code == 502, r.data
         assert b"cannot be read" in r.data
@@ -157,11 +158,7 @@ def test_fedora_3_9_proxy_http_passes_range_on(client, origin):
 
 
 def test_proxy_source_gone_is_502(client, origin, files):
-    client.put("/rest/p", headers={"Link": link(origin.url + "/files/hello.txt", "proxy")})
-    client.put("/rest/q", headers={"Link": link(files.url("hello.txt"), "proxy")})
-    del origin.files["hello.txt"]
-    os.unlink(files.allowed / "hello.txt")
-    for uid in ("p", "q"):
+    for uid in _gone_sources(client, origin, files, "proxy"):
         r = client.get(f"/rest/{uid}")
         assert r.status_code == 502
         assert b"cannot be read" in r.data
