@@ -79,6 +79,7 @@ class Config:
     messaging_user: str = _DEFAULT
     messaging_password: str = field(default=_DEFAULT, repr=False)
     messaging_retention_days: float = _DEFAULT
+    messaging_feed_reader: str = _DEFAULT
     auth_root_acl: str = _DEFAULT
     auth_jwt_key: str = field(default=_DEFAULT, repr=False)
     auth_jwt_key_file: str = _DEFAULT
@@ -95,6 +96,11 @@ class Config:
     transactions_max_open: int = _DEFAULT
     transactions_max_operations: int = _DEFAULT
     transactions_max_bytes: int = _DEFAULT
+    replicas_user: str = _DEFAULT
+    replicas_password: str = field(default=_DEFAULT, repr=False)
+    replicas_token: str = field(default=_DEFAULT, repr=False)
+    replicas_timeout: float = _DEFAULT
+    replicas_batch: int = _DEFAULT
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -192,6 +198,8 @@ class Config:
             raise ConfigError("Set auth.jwt.key or auth.jwt.key_file, not both")
         if not self.auth_jwt_user_claim:
             raise ConfigError("auth.jwt.user_claim must name a claim")
+        if self.replicas_timeout <= 0 or self.replicas_batch <= 0:
+            raise ConfigError("replicas.timeout and replicas.batch must be positive")
         if self.messaging_retention_days < 0:
             raise ConfigError("messaging_retention_days must be zero or positive")
         if self.messaging_broker_url:

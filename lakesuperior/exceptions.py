@@ -279,6 +279,17 @@ class HttpClientError(LakesuperiorError):
     """A remote server could not be reached, or did not answer in HTTP we understand."""
 
 
+class FeedGapError(LakesuperiorError):
+    """The change feed no longer holds the events after a position (they are older
+    than ``messaging.retention_days``, or the repository was replaced): whoever
+    follows the feed from there must rebuild from the current state."""
+
+
+class ReplicaError(LakesuperiorError):
+    """A read replica (an external SPARQL store) refused a change, could not be
+    reached, or answered what is not HTTP or not what was asked."""
+
+
 class BenchmarkError(LakesuperiorError):
     """The benchmark cannot go on (a request failed, an option is unusable)."""
 

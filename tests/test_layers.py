@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lakesuperior.query",),
     ("lakesuperior.auth",),                # users, agents, WebAC: above the model it guards
     ("lakesuperior.repository",),
-    ("lakesuperior.admin", "lakesuperior.messaging"),
+    ("lakesuperior.admin", "lakesuperior.messaging", "lakesuperior.replicas"),
     ("lakesuperior.bench",),
     ("lakesuperior.endpoints",),
     ("lakesuperior.cli", "lakesuperior.server", "lakesuperior"),

@@ -36,7 +36,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from lakesuperior.exceptions import AdminError, StoreError
 
 __all__ = ["USERS_FILE", "INITIAL_PASSWORD_FILE", "FIRST_ADMIN", "User", "UserDB",
-           "check_name", "check_password"]
+           "check_name", "check_password", "write_private"]
 
 USERS_FILE = "users.json"
 LOCK_FILE = "users.lock"
@@ -181,7 +181,7 @@ class UserDB:
             if users:
                 return False
             users[FIRST_ADMIN] = User(FIRST_ADMIN, True, self.hasher.hash(password))
-            _write_private(self.initial_password_path, (password + "\n").encode())
+            write_private(self.initial_password_path, (password + "\n").encode())
             return True
         return self.initial_password_path if self._change(change) else None
 
@@ -195,7 +195,7 @@ class UserDB:
             except FileNotFoundError:
                 return 0
         users = _parse(data, self.path)
-        _write_private(os.path.join(data_dir, USERS_FILE), data)
+        write_private(os.path.join(data_dir, USERS_FILE), data)
         return len(users)
 
     @contextmanager
@@ -220,7 +220,7 @@ class UserDB:
             result = change(users)
             doc = {"format": FORMAT, "users": {
                 u.name: {"hash": u.hash, "admin": u.admin} for u in users.values()}}
-            _write_private(self.path, (json.dumps(doc, indent=1, sort_keys=True)
+            write_private(self.path, (json.dumps(doc, indent=1, sort_keys=True)
                                        + "\n").encode())
         return result
 
@@ -265,7 +265,7 @@ def _parse(data: bytes, path: str) -> dict[str, User]:
     return users
 
 
-def _write_private(path: str, data: bytes) -> None:
+def write_private(path: str, data: bytes) -> None:
     """Write ``path`` atomically (a new file renamed over the old one), mode 0600."""
     directory = os.path.dirname(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",

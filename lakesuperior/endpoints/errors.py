@@ -115,6 +115,7 @@ STATUS: dict[type[BaseException], int] = {
     # resources
     exc.ResourceNotExistsError: 404,
     exc.TombstoneError: 410,
+    exc.FeedGapError: 410,
     exc.ResourceExistsError: 409,
     exc.ArchivalGroupError: 409,
     exc.InvalidResourceError: 400,
