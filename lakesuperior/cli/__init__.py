@@ -50,6 +50,7 @@ from lakesuperior.cli.support import (
     _size,
     os_error_message,
 )
+from lakesuperior.cli.sync import sync_group
 from lakesuperior.cli.users import user_group
 from lakesuperior.exceptions import LakesuperiorError
 from lakesuperior.http.client import parse_auth
@@ -403,6 +404,7 @@ def migrate_command(ctx: click.Context, config_path: str | None, data_dir: str |
 
 cli.add_command(user_group)
 cli.add_command(events_group)
+cli.add_command(sync_group)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -95,7 +95,7 @@ class Runner:
             try:
                 why = None if reindex else replica.needs_reindex()
                 if reindex or why:
-                    if why:
+                    if why and not attempts:
                         self.notify(f"Filling {replica.url} from the current state: {why}")
                     out.reindex = replica.reindex()
                     reindex = False
