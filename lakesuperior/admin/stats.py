@@ -1,5 +1,6 @@
-"""Repository figures: resources by interaction model, the live binaries, and the
-change feed (events retained, and the backlog waiting for the broker)."""
+"""Repository figures: resources by interaction model, the live binaries, the
+change feed (events retained, and the backlog waiting for the broker), and the
+read replicas' lag and last error (``replicas``: by target URL)."""
 from __future__ import annotations
 
 from typing import Any
@@ -8,6 +9,7 @@ from lakesuperior.messaging.status import feed_figures
 from lakesuperior.model import interaction
 from lakesuperior.model.namespaces import LDP, LDP_NON_RDF_SOURCE, RDF_TYPE
 from lakesuperior.model.uids import graph_kind, uid_of_graph
+from lakesuperior.replicas.status import replica_status
 from lakesuperior.repository import Repository
 
 __all__ = ["repository_stats", "binary_uids"]
@@ -37,6 +39,9 @@ def repository_stats(repo: Repository) -> dict[str, Any]:
         by_model[name] = by_model.get(name, 0) + 1
     out["by_model"] = by_model
     out["events"] = feed_figures(repo)
+    out["replicas"] = {r["target"]: {k: r[k] for k in ("seq", "lag_events", "lag_seconds",
+                                                         "last_error", "running")}
+                       for r in replica_status(repo)}
     return out
 
 

@@ -20,6 +20,7 @@ from lakesuperior.config import Config
 from lakesuperior.endpoints import authn, errors, paths, tx
 from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints.admin import bp as admin_bp
+from lakesuperior.endpoints.changes import bp as changes_bp
 from lakesuperior.endpoints.call import LDP_ALIAS
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp
@@ -75,6 +76,7 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
         app.register_blueprint(ldp_bp, url_prefix=prefix, name=name)
     app.register_blueprint(query_bp, url_prefix="/query")
     app.register_blueprint(admin_bp, url_prefix="/admin")
+    app.register_blueprint(changes_bp, url_prefix="/changes")
 
     @app.get("/", endpoint="root_redirect")
     def root_redirect() -> BaseResponse:

@@ -1,6 +1,7 @@
 """What ``lsup-admin events status`` and the stats report about the change feed."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from lakesuperior.config import Config
@@ -32,3 +33,12 @@ def events_status(repo: Repository, config: Config) -> dict[str, Any]:
     out["broker"] = probe(config)
     out["destination"] = config.messaging_destination if out["messaging"] == "on" else None
     return out
+
+
+def lost_after(feed: Mapping[str, int], seq: int) -> bool:
+    """Whether the feed (``Repository.feed_state()``) no longer holds every event
+    after ``seq``: pruned (older than the retention), or ``seq`` beyond its end
+    (the repository was restored or replaced)."""
+    if seq > feed["seq"]:
+        return True
+    return seq < feed["seq"] and (feed["first"] == 0 or feed["first"] > seq + 1)

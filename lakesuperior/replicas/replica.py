@@ -25,6 +25,7 @@ from typing import Any
 
 from lakesuperior.auth.agents import Agent
 from lakesuperior.exceptions import FeedGapError
+from lakesuperior.messaging.status import lost_after
 from lakesuperior.replicas import state as st
 from lakesuperior.replicas.graphs import GraphWrite, Source, live_uids
 from lakesuperior.replicas.targets import Target, named_graphs
@@ -92,17 +93,18 @@ class Replica:
         """``FeedGapError`` if the feed no longer holds every event after the checkpoint."""
         feed = self.repo.feed_state()
         seq = self.state.seq
+        if not lost_after(feed, seq):
+            return
         if seq > feed["seq"]:
             raise FeedGapError(
                 f"{self.url} is at seq {seq:,} but the change feed ends at {feed['seq']:,} "
                 "(was the repository restored or replaced?): run with --reindex")
-        if seq < feed["seq"] and (feed["first"] == 0 or feed["first"] > seq + 1):
-            first = feed["first"] or feed["seq"] + 1
-            raise FeedGapError(
-                f"{self.url} is at seq {seq:,}, but the change feed now starts at seq "
-                f"{first:,}: the events in between are older than the retention "
-                "(messaging.retention_days) and gone. Nothing was skipped: run with "
-                "--reindex to rebuild the target from the current state")
+        first = feed["first"] or feed["seq"] + 1
+        raise FeedGapError(
+            f"{self.url} is at seq {seq:,}, but the change feed now starts at seq "
+            f"{first:,}: the events in between are older than the retention "
+            "(messaging.retention_days) and gone. Nothing was skipped: run with "
+            "--reindex to rebuild the target from the current state")
 
     # -- catching up --------------------------------------------------------------------
 

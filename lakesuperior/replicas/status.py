@@ -4,6 +4,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from lakesuperior.messaging.status import lost_after
 from lakesuperior.replicas import state as st
 
 __all__ = ["replica_status"]
@@ -20,8 +21,7 @@ def replica_status(repo: Any) -> list[dict[str, Any]]:
     out = []
     for s in st.all_states(repo.config.data_dir):
         behind = max(feed["seq"] - s.seq, 0)
-        gap = behind > 0 and (feed["first"] == 0 or feed["first"] > s.seq + 1) or (
-            s.seq > feed["seq"])
+        gap = lost_after(feed, s.seq)
         lag_s = 0.0
         if behind:
             oldest = next(iter(repo.changes(s.seq, batch=1)), None)
