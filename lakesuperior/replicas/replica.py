@@ -114,6 +114,9 @@ class Replica:
         self.check_position()
         pending = list(islice(self.repo.changes(self.state.seq, batch=self.batch), self.batch))
         if not pending:
+            if self.state.last_error:        # reachable again, and caught up
+                self.state.last_error = ""
+                self.save()
             return 0
         uids = list(dict.fromkeys(c.uid for c in pending))
         # Another process may have committed these events a moment ago: on disk

@@ -101,9 +101,10 @@ class Runner:
                     reindex = False
                 n = replica.catch_up_once()
                 out.events += n
+                out.error = ""
                 if n == 0:
                     if not follow:
-                        out.done, out.error = True, ""
+                        out.done = True
                         return
                     stop.wait(IDLE_POLL)
                 delay, attempts = self.min_backoff, 0
