@@ -96,8 +96,7 @@ def _follow(runner: Runner) -> dict[str, Outcome]:
     previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         return runner.follow(stop)
-    except KeyboardInterrupt:
-        stop.set()
+    except KeyboardInterrupt:        # the runner stopped its threads
         return runner.outcomes
     finally:
         signal.signal(signal.SIGTERM, previous)

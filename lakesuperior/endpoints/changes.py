@@ -96,10 +96,13 @@ def _position(repo: Repository, text: str) -> int:
 
 def _page(repo: Repository, feed: dict[str, int], text: str) -> dict[str, Any]:
     after = _position(repo, text)
+    if after > feed["seq"]:
+        raise FeedGapError(f"The change feed ends at seq {feed['seq']}: seq {after} was never "
+                           "handed out here (a position from a replaced repository?)")
     if lost_after(feed, after):
         raise FeedGapError(f"The change feed no longer holds the events after seq {after}: "
-                           f"it starts at seq {feed['first'] or feed['seq'] + 1} and ends "
-                           f"at seq {feed['seq']}")
+                           f"they are older than the retention; it now starts at seq "
+                           f"{feed['first'] or feed['seq'] + 1}")
     items = list(islice(repo.changes(after, batch=PAGE_SIZE), PAGE_SIZE))
     page: dict[str, Any] = {
         "@context": CONTEXT, "id": _url(after), "type": "OrderedCollectionPage",

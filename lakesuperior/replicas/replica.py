@@ -18,6 +18,7 @@ position it started at: what changed meanwhile comes from the feed after it.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
@@ -41,6 +42,7 @@ class ReindexReport:
     written: int = 0        #: graphs replaced
     stale_deleted: int = 0  #: graphs the repository no longer has, deleted
     stale_checked: bool = False
+    complete: bool = False  #: False: stopped before the end (the target stays unfilled)
 
 
 class Replica:
@@ -140,8 +142,10 @@ class Replica:
 
     # -- reindex ------------------------------------------------------------------------
 
-    def reindex(self, progress: Callable[[int], None] | None = None) -> ReindexReport:
-        """Rebuild the target from the current state (see the module doc)."""
+    def reindex(self, progress: Callable[[int], None] | None = None,
+                stop: threading.Event | None = None) -> ReindexReport:
+        """Rebuild the target from the current state (see the module doc); ``stop``
+        set ends it between two batches, the target left unfilled."""
         start = self.repo.feed_state()["seq"]
         s = self.state
         s.filled, s.seq, s.readable_by = False, start, self.readable_by
@@ -150,6 +154,8 @@ class Replica:
         uids = live_uids(self.repo)
         kept: set[str] = set()
         while chunk := list(islice(uids, REINDEX_BATCH)):
+            if stop is not None and stop.is_set():
+                return report
             writes = self.source.writes(chunk)
             self.target.apply(writes)
             kept.update(w.iri for w in writes if w.data is not None)
@@ -165,6 +171,7 @@ class Replica:
             report.stale_deleted, report.stale_checked = len(stale), True
         s.filled, s.applied_at, s.last_error = True, st.now_iso(), ""
         self.save()
+        report.complete = True
         log.info("Reindexed %s: %d graphs written, from seq %d", self.url, report.written,
                  start)
         return report

@@ -64,9 +64,15 @@ class Runner:
                    for i, r in enumerate(self.replicas)]
         for t in threads:
             t.start()
-        for t in threads:
-            while t.is_alive():
-                t.join(0.5)
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.5)
+        except BaseException:            # Ctrl-C: the threads stop before the store closes
+            stop.set()
+            for t in threads:
+                t.join()
+            raise
         return self.outcomes
 
     def _one(self, replica: Replica, stop: threading.Event, follow: bool) -> None:
@@ -97,7 +103,9 @@ class Runner:
                 if reindex or why:
                     if why and not attempts:
                         self.notify(f"Filling {replica.url} from the current state: {why}")
-                    out.reindex = replica.reindex()
+                    out.reindex = replica.reindex(stop=stop)
+                    if not out.reindex.complete:
+                        return
                     reindex = False
                 n = replica.catch_up_once()
                 out.events += n

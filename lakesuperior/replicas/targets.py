@@ -20,7 +20,7 @@ import base64
 import json
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, urlencode, urlsplit
 
 from lakesuperior import rdfio
 from lakesuperior.exceptions import HttpClientError, ReplicaError
@@ -48,8 +48,12 @@ class Target:
     protocol = ""
 
     def __init__(self, url: str, config: Any):
-        if not url.startswith(("http://", "https://")):
-            raise ReplicaError(f"A target is an http(s) URL, not {url!r}")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ReplicaError(f"A target is an http(s) URL, not {url!r:.200}")
+        if parts.username is not None or parts.password is not None:
+            raise ReplicaError("A target URL holds no credentials: set replicas.user and "
+                               "replicas.password (or replicas.token) in the configuration")
         self.url = url
         self.client = HttpClient(timeout=config.replicas_timeout, user_agent=USER_AGENT)
         self.headers = _auth_header(config)

@@ -122,12 +122,27 @@ def test_a_bad_since_is_400(client, since):
     assert "since" in r.get_data(as_text=True)
 
 
-def test_a_position_the_feed_no_longer_holds_is_410(client, repo):
+def test_a_position_beyond_the_feed_is_410(client, repo):
     _write(repo, 1)
     seq = repo.feed_state()["seq"]
+    assert client.get(f"/changes?since={seq}", headers=ADMIN).status_code == 200
     r = client.get(f"/changes?since={seq + 10}", headers=ADMIN)
     assert r.status_code == 410
-    assert "no longer holds" in r.get_data(as_text=True)
+    assert f"ends at seq {seq}" in r.get_data(as_text=True)
+
+
+def test_a_position_older_than_the_retention_is_410(tmp_path):
+    """Events dropped by the retention are never skipped silently."""
+    cfg = Config(data_dir=str(tmp_path / "d"), sync=False, auth_enabled=False,
+                 messaging_retention_days=0)
+    for app in serving(cfg):
+        repo = app.extensions["lakesuperior"].repository
+        _write(repo, 3)
+        feed = repo.feed_state()
+        assert feed["first"] != 1                      # the first events are gone
+        r = app.test_client().get("/changes?since=0")
+        assert r.status_code == 410
+        assert "older than the retention" in r.get_data(as_text=True)
 
 
 def test_who_may_read_the_feed(client):

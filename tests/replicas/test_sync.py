@@ -249,3 +249,27 @@ def test_readable_by_copies_only_what_the_agent_may_read(repo, oxigraph):
     assert not out.done and "--readable-by anonymous" in out.error
     assert once(replica(repo, oxigraph.store), reindex=True)[oxigraph.store].done
     assert repo.base_uri + "/private" in oxigraph.graphs()
+
+
+def test_a_stopped_reindex_leaves_the_target_unfilled(repo, oxigraph):
+    for i in range(450):
+        put(repo, f"/r{i}")
+    r = replica(repo, oxigraph.store)
+    stop = threading.Event()
+    sent = []
+    real = r.target.apply
+
+    def apply(writes):
+        sent.append(len(writes))
+        stop.set()                           # SIGTERM during the first batch
+        real(writes)
+    r.target.apply = apply
+    try:
+        report = r.reindex(stop=stop)
+    finally:
+        r.target.close()
+    assert not report.complete and sent == [200]
+    assert state.load(repo.config.data_dir, r.url).filled is False
+    out = once(replica(repo, oxigraph.store))[oxigraph.store]   # the next run fills it
+    assert out.done and out.reindex is not None and out.reindex.complete
+    assert_same(oxigraph.graphs(), repository_graphs(repo))

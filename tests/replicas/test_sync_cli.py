@@ -174,12 +174,14 @@ def test_credentials_come_from_the_configuration(config, error_server, invoke, t
     (("http://h/a", "http://h/a"), "given twice"),
     (("http://h/a", "http://h/b", "--query-url", "http://h/q"), "one target"),
     (("ftp://h/a",), "http(s) URL"),
+    (("http://syncer:s3cret@h/a",), "holds no credentials"),
 ])
 def test_usage_errors(config, invoke, args, message):
     with Repository(config=config):
         pass
     r = invoke("--data-dir", config.data_dir, "sync", "sparql", *args)
     assert r.exit_code == 2 and message in r.output, r.output
+    assert "s3cret" not in r.output
     folder = os.path.join(config.data_dir, "replicas")
     assert not os.path.exists(folder) or not [n for n in os.listdir(folder)
                                               if n.endswith(".json")]
