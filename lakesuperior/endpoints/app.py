@@ -20,8 +20,8 @@ from lakesuperior.config import Config
 from lakesuperior.endpoints import authn, errors, paths, tx
 from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints.admin import bp as admin_bp
-from lakesuperior.endpoints.changes import bp as changes_bp
 from lakesuperior.endpoints.call import LDP_ALIAS
+from lakesuperior.endpoints.changes import bp as changes_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp
 from lakesuperior.endpoints.tx.staging import Staging
