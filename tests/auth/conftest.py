@@ -1,4 +1,5 @@
-"""Fixtures for authentication: a user database, and the app with authentication on."""
+"""Fixtures for authentication: a user database, and the app (tests/conftest.py) with
+authentication on, on a data folder with seeded users."""
 from __future__ import annotations
 
 import base64
@@ -6,8 +7,6 @@ import base64
 import pytest
 
 from lakesuperior.auth.users import UserDB
-from lakesuperior.config import Config
-from tests.apps import build_app, close_app
 
 ALICE = ("alice", "wonder land:1")       # a user; the password has a blank and a colon
 ROOT = ("root", "s3cret-r00t")           # an administrator
@@ -62,29 +61,19 @@ def open_acl(tmp_path) -> str:
 
 
 @pytest.fixture
-def make_app(data_dir, open_acl):
-    """``make_app(**config)``: the app on ``data_dir`` with authentication on (and
-    the root ACL ``OPEN_ACL`` unless ``auth_root_acl`` is given)."""
-    apps = []
-
+def make_app(make_app, data_dir, open_acl):
+    """``make_app(**config)``: the app on ``data_dir`` (its users seeded), with the
+    root ACL ``OPEN_ACL`` unless ``auth_root_acl`` is given."""
     def make(**settings):
         settings.setdefault("auth_root_acl", open_acl)
-        apps.append(build_app(Config(data_dir=str(data_dir), sync=False, **settings)))
-        return apps[-1]
-
-    yield make
-    for app in apps:
-        close_app(app)
+        return make_app(data_dir=str(data_dir), **settings)
+    return make
 
 
 @pytest.fixture
-def app(make_app):
-    return make_app()
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
+def app_config():
+    """Authentication on (the default configuration)."""
+    return {}
 
 
 @pytest.fixture

@@ -1,12 +1,11 @@
-"""Fixtures for the HTTP layer: an app on a fresh repository per test, and helpers."""
+"""Fixtures for the HTTP layer (``app`` and ``client``: tests/conftest.py, with a
+body size limit here), and helpers."""
 from __future__ import annotations
 
 import pytest
 
 from lakesuperior import rdfio
-from lakesuperior.config import Config
 from lakesuperior.http import headers as hdr
-from tests.apps import serving
 
 ROOT = "http://localhost/rest"
 LDP = "http://www.w3.org/ns/ldp#"
@@ -19,14 +18,8 @@ MAX_BODY = 200_000
 
 
 @pytest.fixture
-def app(tmp_path):
-    yield from serving(Config(data_dir=str(tmp_path / "data"), sync=False,
-                              max_body_size=MAX_BODY, auth_enabled=False))
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
+def app_config():
+    return {"auth_enabled": False, "max_body_size": MAX_BODY}
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from lakesuperior import rdfio
 from lakesuperior.config import Config
 from lakesuperior.exceptions import ConfigError
 from lakesuperior.http import headers as hdr
-from tests.apps import serving
 
 from ..servers import lsup_server
 
@@ -22,10 +21,8 @@ TITLE = "<http://purl.org/dc/terms/title>"
 
 
 @pytest.fixture
-def client(tmp_path):
-    for app in serving(Config(data_dir=str(tmp_path / "data"), sync=False,
-                              auth_enabled=False, http_base_path=BASE)):
-        yield app.test_client()
+def app_config():
+    return {"auth_enabled": False, "http_base_path": BASE}
 
 
 def _links(r) -> set[str]:
@@ -86,14 +83,13 @@ def test_ldp_alias_keeps_its_own_uris(client):
     assert client.get(f"{BASE}/x").status_code == 200
 
 
-def test_ldp_as_the_base_path(tmp_path):
-    for app in serving(Config(data_dir=str(tmp_path / "d"), sync=False, auth_enabled=False,
-                              http_base_path="/ldp")):
-        c = app.test_client()
-        assert c.put("/ldp/x").headers["Location"] == "http://localhost/ldp/x"
-        assert c.post("/ldp/fcr:tx").headers["Location"].startswith(
-            "http://localhost/ldp/fcr:tx/")
-        assert c.get("/rest/x").status_code == 404
+def test_ldp_as_the_base_path(make_app):
+    app = make_app(auth_enabled=False, http_base_path="/ldp")
+    c = app.test_client()
+    assert c.put("/ldp/x").headers["Location"] == "http://localhost/ldp/x"
+    assert c.post("/ldp/fcr:tx").headers["Location"].startswith(
+        "http://localhost/ldp/fcr:tx/")
+    assert c.get("/rest/x").status_code == 404
 
 
 @pytest.mark.parametrize("value", ["/", "", "rest", "/rest/", "/a//b", "/a/../b", "/a/./b",

@@ -9,10 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from lakesuperior.auth.users import UserDB
-from lakesuperior.config import Config
 from lakesuperior.endpoints import changes as changes_mod
 from lakesuperior.messaging.fedora import activity
-from tests.apps import serving
 
 TTL = "text/turtle"
 
@@ -37,18 +35,12 @@ def users_file(tmp_path_factory) -> bytes:
 
 
 @pytest.fixture
-def app(tmp_path, users_file):
+def app_config(tmp_path, users_file):
     data = tmp_path / "data"
     data.mkdir()
     (data / "users.json").write_bytes(users_file)
     (data / "users.json").chmod(0o600)
-    yield from serving(Config(data_dir=str(data), sync=False, auth_enabled=True,
-                              messaging_feed_reader="indexer"))
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
+    return {"auth_enabled": True, "messaging_feed_reader": "indexer"}
 
 
 @pytest.fixture
@@ -131,18 +123,16 @@ def test_a_position_beyond_the_feed_is_410(client, repo):
     assert f"ends at seq {seq}" in r.get_data(as_text=True)
 
 
-def test_a_position_older_than_the_retention_is_410(tmp_path):
+def test_a_position_older_than_the_retention_is_410(make_app):
     """Events dropped by the retention are never skipped silently."""
-    cfg = Config(data_dir=str(tmp_path / "d"), sync=False, auth_enabled=False,
-                 messaging_retention_days=0)
-    for app in serving(cfg):
-        repo = app.extensions["lakesuperior"].repository
-        _write(repo, 3)
-        feed = repo.feed_state()
-        assert feed["first"] != 1                      # the first events are gone
-        r = app.test_client().get("/changes?since=0")
-        assert r.status_code == 410
-        assert "older than the retention" in r.get_data(as_text=True)
+    app = make_app(auth_enabled=False, messaging_retention_days=0)
+    repo = app.extensions["lakesuperior"].repository
+    _write(repo, 3)
+    feed = repo.feed_state()
+    assert feed["first"] != 1                      # the first events are gone
+    r = app.test_client().get("/changes?since=0")
+    assert r.status_code == 410
+    assert "older than the retention" in r.get_data(as_text=True)
 
 
 def test_who_may_read_the_feed(client):

@@ -7,10 +7,8 @@ import time
 
 import pytest
 
-from lakesuperior.config import Config
 from lakesuperior.endpoints.memento import version_datetime
 from lakesuperior.http import headers as hdr
-from tests.apps import Client
 
 from .conftest import (
     DC_TITLE,
@@ -29,16 +27,9 @@ from .conftest import (
 
 
 @pytest.fixture
-def app(tmp_path):
-    from tests.apps import build_app
-
+def app_config():
     from .conftest import MAX_BODY
-    app = build_app(Config(data_dir=str(tmp_path / "data"), sync=False, max_body_size=MAX_BODY,
-                            versioning_auto=False, auth_enabled=False))
-    app.testing = True
-    app.test_client_class = Client
-    yield app
-    app.extensions["lakesuperior"].close()
+    return {"max_body_size": MAX_BODY, "versioning_auto": False, "auth_enabled": False}
 
 
 def _version(client, path):

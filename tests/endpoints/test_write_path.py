@@ -9,10 +9,8 @@ import pytest
 from pytest import MonkeyPatch
 
 from lakesuperior import rdfio
-from lakesuperior.config import Config
 from lakesuperior.exceptions import TombstoneError
 from lakesuperior.repository.transactions import Transactions
-from tests.apps import serving
 
 from .conftest import DC_TITLE, LDP, TTL, link_targets, post_ttl, put_ttl
 
@@ -161,27 +159,23 @@ BODY_200 = "\n".join(f'<> <http://ex.org/p{i}> "v{i}" .' for i in range(200))
 
 
 @pytest.mark.parametrize("auto", [True, False])
-def test_put_replacing_a_container_makes_few_store_calls(tmp_path, auto):
+def test_put_replacing_a_container_makes_few_store_calls(make_app, monkeypatch, auto):
     """The endpoint's precondition read is the model's read: the container's own
     triples, versions and membership are read once; its children never."""
-    config = Config(data_dir=str(tmp_path), sync=False, auth_enabled=False,
-                    versioning_auto=auto)
-    with MonkeyPatch.context() as mp:
-        for app in serving(config):
-            client = app.test_client()
-            assert put_ttl(client, "/rest/c", BODY_200).status_code == 201
-            for i in range(3):
-                assert put_ttl(client, f"/rest/c/k{i}", BODY_200).status_code == 201
-            etag = client.head("/rest/c").headers["ETag"]
-            calls = count_store_calls(mp)
-            r = put_ttl(client, "/rest/c", BODY_200 + '\n<> <http://ex.org/q> "new" .',
-                        **{"If-Match": etag})
-            assert r.status_code == 204
-            assert 0 < len(calls) <= 14, calls
-            assert calls.count("triples") <= 3, calls     # own, history, history after
-            mp.undo()
-            got = client.get("/rest/c", headers={"Accept": "application/n-triples"})
-            assert '"new"' in got.text and got.text.count("ldp#contains") == 3
+    client = make_app(auth_enabled=False, versioning_auto=auto).test_client()
+    assert put_ttl(client, "/rest/c", BODY_200).status_code == 201
+    for i in range(3):
+        assert put_ttl(client, f"/rest/c/k{i}", BODY_200).status_code == 201
+    etag = client.head("/rest/c").headers["ETag"]
+    with monkeypatch.context() as mp:
+        calls = count_store_calls(mp)
+        r = put_ttl(client, "/rest/c", BODY_200 + '\n<> <http://ex.org/q> "new" .',
+                    **{"If-Match": etag})
+    assert r.status_code == 204
+    assert 0 < len(calls) <= 14, calls
+    assert calls.count("triples") <= 3, calls     # own, history, history after
+    got = client.get("/rest/c", headers={"Accept": "application/n-triples"})
+    assert '"new"' in got.text and got.text.count("ldp#contains") == 3
 
 
 def test_a_state_read_before_another_write_is_read_again(repo):

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.apps import serving
-
 CONTENT = bytes(range(256)) * 40          # 10240 bytes
 TEXT = b"hello external world\n"
 REL = "http://fedora.info/definitions/fcrepo#ExternalContent"
@@ -151,17 +149,10 @@ def ext_repo(repo_factory, origin, files):
 
 
 @pytest.fixture
-def app(tmp_path, origin, files):
-    from lakesuperior.config import Config
-    yield from serving(Config(
-        data_dir=str(tmp_path / "data"), sync=False, max_body_size=50_000,
-        auth_enabled=False, external_content_allowed=allow_list(origin, files),
-        external_content_timeout=5.0))
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
+def app_config(origin, files):
+    return {"max_body_size": 50_000, "auth_enabled": False,
+            "external_content_allowed": allow_list(origin, files),
+            "external_content_timeout": 5.0}
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from lakesuperior.config import Config
-from tests.apps import build_app, close_app
+from tests.apps import build_app
 
 TTL = "text/turtle"
 ROOT = "http://localhost/rest"
@@ -28,22 +28,17 @@ def make_app(data_dir, **overrides):
 
 
 @pytest.fixture
-def clock():
-    return Clock()
+def app_config():
+    return {"auth_enabled": False, "transactions_max_open": 3,
+            "transactions_max_operations": 200, "transactions_max_bytes": 10_000}
 
 
 @pytest.fixture
-def app(tmp_path, clock):
-    app = make_app(tmp_path / "data", transactions_max_open=3, transactions_max_operations=200,
-                   transactions_max_bytes=10_000)
+def clock(app):
+    """The clock of ``app``'s transactions, moved by the test."""
+    clock = Clock()
     app.extensions["lakesuperior"].staging.clock = clock
-    yield app
-    close_app(app)
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
+    return clock
 
 
 @pytest.fixture

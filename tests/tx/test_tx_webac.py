@@ -4,23 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from lakesuperior.config import Config
 from lakesuperior.endpoints import authn
-from tests.apps import Client
 from tests.conftest import store_state
 from tests.tx.test_tx_http import staged_files
 from tests.webac.conftest import ADMIN, ALICE, BOB, ROOT, TTL, grant, put_acl
 
 
 @pytest.fixture
-def app(tmp_path, monkeypatch):
-    from tests.apps import build_app
+def app_config(monkeypatch):
+    """Authentication on; requests act as the administrator until ``act``."""
     monkeypatch.setattr(authn, "request_agent", lambda: ADMIN)
-    app = build_app(Config(data_dir=str(tmp_path / "data"), sync=False))
-    app.testing = True
-    app.test_client_class = Client
-    yield app
-    app.extensions["lakesuperior"].close()
+    return {}
 
 
 @pytest.fixture

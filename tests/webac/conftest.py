@@ -10,9 +10,7 @@ from __future__ import annotations
 import pytest
 
 from lakesuperior.auth.agents import ANONYMOUS, Agent
-from lakesuperior.config import Config
 from lakesuperior.endpoints import authn
-from tests.apps import serving
 
 ROOT = "http://localhost/rest"
 TTL = "text/turtle"
@@ -28,16 +26,15 @@ ADMIN = Agent(name="admin", admin=True)
 
 
 @pytest.fixture
-def app(tmp_path, monkeypatch):
-    """The app on a fresh repository; its requests act as the administrator until
-    a test calls ``act``."""
+def app_config():
+    """Authentication on (the default configuration)."""
+    return {}
+
+
+@pytest.fixture(autouse=True)
+def acting_as_admin(monkeypatch):
+    """Requests act as the administrator until a test calls ``act``."""
     monkeypatch.setattr(authn, "request_agent", lambda: ADMIN)
-    yield from serving(Config(data_dir=str(tmp_path / "data"), sync=False))
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
 
 
 @pytest.fixture
