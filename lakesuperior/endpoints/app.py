@@ -65,7 +65,9 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
                       lifetime=config.transactions_lifetime,
                       max_open=config.transactions_max_open,
                       max_operations=config.transactions_max_operations,
-                      max_bytes=config.transactions_max_bytes)
+                      max_bytes=config.transactions_max_bytes,
+                      max_per_agent=config.transactions_max_per_agent,
+                      max_lifetime=config.transactions_max_lifetime)
     app.extensions["lakesuperior"] = State(config, repository, staging, owned)
     errors.register(app)
     app.before_request(_check_path)
