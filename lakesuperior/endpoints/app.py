@@ -17,7 +17,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from lakesuperior import rdfio
 from lakesuperior.config import Config
-from lakesuperior.endpoints import authn, errors, paths, tx
+from lakesuperior.endpoints import authn, errors, origins, paths, tx
 from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.call import LDP_ALIAS
@@ -71,6 +71,7 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
     app.extensions["lakesuperior"] = State(config, repository, staging, owned)
     errors.register(app)
     app.before_request(_check_path)
+    origins.register(app, config)     # before authentication: refused unauthenticated
     authn.register(app, authenticator)
     prefixes = endpoint_prefixes(config)
     tx.register(app, prefixes)

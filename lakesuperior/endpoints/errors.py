@@ -53,6 +53,10 @@ class AclLinkRefused(BadRequest):
     ``RequestWithAclLinkHeaderException``)."""
 
 
+class Forbidden(HttpError):
+    """Refused whoever the agent is (a cross-site request: ``endpoints.origins``)."""
+
+
 class NotFound(HttpError):
     """Nothing is at this URL."""
 
@@ -104,6 +108,7 @@ AUTH_REALM = "Lakesuperior"
 STATUS: dict[type[BaseException], int] = {
     # HTTP layer
     BadRequest: 400,
+    Forbidden: 403,
     NotFound: 404,
     MethodNotAllowed: 405,
     NotAcceptable: 406,
