@@ -15,6 +15,7 @@ and its body says what is full.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from http import HTTPStatus
 
@@ -138,6 +139,8 @@ STATUS: dict[type[BaseException], int] = {
     exc.UnsupportedDigestError: 400,
     exc.InvalidHeaderError: 400,
     exc.AuthenticationError: 401,
+    exc.TooManyFailuresError: 429,
+    exc.VerificationBusyError: 503,
     exc.InvalidDigestError: 400,
     exc.UnsupportedMediaTypeError: 415,
     exc.RdfParseError: 400,
@@ -238,6 +241,8 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
     headers.extend(getattr(error, "headers", None) or [])
     if isinstance(error, exc.RangeNotSatisfiableError):
         headers.append(("Content-Range", hdr.unsatisfied_content_range(error.size)))
+    if isinstance(error, exc.TryLaterError):
+        headers.append(("Retry-After", str(max(1, math.ceil(error.retry_after)))))
     if status == 401:
         headers.append(("WWW-Authenticate", f'Basic realm="{AUTH_REALM}"'))
         if isinstance(error, exc.BearerTokenError):   # RFC 6750 section 3.1
@@ -250,7 +255,7 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
 
 #: Server-side errors that are not bugs: their message is the response body.
 _EXPECTED = (HTTPException, exc.QueryTimeoutError, exc.InsufficientStorageError,
-             exc.StoreBusyError, BadGateway)
+             exc.StoreBusyError, BadGateway, exc.TryLaterError)
 
 
 def _is_bug(error: BaseException, status: int) -> bool:
