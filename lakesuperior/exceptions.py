@@ -247,6 +247,10 @@ class BearerTokenError(AuthenticationError):
     another key or algorithm, expired, or without the claims it needs."""
 
 
+class ClientTimeoutError(LakesuperiorError):
+    """The client stopped sending its request for longer than the server waits."""
+
+
 class TryLaterError(LakesuperiorError):
     """Refused for now; trying again after ``retry_after`` seconds may succeed."""
 

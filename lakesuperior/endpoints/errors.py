@@ -139,6 +139,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.UnsupportedDigestError: 400,
     exc.InvalidHeaderError: 400,
     exc.AuthenticationError: 401,
+    exc.ClientTimeoutError: 408,
     exc.TooManyFailuresError: 429,
     exc.VerificationBusyError: 503,
     exc.InvalidDigestError: 400,
