@@ -20,9 +20,11 @@ ends it); only then does a thread get it, with the bytes read so far. So:
 * a worker holds at most gunicorn's ``worker_connections`` connections
   (``etc.defaults/gunicorn.py``); past it, new ones wait in the listen backlog.
 
-Connections that the loop cannot read in clear are left to gunicorn's own
-handling: TLS terminated by gunicorn itself (``--certfile``), HTTP/2 with prior
-knowledge, the uWSGI protocol.
+It extends the ``ThreadWorker`` of gunicorn 27 (``enqueue_req``, the
+``data_ready`` flag, ``murder_pending``, the unreader's ``take_buffered``):
+``pyproject.toml`` requires that release. Connections that the loop cannot
+read in clear are left to gunicorn's own handling: TLS terminated by gunicorn
+itself (``--certfile``), HTTP/2 with prior knowledge, the uWSGI protocol.
 """
 from __future__ import annotations
 
