@@ -113,7 +113,7 @@ def test_guessing_success_clears_the_user_count(guarded, clock):
 def test_guessing_memory_is_bounded(guarded):
     client, guard = guarded(auth_guessing_tracked=8)
     for i in range(40):
-        assert get(client, ("u%d" % i, "x"), f"10.0.1.{i}").status_code == 401
+        assert get(client, (f"u{i}", "x"), f"10.0.1.{i}").status_code == 401
     assert guard.tracked() == (8, 8)
 
 
