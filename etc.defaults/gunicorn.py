@@ -8,11 +8,16 @@ so every worker opens its own LMDB environment.
 """
 import sys
 
-# Threaded workers: each connection has a thread, so slow clients (a large
-# upload on a slow link) and keep-alive connections hold a thread, not a whole
-# worker, and other requests go on. The repository is thread-safe: reads run
+# Threaded workers (gunicorn's gthread) whose event loop reads request headers
+# (lakesuperior/worker.py): a request gets a thread once its header is complete,
+# so clients sending headers slowly hold no thread (server.header_timeout bounds
+# them), and a slow body or a slow reader of a response holds one for at most
+# server.body_timeout between two bytes. The repository is thread-safe: reads run
 # concurrently on their own snapshots, writes take the repository's lock.
-worker_class = "gthread"
+worker_class = "lakesuperior.worker.HeaderReadingWorker"
+# Connections one worker holds at once (slow ones included); more wait in the
+# listen backlog.
+worker_connections = 1000
 preload_app = False
 #: Seconds a worker thread may hold the GIL while another waits for it (Python's
 #: default is 0.005). A write holds the store's single write lock, which the

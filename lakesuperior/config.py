@@ -42,6 +42,7 @@ _BASE_PATH = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+")
 JWT_ALGORITHMS = ("HS256", "HS384", "HS512", "RS256", "RS384", "RS512")
 #: First path segments the application serves itself: no base path goes under them.
 RESERVED_PATHS = ("query", "admin", "constraints", "static")
+_ORIGIN = re.compile(r"https?://(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?")
 
 
 @dataclass(frozen=True)
@@ -65,15 +66,24 @@ class Config:
     max_body_size: int = _DEFAULT
     http_require_if_match: bool = _DEFAULT
     http_base_path: str = _DEFAULT
+    http_allowed_origins: tuple[str, ...] = _DEFAULT
     query_timeout: float = _DEFAULT
     versioning_auto: bool = _DEFAULT
     server_bind: str = _DEFAULT
     server_workers: int = _DEFAULT
     server_threads: int = _DEFAULT
+    server_header_timeout: float = _DEFAULT
+    server_body_timeout: float = _DEFAULT
     auth_enabled: bool = _DEFAULT
     auth_webid_base: str = _DEFAULT
     auth_proxy_header: str = _DEFAULT
     auth_trusted_proxies: tuple[str, ...] = _DEFAULT
+    auth_guessing_free_failures: int = _DEFAULT
+    auth_guessing_backoff: float = _DEFAULT
+    auth_guessing_max_backoff: float = _DEFAULT
+    auth_guessing_tracked: int = _DEFAULT
+    auth_guessing_max_verifying: int = _DEFAULT
+    auth_guessing_verify_wait: float = _DEFAULT
     messaging_broker_url: str = _DEFAULT
     messaging_destination: str = _DEFAULT
     messaging_user: str = _DEFAULT
@@ -96,6 +106,8 @@ class Config:
     transactions_max_open: int = _DEFAULT
     transactions_max_operations: int = _DEFAULT
     transactions_max_bytes: int = _DEFAULT
+    transactions_max_per_agent: int = _DEFAULT
+    transactions_max_lifetime: float = _DEFAULT
     replicas_user: str = _DEFAULT
     replicas_password: str = field(default=_DEFAULT, repr=False)
     replicas_token: str = field(default=_DEFAULT, repr=False)
@@ -175,10 +187,19 @@ class Config:
         if self.external_content_timeout <= 0:
             raise ConfigError("external_content.timeout must be positive")
         for name in ("transactions_lifetime", "transactions_max_open",
-                     "transactions_max_operations", "transactions_max_bytes"):
+                     "transactions_max_operations", "transactions_max_bytes",
+                     "transactions_max_per_agent", "transactions_max_lifetime",
+                     "server_header_timeout", "server_body_timeout"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name.replace('_', '.', 1)} must be positive")
         check_base_path(self.http_base_path)
+        for name in ("backoff", "max_backoff", "tracked", "max_verifying", "verify_wait"):
+            if getattr(self, "auth_guessing_" + name) <= 0:
+                raise ConfigError(f"auth.guessing.{name} must be positive")
+        if self.auth_guessing_free_failures < 0:
+            raise ConfigError("auth.guessing.free_failures must be zero or positive")
+        for origin in self.http_allowed_origins:
+            check_origin(origin)
         if not _URI_SCHEME.match(self.auth_webid_base):
             raise ConfigError("auth.webid_base must be an absolute URI (a user's WebID is "
                               f"it plus the user name), not {self.auth_webid_base!r}")
@@ -237,6 +258,16 @@ def check_base_path(path: str) -> None:
     if segments[0] in RESERVED_PATHS:
         raise ConfigError(f"http.base_path {path!r} is under /{segments[0]}, which the "
                           "server uses for itself")
+
+
+def check_origin(origin: str) -> str:
+    """``origin`` if it is a serialized web origin, ``scheme://host[:port]`` (http or
+    https, lower case, no path), else ``ConfigError`` saying why."""
+    if not _ORIGIN.fullmatch(origin):
+        raise ConfigError(f"http.allowed_origins: {origin!r} is not an origin such as "
+                          "https://app.example.org or http://localhost:3000 (scheme, host "
+                          "and optional port, lower case, no path; no '*')")
+    return origin
 
 
 def broker_address(url: str) -> tuple[str, int]:

@@ -247,6 +247,27 @@ class BearerTokenError(AuthenticationError):
     another key or algorithm, expired, or without the claims it needs."""
 
 
+class ClientTimeoutError(LakesuperiorError):
+    """The client stopped sending its request for longer than the server waits."""
+
+
+class TryLaterError(LakesuperiorError):
+    """Refused for now; trying again after ``retry_after`` seconds may succeed."""
+
+    def __init__(self, msg: str, retry_after: float):
+        self.retry_after = retry_after
+        super().__init__(msg)
+
+
+class TooManyFailuresError(TryLaterError):
+    """Too many wrong passwords lately, for this user name or from this address:
+    credentials are not checked until the backoff ends."""
+
+
+class VerificationBusyError(TryLaterError):
+    """As many passwords as allowed are being verified at once; none became free in time."""
+
+
 class AccessDeniedError(LakesuperiorError):
     """Access control refuses ``mode`` (an ``acl:`` mode name such as ``Write``) on
     ``uid`` to an agent; ``authenticated`` tells whether the agent was a known user

@@ -214,7 +214,7 @@ def check_store(config: Config) -> None:
 @click.option("--workers", "-w", type=click.IntRange(min=1), default=None,
               help="Worker processes (server.workers; LSUP_SERVER_WORKERS).")
 @click.option("--threads", type=click.IntRange(min=1), default=None,
-              help="Threads per worker, one connection each (server.threads; "
+              help="Threads per worker, one request each (server.threads; "
                    "LSUP_SERVER_THREADS).")
 @click.option("--data-dir", metavar="DIR", default=None,
               help="Data directory of the repository (data_dir; LSUP_DATA_DIR).")

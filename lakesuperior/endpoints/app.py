@@ -17,7 +17,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from lakesuperior import rdfio
 from lakesuperior.config import Config
-from lakesuperior.endpoints import authn, errors, paths, tx
+from lakesuperior.endpoints import authn, errors, origins, paths, tx
 from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.call import LDP_ALIAS
@@ -65,10 +65,13 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
                       lifetime=config.transactions_lifetime,
                       max_open=config.transactions_max_open,
                       max_operations=config.transactions_max_operations,
-                      max_bytes=config.transactions_max_bytes)
+                      max_bytes=config.transactions_max_bytes,
+                      max_per_agent=config.transactions_max_per_agent,
+                      max_lifetime=config.transactions_max_lifetime)
     app.extensions["lakesuperior"] = State(config, repository, staging, owned)
     errors.register(app)
     app.before_request(_check_path)
+    origins.register(app, config)     # before authentication: refused unauthenticated
     authn.register(app, authenticator)
     prefixes = endpoint_prefixes(config)
     tx.register(app, prefixes)

@@ -24,6 +24,13 @@ bounded cache of the (user, password) pairs it has verified. It holds a keyed
 hash (HMAC with a per-process random key) of the password, never the password,
 and the user's stored hash at the time: a changed password (another hash) or a
 removed user (no stored hash) misses the cache and fails.
+
+Password guessing is slowed by the app's ``GuessingGuard`` (``auth.guessing``):
+before any password is looked at, credentials from a client address, or for a
+user name, in backoff get 429; verifications run a bounded number at once. The
+client address is the connection's peer, or, from a trusted proxy
+(``auth.trusted_proxies``), the last address of ``X-Forwarded-For`` that is not
+one of the trusted proxies.
 """
 from __future__ import annotations
 
@@ -44,6 +51,7 @@ from werkzeug.datastructures import Headers
 
 from lakesuperior.auth.agents import ANONYMOUS, Agent
 from lakesuperior.auth.bearer import BearerAuth
+from lakesuperior.auth.guessing import GuessingGuard
 from lakesuperior.auth.users import NAME, User, UserDB
 from lakesuperior.config import Config
 from lakesuperior.exceptions import AccessDeniedError, AuthenticationError
@@ -110,6 +118,7 @@ class Authenticator:
         self._key = os.urandom(32)
         self._verified: OrderedDict[tuple[str, bytes], str] = OrderedDict()
         self._lock = threading.Lock()
+        self.guard = GuessingGuard.of(config)
 
     def agent(self, headers: Mapping[str, str] | Headers, remote_addr: str | None) -> Agent:
         """The agent of a request with these ``headers`` from ``remote_addr``."""
@@ -126,7 +135,7 @@ class Authenticator:
         if self.bearer.enabled and scheme.lower() == "bearer":
             return self._token_agent(token)
         name, password = parse_basic(authorization)
-        user = self.verify(name, password)
+        user = self.verify(name, password, self.client_address(headers, remote_addr))
         if user is None:
             raise AuthenticationError("Wrong user name or password")
         return self.user_agent(user.name, user.admin)
@@ -153,6 +162,17 @@ class Authenticator:
         return any(addr in net or (mapped is not None and mapped in net)
                    for net in self.trusted)
 
+    def client_address(self, headers: Mapping[str, str] | Headers,
+                       remote_addr: str | None) -> str:
+        """The client's address: ``remote_addr``, or behind trusted proxies the last
+        ``X-Forwarded-For`` address that is not one of them."""
+        if self.is_trusted(remote_addr):
+            for hop in reversed((headers.get("X-Forwarded-For") or "").split(",")):
+                hop = hop.strip()
+                if hop and not self.is_trusted(hop):
+                    return hop[:64]
+        return remote_addr or "-"
+
     def _proxy_agent(self, principal: str) -> Agent:
         if _URI.fullmatch(principal):
             return Agent(name=principal, webid=principal)
@@ -162,8 +182,11 @@ class Authenticator:
         user = self.users.get(principal)
         return self.user_agent(principal, user is not None and user.admin)
 
-    def verify(self, name: str, password: str) -> User | None:
-        """The user ``name`` if ``password`` is its password (cached), else None."""
+    def verify(self, name: str, password: str, address: str = "-") -> User | None:
+        """The user ``name`` if ``password`` is its password (cached), else None;
+        ``TooManyFailuresError`` or ``VerificationBusyError`` from the guard (credentials
+        from ``address``)."""
+        self.guard.check(name, address)
         user = self.users.get(name)
         digest = hmac.new(self._key, name.encode() + b"\0" + password.encode(),
                           hashlib.sha256).digest()
@@ -173,9 +196,13 @@ class Authenticator:
                 if self._verified.get(key) == user.hash:
                     self._verified.move_to_end(key)
                     return user
-        checked = self.users.verify(name, password)
+        with self.guard.verifying():
+            self.guard.check(name, address)   # a backoff may have begun while it waited
+            checked = self.users.verify(name, password)
         if checked is None:
+            self.guard.failed(name, address)
             return None
+        self.guard.succeeded(name)
         with self._lock:
             self._verified[key] = checked.hash
             self._verified.move_to_end(key)

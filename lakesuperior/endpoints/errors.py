@@ -15,6 +15,7 @@ and its body says what is full.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from http import HTTPStatus
 
@@ -51,6 +52,10 @@ class AclLinkRefused(BadRequest):
     """A write that names the resource's ACL with ``Link: <...>; rel="acl"``: the ACL
     of a resource is always at ``<resource>/fcr:acl`` (400 as Fedora 6's
     ``RequestWithAclLinkHeaderException``)."""
+
+
+class Forbidden(HttpError):
+    """Refused whoever the agent is (a cross-site request: ``endpoints.origins``)."""
 
 
 class NotFound(HttpError):
@@ -104,6 +109,7 @@ AUTH_REALM = "Lakesuperior"
 STATUS: dict[type[BaseException], int] = {
     # HTTP layer
     BadRequest: 400,
+    Forbidden: 403,
     NotFound: 404,
     MethodNotAllowed: 405,
     NotAcceptable: 406,
@@ -133,6 +139,9 @@ STATUS: dict[type[BaseException], int] = {
     exc.UnsupportedDigestError: 400,
     exc.InvalidHeaderError: 400,
     exc.AuthenticationError: 401,
+    exc.ClientTimeoutError: 408,
+    exc.TooManyFailuresError: 429,
+    exc.VerificationBusyError: 503,
     exc.InvalidDigestError: 400,
     exc.UnsupportedMediaTypeError: 415,
     exc.RdfParseError: 400,
@@ -233,6 +242,8 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
     headers.extend(getattr(error, "headers", None) or [])
     if isinstance(error, exc.RangeNotSatisfiableError):
         headers.append(("Content-Range", hdr.unsatisfied_content_range(error.size)))
+    if isinstance(error, exc.TryLaterError):
+        headers.append(("Retry-After", str(max(1, math.ceil(error.retry_after)))))
     if status == 401:
         headers.append(("WWW-Authenticate", f'Basic realm="{AUTH_REALM}"'))
         if isinstance(error, exc.BearerTokenError):   # RFC 6750 section 3.1
@@ -245,7 +256,7 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
 
 #: Server-side errors that are not bugs: their message is the response body.
 _EXPECTED = (HTTPException, exc.QueryTimeoutError, exc.InsufficientStorageError,
-             exc.StoreBusyError, BadGateway)
+             exc.StoreBusyError, BadGateway, exc.TryLaterError)
 
 
 def _is_bug(error: BaseException, status: int) -> bool:

@@ -32,7 +32,9 @@ def status(port: int, path: str, password: str | None = None, user: str = "admin
 
 
 def test_first_start_creates_admin_once(tmp_path):
-    env = {"LSUP_AUTH_ENABLED": "true", "LSUP_SERVER_WORKERS": "2"}
+    # (more wrong passwords than the guessing backoff lets through: tests/auth/test_guessing*)
+    env = {"LSUP_AUTH_ENABLED": "true", "LSUP_SERVER_WORKERS": "2",
+           "LSUP_AUTH_GUESSING_FREE_FAILURES": "100"}
     secret = tmp_path / "data" / "initial-admin-password"
     with lsup_server(tmp_path, env) as (_proc, port, log):
         assert stat.S_IMODE(os.stat(secret).st_mode) == 0o600

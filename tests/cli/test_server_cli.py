@@ -56,7 +56,7 @@ def test_options_win_over_configuration(tmp_path):
     finally:
         srv.stop()
     assert log.count("Booting worker") == 1, log
-    assert "gthread" in log
+    assert "Using worker: lakesuperior.worker.HeaderReadingWorker" in log
     assert (tmp_path / "data" / "ldprs" / "data.mdb").is_file()
     assert not (tmp_path / "from-config").exists()
 

@@ -21,7 +21,9 @@ OTHER = {"digest_algorithm": "md5", "referential_integrity": "strict",
          "messaging_broker_url": "stomp://127.0.0.1:61613",
          "messaging_destination": "/queue/other", "auth_jwt_algorithm": "RS256",
          "external_content_allowed": ("http://a.org/x, file:///srv/in",
-                                      ("http://a.org/x", "file:///srv/in"))}
+                                      ("http://a.org/x", "file:///srv/in")),
+         "http_allowed_origins": ("https://app.example.org, http://localhost:3000",
+                                  ("https://app.example.org", "http://localhost:3000"))}
 
 
 def documented_keys() -> list[tuple[tuple[str, ...], list[str]]]:

@@ -160,7 +160,8 @@ def test_server_settings(monkeypatch):
     srv = Server(Config(server_bind="127.0.0.1:9999", server_workers=3))
     assert srv.cfg.bind == ["127.0.0.1:9999"] and srv.cfg.workers == 3
     assert srv.cfg.timeout == 77 and srv.cfg.graceful_timeout == 5
-    assert srv.cfg.worker_class_str == "gthread" and srv.cfg.preload_app is False
+    assert srv.cfg.worker_class_str == "lakesuperior.worker.HeaderReadingWorker"
+    assert srv.cfg.worker_connections == 1000 and srv.cfg.preload_app is False
     assert srv.cfg.threads == 8 and srv.cfg.control_socket_disable is True
     monkeypatch.delenv("GUNICORN_CMD_ARGS")
     assert Server(Config()).cfg.timeout == 120

@@ -20,7 +20,12 @@ checks that no resource the transaction touched was changed since it first did
 (409 otherwise), then runs every staged request again, in order, in one write
 transaction that commits (with the change events of all of them), or in none.
 A staged request runs again with its preconditions already checked (they were,
-when it was staged) and as the user that sent it (access was checked then).
+when it was staged) and as the agent of the request that runs it again, which is
+the transaction's owner (no one else may use it): access is checked again with the
+owner's rights of the moment, so a right revoked since the request was staged
+makes the commit fail (409 naming the refused access) and nothing is applied.
+Anonymous agents cannot open transactions (401); ``Staging`` limits how many
+one agent holds open and how long one may be extended.
 """
 from __future__ import annotations
 
@@ -53,6 +58,7 @@ from lakesuperior.endpoints.tx.staging import (
     open_part,
 )
 from lakesuperior.exceptions import (
+    AccessDeniedError,
     ResourceNotExistsError,
     TombstoneError,
     TransactionClosedError,
@@ -122,8 +128,12 @@ def _open_tx(tx_id: str) -> TxInfo:
 @bp.post("")
 def create() -> Response:
     repo, staging = _state()
+    agent = authn.request_agent()
+    if not agent.authenticated:
+        raise AccessDeniedError(None, "Write", False, "Anonymous agents cannot open "
+                                "transactions: authenticate to open one")
     with repo.transaction():
-        info = staging.open(_owner())
+        info = staging.open(authn.recorded_name(agent))
     url = _tx_url(info.id)
     headers = {"Location": url, "Link": hdr.format_link(url, COMMIT_REL), **_expires(info)}
     return Response(status=201, headers=headers, content_type="text/plain; charset=utf-8",
@@ -153,10 +163,11 @@ def commit(tx_id: str) -> Response:
     try:
         with repo.transaction():
             info = _open_tx(tx_id)
+            agent = authn.request_agent()     # the owner (``_open_tx`` checked it)
             try:
                 _check_conflicts(repo, info)
                 for op in staging.operations(info):
-                    response = _run(op, _agent_of(op))
+                    response = _run(op, agent)
                     if response.status_code >= 400:
                         raise TransactionConflictError(
                             f"The staged {op.method} {op.path} no longer applies "
@@ -250,7 +261,7 @@ def _attempt(info: TxInfo, uid: str, method: str, agent: Agent, body: Received,
     first = {} if uid in info.touched else {uid: _etag(repo, uid)}
     ops = staging.operations(info, None if every else uid)
     for op in ops:
-        _run(op, _agent_of(op))
+        _run(op, agent)
     sent = list(request.headers.items())
     own = Operation(method, request_path(), public_root(),
                     [(k, v) for k, v in sent if k.lower() not in _NOT_STAGED],
@@ -315,12 +326,6 @@ def _name_new_child(op: Operation, response: Response, first: dict[str, str | No
     op.headers.append(("Slug", child.rpartition("/")[2]))
     op.uids.append(child)
     first.setdefault(child, None)
-
-
-def _agent_of(op: Operation) -> Agent:
-    """A staged request runs again with the repository trusted (access was checked
-    when it was staged), recording its user's name."""
-    return Agent(name=op.agent, admin=True)
 
 
 def _run(op: Operation, agent: Agent, headers: list[tuple[str, str]] | None = None,

@@ -74,7 +74,7 @@ KEEP_IN_MEMORY = 1 << 20
 _META, _JOURNAL, _DATA = "meta.json", "journal", "data"
 _PAD = 256   #: ``meta.json`` is padded to a multiple of this (JSON allows the spaces)
 _PERSISTED = ("id", "owner", "expires", "state", "closed_at", "operations", "size",
-              "journal_bytes", "data_bytes")
+              "journal_bytes", "data_bytes", "opened")
 
 
 @dataclass
@@ -92,6 +92,7 @@ class TxInfo:
     size: int = 0
     journal_bytes: int = 0   #: the length of ``journal`` that counts
     data_bytes: int = 0      #: the length of ``data`` that counts
+    opened: float = 0.0      #: when it was opened (its total lifetime counts from here)
     touched: dict[str, str | None] = field(default_factory=dict)
 
 
@@ -167,13 +168,18 @@ def _ancestors(uid: str) -> Iterator[str]:
 class Staging:
     """The staging directory: open, look up, extend, stage into, close transactions.
 
-    Every call is made holding the repository's write transaction."""
+    Every call is made holding the repository's write transaction. ``max_per_agent``
+    (open transactions of one owner) and ``max_lifetime`` (seconds from opening past
+    which no extension is granted): None, no such limit."""
 
     def __init__(self, root: str, *, lifetime: float, max_open: int, max_operations: int,
-                 max_bytes: int, clock: Callable[[], float] = time.time):
+                 max_bytes: int, max_per_agent: int | None = None,
+                 max_lifetime: float | None = None, clock: Callable[[], float] = time.time):
         self.root = root
         self.lifetime = lifetime
         self.max_open = max_open
+        self.max_per_agent = max_per_agent
+        self.max_lifetime = max_lifetime
         self.max_operations = max_operations
         self.max_bytes = max_bytes
         self.clock = clock
@@ -197,7 +203,7 @@ class Staging:
         try:
             with open(os.path.join(self._dir(tx_id), _META), encoding="utf-8") as fh:
                 data = json.load(fh)
-            return TxInfo(**{k: data[k] for k in _PERSISTED})
+            return TxInfo(**{k: data[k] for k in _PERSISTED if k in data})
         except FileNotFoundError:
             raise TransactionNotFoundError(f"No transaction has the id {tx_id}") from None
         except (ValueError, KeyError, TypeError):   # a worker killed while it wrote it
@@ -245,12 +251,21 @@ class Staging:
         return info
 
     def open(self, owner: str) -> TxInfo:
-        """A new transaction of ``owner``; ``TransactionLimitError`` past ``max_open``."""
-        if self.sweep() >= self.max_open:
+        """A new transaction of ``owner``; ``TransactionLimitError`` past ``max_open``
+        or ``max_per_agent``."""
+        still_open = self._sweep()
+        if len(still_open) >= self.max_open:
             raise TransactionLimitError(
                 f"{self.max_open} transactions are open, the most this server allows "
                 "(transactions.max_open): commit or roll one back, or wait for one to expire")
-        info = TxInfo(uuid.uuid4().hex, owner, self.clock() + self.lifetime)
+        if self.max_per_agent is not None and sum(
+                1 for info in still_open if info.owner == owner) >= self.max_per_agent:
+            raise TransactionLimitError(
+                f"This agent holds {self.max_per_agent} open transactions, the most this "
+                "server allows one agent (transactions.max_per_agent): commit or roll one "
+                "back, or wait for one to expire")
+        now = self.clock()
+        info = TxInfo(uuid.uuid4().hex, owner, self._expiry(now, now), opened=now)
         path = self._dir(info.id)
         os.makedirs(path)
         for name in (_JOURNAL, _DATA):
@@ -259,9 +274,23 @@ class Staging:
         return info
 
     def extend(self, info: TxInfo) -> TxInfo:
-        info.expires = self.clock() + self.lifetime
+        """Push the expiry ``lifetime`` seconds from now, at most to ``max_lifetime``
+        after the opening: ``TransactionLimitError`` once it is there."""
+        expires = self._expiry(info.opened, self.clock())
+        if expires <= info.expires and expires < self.clock() + self.lifetime:
+            raise TransactionLimitError(
+                f"Transaction {info.id} has been extended to its total lifetime of "
+                f"{self.max_lifetime:g} seconds (transactions.max_lifetime) and expires "
+                "then: commit it or roll it back")
+        info.expires = max(expires, info.expires)
         self._write(info)
         return info
+
+    def _expiry(self, opened: float, now: float) -> float:
+        expires = now + self.lifetime
+        if self.max_lifetime is not None:
+            expires = min(expires, opened + self.max_lifetime)
+        return expires
 
     def touch(self, info: TxInfo, states: dict[str, str | None]) -> None:
         """Remember the state of the uids the transaction touches for the first time."""
@@ -283,17 +312,21 @@ class Staging:
     def sweep(self) -> int:
         """Close expired transactions, forget closed ones after ``CLOSED_MEMORY_S``;
         how many are open."""
+        return len(self._sweep())
+
+    def _sweep(self) -> list[TxInfo]:
+        """``sweep``, returning the open transactions."""
         now = self.clock()
         self._next_sweep = now + min(SWEEP_EVERY_S, self.lifetime)
-        still_open = set()
+        still_open = []
         for info in list(self._all()):
             if info.state == OPEN:
-                still_open.add(info.id)
+                still_open.append(info)
             elif info.closed_at + CLOSED_MEMORY_S <= now:
                 shutil.rmtree(self._dir(info.id), ignore_errors=True)
-        for tx_id in set(self._journals) - still_open:
+        for tx_id in set(self._journals) - {info.id for info in still_open}:
             del self._journals[tx_id]
-        return len(still_open)
+        return still_open
 
     # -- operations --------------------------------------------------------------------
 

@@ -1,0 +1,196 @@
+"""The gunicorn worker of ``lsup-server``: gunicorn's threaded worker (``gthread``),
+with request headers read by the worker's event loop instead of a thread.
+
+Gunicorn's threaded worker gives a connection to a thread as soon as it has a
+byte to read; the thread then blocks until the whole header has arrived, so a
+few clients sending their headers one byte at a time hold every thread and the
+server answers no one (slowloris). Here, a connection waiting for a request
+(new, or kept alive after one) stays in the worker's selector loop, which reads
+what arrives without blocking, until the header is complete (an empty line
+ends it); only then does a thread get it, with the bytes read so far. So:
+
+* the header must be complete within ``server.header_timeout`` seconds of its
+  first byte's wait (408 and the connection closed otherwise; a connection that
+  sent nothing is closed silently), and at most ``MAX_HEADER`` bytes
+  (431 otherwise); slow headers cost a socket and a buffer, never a thread;
+* once a thread serves the request, every read of the body and every write of
+  the response waits at most ``server.body_timeout`` seconds for the client: a
+  body that stops is ``ClientTimeoutError`` in the application (408), a client
+  that stops reading the response is dropped;
+* a worker holds at most gunicorn's ``worker_connections`` connections
+  (``etc.defaults/gunicorn.py``); past it, new ones wait in the listen backlog.
+
+It extends the ``ThreadWorker`` of gunicorn 27 (``enqueue_req``, the
+``data_ready`` flag, ``murder_pending``, the unreader's ``take_buffered``):
+``pyproject.toml`` requires that release. Connections that the loop cannot
+read in clear are left to gunicorn's own handling: TLS terminated by gunicorn
+itself (``--certfile``), HTTP/2 with prior knowledge, the uWSGI protocol.
+"""
+from __future__ import annotations
+
+import selectors
+import socket
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from gunicorn.workers.gthread import ThreadWorker
+
+from lakesuperior.config import Config
+from lakesuperior.exceptions import ClientTimeoutError
+
+__all__ = ["HeaderReadingWorker", "MAX_HEADER"]
+
+#: Most bytes of one request's header (request line and fields).
+MAX_HEADER = 65536
+_RECV = 16384
+
+
+@dataclass(eq=False)
+class _Head:
+    """A connection whose next request's header is being read."""
+
+    conn: Any
+    deadline: float
+    data: bytearray = field(default_factory=bytearray)
+
+
+class _TimedReader:
+    """A request body reader whose socket timeout is ``ClientTimeoutError``."""
+
+    def __init__(self, reader: Any, timeout: float):
+        self.reader = reader
+        self.timeout = timeout
+
+    def read(self, size: int) -> bytes:
+        try:
+            return self.reader.read(size)
+        except TimeoutError:
+            raise ClientTimeoutError(
+                f"The request body stopped arriving for {self.timeout:g} seconds "
+                "(server.body_timeout)") from None
+
+
+def _complete(data: bytearray) -> bool:
+    """Whether ``data`` holds a whole request header (blank lines before the request
+    line do not count)."""
+    start = 0
+    while start < len(data) and data[start] in b"\r\n":
+        start += 1
+    return data.find(b"\r\n\r\n", start) >= 0 or data.find(b"\n\n", start) >= 0
+
+
+def _reply(sock: socket.socket, status: str, message: str) -> None:
+    """Send a short error response on a non-blocking socket, as much of it as fits."""
+    body = f"{status}: {message}\n".encode()
+    head = (f"HTTP/1.1 {status}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+    try:
+        sock.send(head + body)
+    except OSError:
+        pass
+
+
+class HeaderReadingWorker(ThreadWorker):
+    """Gunicorn's ``gthread`` worker, reading request headers in its event loop
+    (see the module doc). Its timeouts come from the Lakesuperior configuration of
+    the ``lsup-server`` application it runs."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        config = getattr(self.app, "lsup_config", None) or Config.load()
+        self.header_timeout: float = config.server_header_timeout
+        self.body_timeout: float = config.server_body_timeout
+        self.heads: deque[_Head] = deque()   #: in the order of their deadlines
+
+    def _in_clear(self, conn: Any) -> bool:
+        cfg = self.cfg
+        return not (cfg.is_ssl or getattr(conn, "is_http2", False)
+                    or getattr(cfg, "protocol", "http") != "http"
+                    or getattr(cfg, "http2_cleartext", "off") in ("prior-knowledge", "both"))
+
+    # -- the event loop (main thread) -------------------------------------------------
+
+    def enqueue_req(self, conn: Any) -> None:
+        """Read ``conn``'s next request header in the loop; a thread gets it once
+        the header is complete."""
+        if not self._in_clear(conn):
+            super().enqueue_req(conn)
+            return
+        head = _Head(conn, time.monotonic() + self.header_timeout)
+        if conn.parser is not None:            # bytes read ahead by the last request
+            head.data += conn.parser.unreader.take_buffered()
+        if _complete(head.data):
+            self._hand_over(head)
+            return
+        conn.sock.setblocking(False)
+        self.heads.append(head)
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._readable, head))
+
+    def _readable(self, head: _Head, _sock: Any) -> None:
+        try:
+            chunk = head.conn.sock.recv(_RECV)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._drop(head)
+            return
+        head.data += chunk
+        if _complete(head.data):
+            self._forget(head)
+            self._hand_over(head)
+        elif len(head.data) > MAX_HEADER:
+            _reply(head.conn.sock, "431 Request Header Fields Too Large",
+                   f"the request header is larger than {MAX_HEADER} bytes")
+            self._drop(head)
+
+    def _hand_over(self, head: _Head) -> None:
+        head.conn.lsup_head = bytes(head.data)
+        head.conn.data_ready = True
+        super().enqueue_req(head.conn)
+
+    def _forget(self, head: _Head) -> None:
+        self.heads.remove(head)
+        try:
+            self.poller.unregister(head.conn.sock)
+        except (KeyError, ValueError, OSError):
+            pass
+
+    def _drop(self, head: _Head) -> None:
+        self._forget(head)
+        self.nr_conns -= 1
+        head.conn.close()
+
+    def murder_pending(self) -> None:
+        """Also close the connections whose header is late (all of them when the
+        worker stops: they have not begun a request)."""
+        super().murder_pending()
+        now = time.monotonic()
+        while self.heads and (self.heads[0].deadline <= now or not self.alive):
+            head = self.heads[0]
+            if head.data and self.alive:
+                _reply(head.conn.sock, "408 Request Timeout",
+                       f"the request header did not arrive within {self.header_timeout:g} "
+                       "seconds (server.header_timeout)")
+            self._drop(head)
+
+    # -- the threads ------------------------------------------------------------------
+
+    def handle(self, conn: Any) -> Any:
+        data = conn.__dict__.pop("lsup_head", None)
+        if data is not None:
+            conn.sock.setblocking(True)
+            conn.init()
+            conn.parser.unreader.unread(data)
+        return super().handle(conn)
+
+    def handle_request(self, req: Any, conn: Any) -> Any:
+        conn.sock.settimeout(self.body_timeout)
+        if req.body is not None:
+            req.body.reader = _TimedReader(req.body.reader, self.body_timeout)
+        return super().handle_request(req, conn)
+
