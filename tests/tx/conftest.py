@@ -20,9 +20,9 @@ class Clock:
         return self.now
 
 
-def make_app(data_dir, **overrides):
-    """The app on ``data_dir`` (authentication off unless ``overrides`` say);
-    the caller closes it."""
+def tx_app(data_dir, **overrides):
+    """The app on ``data_dir`` (authentication off unless ``overrides`` say), for a
+    test that closes and opens it again itself; the caller closes it."""
     overrides.setdefault("auth_enabled", False)
     return build_app(Config(data_dir=str(data_dir), sync=False, **overrides))
 
@@ -34,11 +34,19 @@ def app_config():
 
 
 @pytest.fixture
-def clock(app):
-    """The clock of ``app``'s transactions, moved by the test."""
-    clock = Clock()
-    app.extensions["lakesuperior"].staging.clock = clock
-    return clock
+def clock():
+    """The clock of the apps' transactions, moved by the test."""
+    return Clock()
+
+
+@pytest.fixture
+def make_app(make_app, clock):
+    """``make_app`` (tests/conftest.py) whose apps' transactions run on ``clock``."""
+    def make(**config):
+        app = make_app(**config)
+        app.extensions["lakesuperior"].staging.clock = clock
+        return app
+    return make
 
 
 @pytest.fixture

@@ -286,8 +286,8 @@ def test_tx_limit_open_transactions_409(client):
 
 
 def test_tx_limit_operations_409(tmp_path):
-    from tests.tx.conftest import make_app
-    app = make_app(tmp_path / "data", transactions_max_operations=5)
+    from tests.tx.conftest import tx_app
+    app = tx_app(tmp_path / "data", transactions_max_operations=5)
     client = app.test_client()
     tx = open_tx(client)
     for i in range(5):
@@ -332,15 +332,15 @@ def test_tx_events_at_commit_only(client, repo):
 # --- restart -------------------------------------------------------------------------------
 
 def test_tx_restart_leaves_no_trace(tmp_path):
-    from tests.tx.conftest import make_app
-    app = make_app(tmp_path / "data")
+    from tests.tx.conftest import tx_app
+    app = tx_app(tmp_path / "data")
     client = app.test_client()
     tx = open_tx(client)
     put(client, "/rest/a", tx)
     staging = app.extensions["lakesuperior"].staging
     staging.close()          # the process holding the staging directory is gone
     app.extensions["lakesuperior"].repository.close()
-    app = make_app(tmp_path / "data")
+    app = tx_app(tmp_path / "data")
     client = app.test_client()
     try:
         assert client.get(tx).status_code == 404

@@ -12,7 +12,7 @@ import pytest
 from lakesuperior.auth.users import UserDB
 from tests.auth.conftest import basic
 from tests.conftest import store_state
-from tests.tx.conftest import ROOT, TTL, make_app
+from tests.tx.conftest import ROOT, TTL, tx_app
 from tests.webac.conftest import grant
 
 ALICE = ("alice", "alice-pw-1")
@@ -39,7 +39,7 @@ def make(tmp_path, users_file, clock):
         data = tmp_path / f"data{len(apps)}"
         data.mkdir()
         (data / "users.json").write_bytes(users_file)
-        app = make_app(data, auth_enabled=True, **settings)
+        app = tx_app(data, auth_enabled=True, **settings)
         app.extensions["lakesuperior"].staging.clock = clock
         apps.append(app)
         return app.test_client()

@@ -8,7 +8,7 @@ import pytest
 
 from tests.apps import close_app
 from tests.conftest import store_state
-from tests.tx.conftest import Clock, make_app, open_tx
+from tests.tx.conftest import Clock, open_tx, tx_app
 
 BIG = os.urandom((1 << 20) + 100)   # past KEEP_IN_MEMORY: staged in a file of its own
 
@@ -16,7 +16,7 @@ BIG = os.urandom((1 << 20) + 100)   # past KEEP_IN_MEMORY: staged in a file of i
 @pytest.fixture
 def big_app(tmp_path):
     clock = Clock()
-    app = make_app(tmp_path / "data", transactions_max_bytes=8 << 20)
+    app = tx_app(tmp_path / "data", transactions_max_bytes=8 << 20)
     app.extensions["lakesuperior"].staging.clock = clock
     app.clock = clock
     yield app

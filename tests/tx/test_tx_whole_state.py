@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import store_state
-from tests.tx.conftest import ROOT, TTL, make_app, open_tx
+from tests.tx.conftest import ROOT, TTL, open_tx, tx_app
 
 LDP = "http://www.w3.org/ns/ldp#"
 NT = "application/n-triples"
@@ -61,7 +61,7 @@ def test_tx_write_precondition_on_membership_target_sees_whole_state(client):
 
 @pytest.fixture
 def strict(tmp_path):
-    app = make_app(tmp_path / "data", referential_integrity="strict")
+    app = tx_app(tmp_path / "data", referential_integrity="strict")
     yield app
     app.extensions["lakesuperior"].close()
 
@@ -88,7 +88,7 @@ def test_tx_strict_referential_integrity_sees_other_branch(strict):
 
 
 def test_tx_lenient_referential_integrity_keeps_link_to_other_branch(tmp_path):
-    app = make_app(tmp_path / "data", referential_integrity="lenient")
+    app = tx_app(tmp_path / "data", referential_integrity="lenient")
     client = app.test_client()
     try:
         tx = open_tx(client)
