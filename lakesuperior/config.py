@@ -66,6 +66,7 @@ class Config:
     http_require_if_match: bool = _DEFAULT
     http_base_path: str = _DEFAULT
     query_timeout: float = _DEFAULT
+    query_max_per_agent: int = _DEFAULT
     versioning_auto: bool = _DEFAULT
     server_bind: str = _DEFAULT
     server_workers: int = _DEFAULT
@@ -172,6 +173,8 @@ class Config:
             raise ConfigError("store.resident_map_limit must be 0 (no bound) or positive")
         if self.query_timeout <= 0:
             raise ConfigError("query_timeout must be positive")
+        if self.query_max_per_agent < 0:
+            raise ConfigError("query_max_per_agent must be 0 (no bound) or positive")
         if self.external_content_timeout <= 0:
             raise ConfigError("external_content.timeout must be positive")
         for name in ("transactions_lifetime", "transactions_max_open",

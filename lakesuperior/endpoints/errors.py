@@ -15,6 +15,7 @@ and its body says what is full.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from http import HTTPStatus
 
@@ -137,6 +138,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.UnsupportedMediaTypeError: 415,
     exc.RdfParseError: 400,
     exc.QueryTimeoutError: 503,
+    exc.TooManyQueriesError: 429,
     exc.StoreBusyError: 503,
     exc.SparqlError: 400,
     exc.TermError: 400,
@@ -231,6 +233,8 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
         headers.extend((k, v) for k, v in error.get_headers()
                        if k.lower() not in ("content-type", "content-length"))
     headers.extend(getattr(error, "headers", None) or [])
+    if isinstance(error, exc.TooManyQueriesError):
+        headers.append(("Retry-After", str(math.ceil(error.retry_after))))
     if isinstance(error, exc.RangeNotSatisfiableError):
         headers.append(("Content-Range", hdr.unsatisfied_content_range(error.size)))
     if status == 401:

@@ -21,7 +21,8 @@ How it runs
     evaluator and the native fast path (``fast_path``: basic graph patterns joined on
     term strings, ``COUNT`` of one pattern as one index count) both run on it.
     ``timeout`` counts from the call's start and is checked as the evaluation
-    goes: see ``deadlines``.
+    goes: see ``deadlines``. ``REGEX`` and ``REPLACE`` run on RE2, in linear
+    time and within a budget per match: see ``regex``.
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ from lakesuperior.exceptions import LakesuperiorError, SparqlError, TermError
 from lakesuperior.model.context import Context
 from lakesuperior.model.uids import UriMap
 from lakesuperior.query.deadlines import CHECK_EVERY, Deadline
+from lakesuperior.query import regex
 from lakesuperior.query.fast_path import register_view_eval
 from lakesuperior.query.results import (
     GRAPH_TYPES,
@@ -193,6 +195,7 @@ def evaluate(ctx: Context, query: Query, deadline: Deadline,
     internal names of the graphs of the dataset (None: every resource graph);
     ``visible``: the resource graphs the query may see (None: all)."""
     register_view_eval()
+    regex.install(query.algebra, deadline.check)
     view = QueryView(PublicTxn(ctx.txn, ctx.urimap, deadline, default, named, visible))
     ds = QueryDataset(store=view, default_union=True)
     qctx = QueryContext(ds, initBindings=dict(init_bindings or {}))
