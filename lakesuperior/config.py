@@ -93,6 +93,7 @@ class Config:
     external_content_allowed: tuple[str, ...] = _DEFAULT
     external_content_allowed_file: str = _DEFAULT
     external_content_timeout: float = _DEFAULT
+    external_content_total_timeout: float = _DEFAULT
     transactions_lifetime: float = _DEFAULT
     transactions_max_open: int = _DEFAULT
     transactions_max_operations: int = _DEFAULT
@@ -177,6 +178,8 @@ class Config:
             raise ConfigError("query_max_per_agent must be 0 (no bound) or positive")
         if self.external_content_timeout <= 0:
             raise ConfigError("external_content.timeout must be positive")
+        if self.external_content_total_timeout <= 0:
+            raise ConfigError("external_content.total_timeout must be positive")
         for name in ("transactions_lifetime", "transactions_max_open",
                      "transactions_max_operations", "transactions_max_bytes"):
             if getattr(self, name) <= 0:

@@ -52,7 +52,7 @@ from lakesuperior.http import headers as hdr
 from lakesuperior.model.external import HANDLINGS
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_TYPE
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
-from lakesuperior.store.external import Source, open_source
+from lakesuperior.store.external import Source
 from lakesuperior.version import __version__
 
 
@@ -282,10 +282,9 @@ def _proxy_source(call: Call, res: Any, range_header: str | None = None,
                   method: str = "GET") -> Source:
     """The external source of ``res`` (proxy or redirect), checked against the
     allow-list (502 Bad Gateway if it fails: the content is not ours to answer for)."""
-    ext = call.repo.external
     try:
-        return open_source(ext.allow, res.external_url, timeout=ext.timeout,
-                           method=method, range_header=range_header)
+        return call.repo.external.open(res.external_url, method=method,
+                                       range_header=range_header)
     except ExternalContentError as e:
         raise BadGateway(f"The external content of {call.url()} cannot be read: {e}") from None
 
