@@ -25,6 +25,7 @@ from lakesuperior.exceptions import ConfigError
 from lakesuperior.http import digests
 
 REFINT_MODES = ("off", "lenient", "strict")
+BINARY_PROTECTIONS = ("attachment", "sandbox", "off")
 ENV_PREFIX = "LSUP_"
 ENV_CONFIG = "LSUP_CONFIG"
 # Older names, still accepted: variable -> configuration key.
@@ -65,6 +66,7 @@ class Config:
     max_body_size: int = _DEFAULT
     http_require_if_match: bool = _DEFAULT
     http_base_path: str = _DEFAULT
+    http_binary_protection: str = _DEFAULT
     query_timeout: float = _DEFAULT
     query_max_per_agent: int = _DEFAULT
     versioning_auto: bool = _DEFAULT
@@ -163,6 +165,9 @@ class Config:
         if self.digest_algorithm not in digests.ALGORITHMS:
             raise ConfigError(f"digest_algorithm must be one of {digests.ALGORITHMS}, "
                               f"not {self.digest_algorithm!r}")
+        if self.http_binary_protection not in BINARY_PROTECTIONS:
+            raise ConfigError(f"http.binary_protection must be one of {BINARY_PROTECTIONS}, "
+                              f"not {self.http_binary_protection!r}")
         if self.referential_integrity not in REFINT_MODES:
             raise ConfigError(f"referential_integrity must be one of {REFINT_MODES}, "
                               f"not {self.referential_integrity!r}")
