@@ -248,7 +248,8 @@ def _template(replacement: str, groups: int) -> list[bytes | int]:
                 raise SPARQLError("REPLACE: a '$' in the replacement must be followed by "
                                   "a group number")
             number, i = int(replacement[i + 1]), i + 2
-            while i < n and replacement[i] in _DIGITS and number * 10 + int(replacement[i]) <= groups:
+            while i < n and replacement[i] in _DIGITS and (
+                    number * 10 + int(replacement[i]) <= groups):
                 number, i = number * 10 + int(replacement[i]), i + 1
             if literal:
                 parts.append("".join(literal).encode("utf-8"))

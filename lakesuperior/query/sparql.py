@@ -41,8 +41,8 @@ from lakesuperior import rdfio
 from lakesuperior.exceptions import LakesuperiorError, SparqlError, TermError
 from lakesuperior.model.context import Context
 from lakesuperior.model.uids import UriMap
-from lakesuperior.query.deadlines import CHECK_EVERY, Deadline
 from lakesuperior.query import regex
+from lakesuperior.query.deadlines import CHECK_EVERY, Deadline
 from lakesuperior.query.fast_path import register_view_eval
 from lakesuperior.query.results import (
     GRAPH_TYPES,

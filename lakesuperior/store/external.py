@@ -41,7 +41,6 @@ import re
 import socket
 import stat
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, BinaryIO
