@@ -20,6 +20,7 @@ OTHER = {"digest_algorithm": "md5", "referential_integrity": "strict",
          "auth_trusted_proxies": ("10.0.0.1, 192.168.0.0/16", ("10.0.0.1", "192.168.0.0/16")),
          "messaging_broker_url": "stomp://127.0.0.1:61613",
          "messaging_destination": "/queue/other", "auth_jwt_algorithm": "RS256",
+         "http_binary_protection": "sandbox",
          "external_content_allowed": ("http://a.org/x, file:///srv/in",
                                       ("http://a.org/x", "file:///srv/in"))}
 
