@@ -161,15 +161,17 @@ def install(algebra: Any, check: Callable[[], None]) -> None:
             elif node.name == "Builtin_REPLACE":
                 node._evalfn = MethodType(functions.replace, node)
             elif node.name in _GROWING and node._evalfn is not None:
-                node._evalfn = _bounded(node._evalfn, node.name[8:])
+                node._evalfn = MethodType(_bounded(node._evalfn, node.name[8:]), node)
         if isinstance(node, CompValue):
             stack.extend(node.values())
         elif isinstance(node, (list, tuple)):
             stack.extend(node)
 
 
-def _bounded(evalfn: Callable[[Any], Any], name: str) -> Callable[[Any], Any]:
-    def bounded(ctx: Any) -> Any:
+def _bounded(evalfn: Callable[[Any], Any], name: str) -> Callable[[Expr, Any], Any]:
+    """``evalfn`` (an expression's own evaluation), refusing a string result longer
+    than ``MAX_STRING``; to be bound to the expression as rdflib's are."""
+    def bounded(expr: Expr, ctx: Any) -> Any:
         out = evalfn(ctx)
         if isinstance(out, str) and len(out) > MAX_STRING:
             _too_long(name)
