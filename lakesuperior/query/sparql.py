@@ -22,7 +22,7 @@ How it runs
     term strings, ``COUNT`` of one pattern as one index count) both run on it.
     ``timeout`` counts from the call's start and is checked as the evaluation
     goes: see ``deadlines``. ``REGEX`` and ``REPLACE`` run on RE2, in linear
-    time and within a budget per match: see ``regex``.
+    time and within a budget per match: see ``rdf.regex``.
 """
 from __future__ import annotations
 
@@ -41,7 +41,6 @@ from lakesuperior import rdfio
 from lakesuperior.exceptions import LakesuperiorError, SparqlError, TermError
 from lakesuperior.model.context import Context
 from lakesuperior.model.uids import UriMap
-from lakesuperior.query import regex
 from lakesuperior.query.deadlines import CHECK_EVERY, Deadline
 from lakesuperior.query.fast_path import register_view_eval
 from lakesuperior.query.results import (
@@ -59,6 +58,7 @@ from lakesuperior.query.view import (
     QueryView,
     Snapshots,
 )
+from lakesuperior.rdf import regex
 from lakesuperior.rdf.sparql_parser import parse_query, parse_update
 
 __all__ = ["sparql_query", "query_form", "parse", "evaluate"]

@@ -33,6 +33,21 @@ def test_catastrophic_backtracking_is_linear(repo_factory):
     assert time.monotonic() - started < 6
 
 
+def test_an_update_runs_its_regex_on_re2(repo):
+    """A PATCH's WHERE holds the write lock: its REGEX is linear too."""
+    repo.create_or_replace("/r", data='<> <http://ex.org/p> "x" .', media_type="text/turtle")
+    started = time.monotonic()
+    repo.update("/r", 'INSERT { <> <http://ex.org/q> ?x } WHERE { BIND("aaaaaaaaaaaaaaaaaaaaaaa'
+                      'aaaaaa!" AS ?x) FILTER(REGEX(?x, "^(a+)+$")) }')
+    repo.update("/r", 'INSERT { <> <http://ex.org/q> ?y } WHERE { BIND("aaaa" AS ?x) '
+                      'BIND(REPLACE(?x, "a", "b") AS ?y) }')
+    assert time.monotonic() - started < 3
+    assert [t[2] for t in repo.triple_match(p="<http://ex.org/q>")] == ['"bbbb"']
+    with pytest.raises(SparqlError, match="back-references"):
+        repo.update("/r", 'INSERT { <> <http://ex.org/q> "z" } WHERE { '
+                          'FILTER(REGEX("aa", "(a)\\\\1")) }')
+
+
 def test_regex_matches_and_flags(repo):
     assert value(repo, 'REGEX("aaaa", "^(a+)+$")') == Literal(True)
     assert value(repo, 'REGEX("ABC", "b")') == Literal(False)

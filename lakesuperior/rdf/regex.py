@@ -17,8 +17,10 @@ a ``REPLACE`` every ``CHECK_EVERY`` matches. ``CONCAT``, ``REPLACE`` and
 (doubling a string in a chain of ``BIND`` would otherwise fill the memory in
 thirty steps).
 
-``install(algebra, check)`` puts these functions into one translated query (its
-expression objects), for one evaluation: nothing process-wide changes. XPath
+``install(algebra, check)`` puts these functions into one translated query or
+update (its expression objects: ``query.sparql`` for queries, with the query's
+deadline; ``model.sparql_update`` for the ``WHERE`` of a PATCH, which holds the
+write lock), for one evaluation: nothing process-wide changes. XPath
 flags ``i``, ``s``, ``m``, ``x`` and ``q`` are honoured; another flag, a
 non-string argument or a ``REPLACE`` pattern matching the empty string is an
 expression error (SPARQL 17.3: the filter is false, the variable unbound). The
