@@ -128,8 +128,8 @@ class RegexFunctions:
             # in a process-wide cache, and the patterns here are the clients'.
             compiled = re2._Regexp(source, options)
         except re2.error as e:
-            raise SparqlError(f"The regular expression {str(pattern)[:100]!r} cannot be "
-                              f"run: {_reason(e)}") from None
+            raise SparqlError(f"The query cannot be evaluated: the regular expression "
+                              f"{str(pattern)[:100]!r} cannot be run: {_reason(e)}") from None
         if len(self._compiled) >= CACHE_SIZE:
             self._compiled.pop(next(iter(self._compiled)))
         self._compiled[key] = compiled
