@@ -123,33 +123,42 @@ class Counted:
 
 class TotalLimit:
     """The end of an ``http(s):`` source's time: at ``seconds`` from its start a
-    timer shuts its connection down (a read blocked on it returns), and
-    ``check`` raises ``ExternalContentError`` from then on."""
+    timer shuts its connection down (a read blocked on it returns, a TLS
+    handshake too), and ``check`` raises ``ExternalContentError`` from then on."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
         self.expired = False
-        self._sock: socket.socket | None = None
+        self._fd = -1                 #: the connection's descriptor (TLS wraps the same)
+        self._lock = threading.Lock()
         self._timer = threading.Timer(seconds, self._expire)
         self._timer.daemon = True
         self._timer.start()
 
-    def watch(self, sock: socket.socket | None) -> None:
-        """The connection's socket to shut down at the end (one at a time:
-        redirects). The socket itself: ``http.client`` hands it to the response
-        and forgets it when the body is read to the connection's close."""
-        self._sock = sock
-        if self.expired:
-            self._expire()
+    def connect(self, address: Any, timeout: Any = None, source_address: Any = None
+                ) -> socket.socket:
+        """``socket.create_connection``, its socket watched (one at a time:
+        redirects); ``http.client`` calls it to connect."""
+        sock = socket.create_connection(address, timeout, source_address)
+        with self._lock:
+            self._fd = sock.fileno()
+            expired = self.expired
+        if expired:
+            sock.shutdown(socket.SHUT_RDWR)
+        return sock
 
     def _expire(self) -> None:
-        self.expired = True
-        sock = self._sock
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass                  # already closed
+        with self._lock:
+            self.expired = True
+            if self._fd >= 0:
+                # by descriptor: TLS moves it to a socket object of its own
+                sock = socket.socket(fileno=self._fd)
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                finally:
+                    sock.detach()
 
     def check(self, url: str) -> None:
         if self.expired:
@@ -157,8 +166,16 @@ class TotalLimit:
                 f"{url[:200]} did not arrive within the {self.seconds:g} s allowed for an "
                 f"external source (external_content.total_timeout)")
 
+    def release(self) -> None:
+        """Forget the connection: called before it is closed, so that its
+        descriptor is never shut down once another file may have it."""
+        with self._lock:
+            self._fd = -1
+
     def cancel(self) -> None:
+        """Stop the timer and forget the connection (before it is closed)."""
         self._timer.cancel()
+        self.release()
 
 
 def open_source(allow: AllowList, url: str, *, timeout: float, total_timeout: float,
@@ -185,6 +202,7 @@ def _open_http(allow: AllowList, url: str, timeout: float, limit: TotalLimit, me
         conn, resp = _request(url, method, timeout, range_header, limit)
         location = resp.getheader("Location")
         if resp.status in _REDIRECTS and location:
+            limit.release()
             resp.close()
             conn.close()
             target = urljoin(url, location.strip())
@@ -195,6 +213,7 @@ def _open_http(allow: AllowList, url: str, timeout: float, limit: TotalLimit, me
                                            f"allowed: {e}") from None
             continue
         if resp.status >= 400 and not (resp.status == 416 and range_header):
+            limit.release()
             resp.close()
             conn.close()
             raise ExternalContentError(f"{url[:200]} answered {resp.status} {resp.reason}")
@@ -210,16 +229,16 @@ def _request(url: str, method: str, timeout: float, range_header: str | None,
     parts = urlsplit(url)
     cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
     conn = cls(parts.hostname or "", parts.port, timeout=timeout)
+    conn._create_connection = limit.connect      # type: ignore[attr-defined]
     headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
     if range_header:
         headers["Range"] = range_header
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:
-        conn.connect()
-        limit.watch(conn.sock)
         conn.request(method, target, headers=headers)
         return conn, conn.getresponse()
     except (OSError, http.client.HTTPException, ValueError) as e:
+        limit.release()
         conn.close()
         limit.check(url)
         raise ExternalContentError(f"Cannot reach {url[:200]}: {_reason(e)}") from None

@@ -193,3 +193,14 @@ def test_a_trickling_proxy_is_cut_at_the_total_limit(tmp_path, trickle):
 
 def test_allow_list_helper_still_names_the_files(origin, files):
     assert files.allowed.as_uri() in allow_list(origin, files)
+
+
+def test_the_time_limit_ends_with_its_source(ext_repo, origin):
+    """Each http source's timer is cancelled when the source closes: none is left."""
+    for i in range(10):
+        ext_repo.create_or_replace(f"/c{i}", external=origin.url + "/files/hello.txt",
+                                   external_handling="copy")
+    deadline = time.monotonic() + 5
+    while any(isinstance(t, threading.Timer) for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "a source's timer outlived it"
+        time.sleep(0.05)
