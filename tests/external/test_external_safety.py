@@ -14,7 +14,7 @@ from lakesuperior.config import Config
 from lakesuperior.exceptions import ExternalContentError
 from tests.apps import serving
 
-from .conftest import TEXT, allow_list, link
+from .conftest import TEXT, link
 
 SECRET = b"secret\n"
 
@@ -189,10 +189,6 @@ def test_a_trickling_proxy_is_cut_at_the_total_limit(tmp_path, trickle):
         r = client.get("/rest/p")
         assert time.monotonic() - started < 4.0
         assert len(r.data) < 1000                     # the relayed answer ended early
-
-
-def test_allow_list_helper_still_names_the_files(origin, files):
-    assert files.allowed.as_uri() in allow_list(origin, files)
 
 
 def test_the_time_limit_ends_with_its_source(ext_repo, origin):
