@@ -8,7 +8,7 @@ the default mode takes ``0666`` less the umask (``0644`` under the usual
 every folder the package makes there is created ``0700`` and every file
 ``0600``: the umask can only take permissions away, never add them, so these
 hold under any umask. ``exposed`` tells which of them another user can reach
-(``lsup-admin`` warns, ``lsup-server`` logs it at start).
+(every ``lsup-admin`` command warns).
 """
 from __future__ import annotations
 
