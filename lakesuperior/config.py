@@ -25,6 +25,7 @@ from lakesuperior.exceptions import ConfigError
 from lakesuperior.http import digests
 
 REFINT_MODES = ("off", "lenient", "strict")
+BINARY_PROTECTIONS = ("attachment", "sandbox", "off")
 ENV_PREFIX = "LSUP_"
 ENV_CONFIG = "LSUP_CONFIG"
 # Older names, still accepted: variable -> configuration key.
@@ -67,7 +68,9 @@ class Config:
     http_require_if_match: bool = _DEFAULT
     http_base_path: str = _DEFAULT
     http_allowed_origins: tuple[str, ...] = _DEFAULT
+    http_binary_protection: str = _DEFAULT
     query_timeout: float = _DEFAULT
+    query_max_per_agent: int = _DEFAULT
     versioning_auto: bool = _DEFAULT
     server_bind: str = _DEFAULT
     server_workers: int = _DEFAULT
@@ -102,6 +105,7 @@ class Config:
     external_content_allowed: tuple[str, ...] = _DEFAULT
     external_content_allowed_file: str = _DEFAULT
     external_content_timeout: float = _DEFAULT
+    external_content_total_timeout: float = _DEFAULT
     transactions_lifetime: float = _DEFAULT
     transactions_max_open: int = _DEFAULT
     transactions_max_operations: int = _DEFAULT
@@ -173,6 +177,9 @@ class Config:
         if self.digest_algorithm not in digests.ALGORITHMS:
             raise ConfigError(f"digest_algorithm must be one of {digests.ALGORITHMS}, "
                               f"not {self.digest_algorithm!r}")
+        if self.http_binary_protection not in BINARY_PROTECTIONS:
+            raise ConfigError(f"http.binary_protection must be one of {BINARY_PROTECTIONS}, "
+                              f"not {self.http_binary_protection!r}")
         if self.referential_integrity not in REFINT_MODES:
             raise ConfigError(f"referential_integrity must be one of {REFINT_MODES}, "
                               f"not {self.referential_integrity!r}")
@@ -184,8 +191,12 @@ class Config:
             raise ConfigError("store.resident_map_limit must be 0 (no bound) or positive")
         if self.query_timeout <= 0:
             raise ConfigError("query_timeout must be positive")
+        if self.query_max_per_agent < 0:
+            raise ConfigError("query_max_per_agent must be 0 (no bound) or positive")
         if self.external_content_timeout <= 0:
             raise ConfigError("external_content.timeout must be positive")
+        if self.external_content_total_timeout <= 0:
+            raise ConfigError("external_content.total_timeout must be positive")
         for name in ("transactions_lifetime", "transactions_max_open",
                      "transactions_max_operations", "transactions_max_bytes",
                      "transactions_max_per_agent", "transactions_max_lifetime",

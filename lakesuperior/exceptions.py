@@ -172,6 +172,15 @@ class QueryTimeoutError(SparqlError):
     """A query ran over the configured time limit and was stopped."""
 
 
+class TooManyQueriesError(SparqlError):
+    """A client already runs as many queries at once as it may; ``retry_after``:
+    seconds to wait before sending the next."""
+
+    def __init__(self, msg: str, retry_after: float):
+        self.retry_after = retry_after
+        super().__init__(msg)
+
+
 # --- binaries and HTTP input ------------------------------------------------
 
 class InvalidDigestError(StoreError, ValueError):

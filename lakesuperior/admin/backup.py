@@ -43,6 +43,7 @@ from lakesuperior.auth.users import USERS_FILE, UserDB
 from lakesuperior.config import Config
 from lakesuperior.exceptions import AdminError, BinaryNotFoundError
 from lakesuperior.repository import Repository
+from lakesuperior.store import private
 from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.quadstore import FORMAT_VERSION
 from lakesuperior.version import __version__
@@ -265,10 +266,10 @@ def restore(src: str | os.PathLike, config: Config, *,
         for dirpath, _dirs, files in os.walk(src_store):
             rel = os.path.relpath(dirpath, src_store)
             target = os.path.normpath(os.path.join(staging, "ldprs", rel))
-            os.makedirs(target, exist_ok=True)
+            private.make_dirs(target)
             for name in files:
                 if name != "lock.mdb":
-                    shutil.copyfile(os.path.join(dirpath, name), os.path.join(target, name))
+                    private.copy_file(os.path.join(dirpath, name), os.path.join(target, name))
         progress.finish()
         src_bin = BinaryStore(os.path.join(src, "ldpnr"), algo) if os.path.isdir(
             os.path.join(src, "ldpnr")) else None
@@ -290,8 +291,7 @@ def restore(src: str | os.PathLike, config: Config, *,
                              + nothing)
         if os.path.isfile(os.path.join(src, USERS_FILE)):
             UserDB(src).users()      # StoreError if the backup's user file is unusable
-            shutil.copyfile(os.path.join(src, USERS_FILE), os.path.join(staging, USERS_FILE))
-            os.chmod(os.path.join(staging, USERS_FILE), 0o600)
+            private.copy_file(os.path.join(src, USERS_FILE), os.path.join(staging, USERS_FILE))
         progress.start("Verifying the restored repository", None)
         known = set(manifest.get("missing_binaries") or []) | set(
             manifest.get("corrupt_binaries") or [])

@@ -10,6 +10,7 @@ from lakesuperior.admin.files import has_content
 from lakesuperior.config import Config
 from lakesuperior.exceptions import AdminError, NoRepositoryError
 from lakesuperior.repository import Repository
+from lakesuperior.store import private
 
 __all__ = ["store_exists", "has_data", "open_repository", "bootstrap"]
 
@@ -51,7 +52,7 @@ def bootstrap(config: Config, *, wipe: bool = False) -> dict[str, Any]:
     if existing and not wipe:
         raise AdminError(f"{data_dir} holds a repository already; wiping it needs an "
                          "explicit confirmation")
-    os.makedirs(data_dir, exist_ok=True)
+    private.make_dirs(data_dir)
     for leftover in os.listdir(data_dir):
         if leftover.startswith(".lsup-wipe-"):
             shutil.rmtree(os.path.join(data_dir, leftover), ignore_errors=True)

@@ -17,6 +17,8 @@ import shutil
 import socket
 import tempfile
 
+from lakesuperior.store import private
+
 __all__ = ["has_content", "inside", "staging_dir", "stale_staging", "remove_stale_staging",
            "fsync_tree", "promote", "dir_bytes", "unlink"]
 
@@ -54,7 +56,7 @@ def staging_dir(dest: str, tag: str) -> str:
     if tag not in STAGING_TAGS:
         raise ValueError(f"Unknown staging tag {tag!r}")
     parent = os.path.dirname(dest)
-    os.makedirs(parent, exist_ok=True)
+    private.make_dirs(parent)
     return tempfile.mkdtemp(prefix=f".{os.path.basename(dest)}.{tag}-{os.getpid()}@{_host()}-",
                             dir=parent)
 

@@ -34,6 +34,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from lakesuperior.exceptions import AdminError, StoreError
+from lakesuperior.store import private
 
 __all__ = ["USERS_FILE", "INITIAL_PASSWORD_FILE", "FIRST_ADMIN", "User", "UserDB",
            "check_name", "check_password", "write_private"]
@@ -200,7 +201,7 @@ class UserDB:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        os.makedirs(self.data_dir, exist_ok=True)
+        private.make_dirs(self.data_dir)
         fd = os.open(os.path.join(self.data_dir, LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)

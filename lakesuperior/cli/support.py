@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import functools
 import os
+import stat
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -18,6 +19,7 @@ from lakesuperior.admin.progress import Progress
 from lakesuperior.config import Config
 from lakesuperior.exceptions import LakesuperiorError
 from lakesuperior.repository import Repository
+from lakesuperior.store import private
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -53,9 +55,25 @@ def _load_config(ctx: click.Context, config_path: str | None, data_dir: str | No
     ddir = data_dir or root.get("data_dir")
     extra: dict[str, Any] = {"data_dir": ddir} if ddir else {}
     try:
-        return Config.load(path, None, background_index=False, **extra)
+        cfg = Config.load(path, None, background_index=False, **extra)
     except LakesuperiorError as e:
         raise CommandError(str(e)) from e
+    warn_if_exposed(cfg.data_dir)
+    return cfg
+
+
+def warn_if_exposed(data_dir: str) -> None:
+    """A warning on standard error when users other than the owner may read the
+    data directory or what is directly in it (``store.private.exposed``)."""
+    found = private.exposed(data_dir)
+    if not found:
+        return
+    shown = ", ".join(f"{p} ({stat.filemode(os.lstat(p).st_mode)})" for p in found[:3])
+    more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+    click.echo(f"Warning: other users of this machine can read the data directory: "
+               f"{shown}{more}. It holds every resource whatever its access control, "
+               f"the password hashes and the administrator's first password; make it "
+               f"private: chmod -R go= {data_dir} (docs/deployment.md)", err=True)
 
 
 def _command(fn: Callable) -> Callable:

@@ -9,7 +9,7 @@ gunicorn, in each worker after the fork) and keeps it in
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask, Response, redirect, render_template, request
@@ -27,6 +27,7 @@ from lakesuperior.endpoints.query import bp as query_bp
 from lakesuperior.endpoints.tx.staging import Staging
 from lakesuperior.http import mediatypes
 from lakesuperior.model.namespaces import RDFS_NS
+from lakesuperior.query.slots import QuerySlots
 from lakesuperior.repository import Repository
 from lakesuperior.version import __version__
 
@@ -39,6 +40,8 @@ class State:
     repository: Repository
     staging: Staging     #: the staged requests of HTTP transactions (``fcr:tx``)
     owned: bool = True   #: whether ``close()`` closes the repository
+    #: SPARQL queries running per client (``query_max_per_agent``)
+    queries: QuerySlots = field(default_factory=lambda: QuerySlots(0))
 
     def close(self) -> None:
         self.staging.close()
@@ -68,7 +71,8 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
                       max_bytes=config.transactions_max_bytes,
                       max_per_agent=config.transactions_max_per_agent,
                       max_lifetime=config.transactions_max_lifetime)
-    app.extensions["lakesuperior"] = State(config, repository, staging, owned)
+    app.extensions["lakesuperior"] = State(config, repository, staging, owned,
+                                           QuerySlots(config.query_max_per_agent))
     errors.register(app)
     app.before_request(_check_path)
     origins.register(app, config)     # before authentication: refused unauthenticated

@@ -146,6 +146,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.UnsupportedMediaTypeError: 415,
     exc.RdfParseError: 400,
     exc.QueryTimeoutError: 503,
+    exc.TooManyQueriesError: 429,
     exc.StoreBusyError: 503,
     exc.SparqlError: 400,
     exc.TermError: 400,
@@ -240,6 +241,8 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
         headers.extend((k, v) for k, v in error.get_headers()
                        if k.lower() not in ("content-type", "content-length"))
     headers.extend(getattr(error, "headers", None) or [])
+    if isinstance(error, exc.TooManyQueriesError):
+        headers.append(("Retry-After", str(math.ceil(error.retry_after))))
     if isinstance(error, exc.RangeNotSatisfiableError):
         headers.append(("Content-Range", hdr.unsatisfied_content_range(error.size)))
     if isinstance(error, exc.TryLaterError):

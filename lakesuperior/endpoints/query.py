@@ -15,16 +15,20 @@ configured ``query_timeout``). Errors go through ``errors`` like every other
 error: a syntax error is 400 with the parser's message, as is a query the
 evaluator cannot compute (ORDER BY an error, an invalid REGEX), an unknown
 result format 406, an update 400 (writes go through LDP), an overlong query
-413, a query over the time limit 503.
+413, a query over the time limit 503, a query from a client that already runs
+``query_max_per_agent`` of them 429 with ``Retry-After`` (``query.slots``: a
+user counts by name, anonymous requests by the address they come from).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from flask import Blueprint, Response, render_template, request
+from flask import Blueprint, Response, current_app, render_template, request
 
 from lakesuperior import query as api
-from lakesuperior.endpoints import errors, html
+from lakesuperior.endpoints import authn, errors, html
 from lakesuperior.endpoints.access import request_repository
 from lakesuperior.endpoints.call import base_path, public_root
 from lakesuperior.endpoints.errors import BadRequest, NotAcceptable
@@ -163,13 +167,25 @@ def sparql() -> Response:
     if req.query is None:
         raise BadRequest("No query: give it as the 'query' parameter (GET or form POST) or "
                          f"as an {SPARQL_QUERY} body")
-    result = _run(req)
-    offered = _GRAPH_TYPES if result.type in ("CONSTRUCT", "DESCRIBE") else _RESULT_TYPES
-    media_type = mediatypes.negotiate(accept, offered)
-    if media_type is None:
-        raise NotAcceptable(f"A {result.type} result is available as {', '.join(offered)}")
-    body = api.serialize_result(result, media_type)
+    with _slot():
+        result = _run(req)
+        offered = _GRAPH_TYPES if result.type in ("CONSTRUCT", "DESCRIBE") else _RESULT_TYPES
+        media_type = mediatypes.negotiate(accept, offered)
+        if media_type is None:
+            raise NotAcceptable(f"A {result.type} result is available as "
+                                f"{', '.join(offered)}")
+        body = api.serialize_result(result, media_type)
     return Response(body, content_type=_CONTENT_TYPES[media_type], headers={"Vary": "Accept"})
+
+
+@contextmanager
+def _slot() -> Iterator[None]:
+    """One of the client's query slots for the block (429 if it has none left)."""
+    agent = authn.request_agent()
+    key = (agent.webid or agent.name if agent.authenticated
+           else f"anonymous@{request.remote_addr}")
+    with current_app.extensions["lakesuperior"].queries.slot(str(key)):
+        yield
 
 
 def _run(req: _Request) -> Any:
@@ -188,8 +204,9 @@ def _page() -> Response:
         req = _parse_request()
         if req.query is not None:
             context["query"] = req.query
-            result = _run(req)
-            names, rows = api.result_table(result)
+            with _slot():
+                result = _run(req)
+                names, rows = api.result_table(result)
             context["result"] = {
                 "form": result.type, "names": names, "total": len(rows),
                 "rows": [[None if v is None else html.term(v) for v in row]

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from flask import Response, render_template, request
+from flask import Response, current_app, render_template, request
 from werkzeug.wsgi import wrap_file
 
 from lakesuperior import rdfio
@@ -34,6 +34,7 @@ from lakesuperior.endpoints.representation import (
     TIMEMAP_OUT,
     VARY_POST,
     allowed_methods,
+    content_protection,
     content_type_of,
     external_headers,
     get_options,
@@ -52,7 +53,7 @@ from lakesuperior.http import headers as hdr
 from lakesuperior.model.external import HANDLINGS
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_TYPE
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
-from lakesuperior.store.external import Source, open_source
+from lakesuperior.store.external import Source
 from lakesuperior.version import __version__
 
 
@@ -135,6 +136,7 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     headers["Accept-Ranges"] = "bytes"
     if res.filename:
         headers["Content-Disposition"] = hdr.content_disposition(res.filename)
+    _protect(headers)
     source = None
     if handling == "proxy":
         if not res.external_url.startswith("file:"):
@@ -174,6 +176,14 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     headers["Content-Length"] = str(length)
     return Response(_multipart(stream, parts, closing), status=206, headers=headers,
                     direct_passthrough=True)
+
+
+def _protect(headers: dict[str, str]) -> None:
+    """The headers that keep served content from scripting this origin
+    (``http.binary_protection``: ``representation.content_protection``)."""
+    policy = current_app.extensions["lakesuperior"].config.http_binary_protection
+    headers.update(content_protection(headers["Content-Type"],
+                                      headers.get("Content-Disposition"), policy))
 
 
 def _digest_and_ranges(opener: Callable[[], Any], headers: dict[str, str], size: int,
@@ -282,10 +292,9 @@ def _proxy_source(call: Call, res: Any, range_header: str | None = None,
                   method: str = "GET") -> Source:
     """The external source of ``res`` (proxy or redirect), checked against the
     allow-list (502 Bad Gateway if it fails: the content is not ours to answer for)."""
-    ext = call.repo.external
     try:
-        return open_source(ext.allow, res.external_url, timeout=ext.timeout,
-                           method=method, range_header=range_header)
+        return call.repo.external.open(res.external_url, method=method,
+                                       range_header=range_header)
     except ExternalContentError as e:
         raise BadGateway(f"The external content of {call.url()} cannot be read: {e}") from None
 
@@ -314,6 +323,7 @@ def _relay(call: Call, res: Any, headers: dict[str, str], head: bool) -> Respons
             headers[name] = str(value)
     if src.status == 206 and src.content_type:
         headers["Content-Type"] = src.content_type     # multipart/byteranges keeps its own
+        _protect(headers)
     if head:
         src.close()
         return Response(iter(()), status=src.status, headers=headers)

@@ -321,6 +321,37 @@ def external_headers(res: Any) -> dict[str, str]:
     return headers
 
 
+#: Media types a browser runs script in (or as), as the binary's own document.
+ACTIVE_TYPES = frozenset((
+    "text/html", "application/xhtml+xml", "image/svg+xml", "text/xml", "application/xml",
+    "text/xsl", "application/xslt+xml", "text/javascript", "application/javascript",
+    "application/ecmascript", "text/ecmascript", "application/x-javascript",
+    "multipart/x-mixed-replace"))
+
+
+def is_active(content_type: str) -> bool:
+    """Whether a browser would run a document of this type (HTML, SVG, XML, script)."""
+    media_type = content_type.split(";", 1)[0].strip().lower()
+    return media_type in ACTIVE_TYPES or media_type.endswith("+xml")
+
+
+def content_protection(content_type: str, disposition: str | None, policy: str
+                       ) -> dict[str, str]:
+    """What keeps served content from scripting the repository's origin: never
+    sniffed (``nosniff``), a sandbox of its own (``Content-Security-Policy:
+    sandbox``: an opaque origin, no script) unless ``policy`` is ``off``, and with
+    ``attachment`` an active type downloaded, not shown (``Content-Disposition``).
+    ``policy``: ``http.binary_protection`` (``config.BINARY_PROTECTIONS``)."""
+    headers = {"X-Content-Type-Options": "nosniff"}
+    if policy == "off":
+        return headers
+    headers["Content-Security-Policy"] = "sandbox"
+    if policy == "attachment" and is_active(content_type) and not (
+            disposition or "").lower().startswith("attachment"):
+        headers["Content-Disposition"] = "attachment"
+    return headers
+
+
 #: What a 304 keeps of the headers of the 200 it stands for (RFC 7232 section 4.1).
 NOT_MODIFIED_KEEP = ("ETag", "Last-Modified", "Vary", "Link", "Memento-Datetime")
 

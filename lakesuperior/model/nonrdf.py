@@ -58,7 +58,7 @@ from lakesuperior.model.namespaces import (
 from lakesuperior.model.uids import res_uri
 from lakesuperior.rdfio import Triple
 from lakesuperior.store.binaries import CHUNK_SIZE, normalize_algorithm, normalize_digest
-from lakesuperior.store.external import AllowList, Counted, open_source
+from lakesuperior.store.external import AllowList, Counted, Source, open_source
 
 _XSD_LONG_IRI = bare_iri(XSD_LONG)
 _URN_ALGOS = MappingProxyType({v: k for k, v in digests.URN_NAMES.items()})
@@ -116,7 +116,7 @@ def external_input(sources: ExternalSources, ref: ExternalRef, *, media_type: st
                                    "media type (type/subtype)")
     handling = check_handling(ref.handling)
     method = "GET" if handling == "copy" else "HEAD"
-    with open_source(sources.allow, ref.url, timeout=sources.timeout, method=method) as src:
+    with sources.open(ref.url, method=method) as src:
         mtype = (media_type or src.content_type or DEFAULT_MIMETYPE).strip()
         if not mediatypes.is_media_type(mtype):
             mtype = DEFAULT_MIMETYPE
@@ -144,7 +144,7 @@ def _verify(sources: ExternalSources, url: str, digests: Mapping[str, str],
     checks = [(normalize_algorithm(a), normalize_digest(a, v), a) for a, v in digests.items()]
     hashers = {algo: hashlib.new(algo, usedforsecurity=False) for algo, _, _ in checks}
     size = 0
-    with open_source(sources.allow, url, timeout=sources.timeout) as src:
+    with sources.open(url) as src:
         body = Counted(src)
         while chunk := body.read(CHUNK_SIZE):
             size += len(chunk)
@@ -162,19 +162,28 @@ def _verify(sources: ExternalSources, url: str, digests: Mapping[str, str],
 
 @dataclass(frozen=True)
 class ExternalSources:
-    """What external content may be taken from: the allow-list, the time limit
-    and the largest copy (``max_body_size``)."""
+    """What external content may be taken from: the allow-list, the time limits
+    (between bytes, and in all) and the largest copy (``max_body_size``)."""
 
     allow: AllowList
-    timeout: float = 30.0
-    max_size: int = 1 << 30
+    timeout: float
+    total_timeout: float
+    max_size: int
 
     @classmethod
     def from_config(cls, cfg: Config) -> ExternalSources:
         """``external_content.*`` and ``max_body_size`` of a configuration."""
         return cls(AllowList.from_config(cfg.external_content_allowed,
                                          cfg.external_content_allowed_file),
-                   cfg.external_content_timeout, cfg.max_body_size)
+                   cfg.external_content_timeout, cfg.external_content_total_timeout,
+                   cfg.max_body_size)
+
+    def open(self, url: str, *, method: str = "GET", range_header: str | None = None
+             ) -> Source:
+        """``open_source`` of ``url`` with these limits."""
+        return open_source(self.allow, url, timeout=self.timeout,
+                           total_timeout=self.total_timeout, method=method,
+                           range_header=range_header)
 
 
 def user_triples(ctx: Context, uid: str, inp: BinaryInput,

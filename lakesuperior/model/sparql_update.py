@@ -30,6 +30,7 @@ from lakesuperior.model.lifecycle import apply_delta
 from lakesuperior.model.lookup import require_model
 from lakesuperior.model.namespaces import LDP_CONTAINS, bare_iri
 from lakesuperior.model.resource import RdfSource
+from lakesuperior.rdf import regex
 from lakesuperior.rdf.sparql_parser import parse_update
 from lakesuperior.rdfio import graph_to_triples, triples_to_graph
 
@@ -65,9 +66,16 @@ def parse(text: str | bytes, base: str) -> Any:
     for op in parsed.request:
         _check_operation(op)
     try:
-        return translateUpdate(parsed, base=base)
+        translated = translateUpdate(parsed, base=base)
     except Exception as e:
         raise SparqlError(f"Invalid SPARQL update: {e}") from None
+    regex.install(translated.algebra, _no_deadline)   # REGEX / REPLACE on RE2
+    return translated
+
+
+def _no_deadline() -> None:
+    """An update has no time limit; each of its regular-expression matches has a
+    budget (``rdf.regex``)."""
 
 
 def _check_operation(op: Any) -> None:

@@ -21,7 +21,8 @@ How it runs
     evaluator and the native fast path (``fast_path``: basic graph patterns joined on
     term strings, ``COUNT`` of one pattern as one index count) both run on it.
     ``timeout`` counts from the call's start and is checked as the evaluation
-    goes: see ``deadlines``.
+    goes: see ``deadlines``. ``REGEX`` and ``REPLACE`` run on RE2, in linear
+    time and within a budget per match: see ``rdf.regex``.
 """
 from __future__ import annotations
 
@@ -57,6 +58,7 @@ from lakesuperior.query.view import (
     QueryView,
     Snapshots,
 )
+from lakesuperior.rdf import regex
 from lakesuperior.rdf.sparql_parser import parse_query, parse_update
 
 __all__ = ["sparql_query", "query_form", "parse", "evaluate"]
@@ -193,6 +195,7 @@ def evaluate(ctx: Context, query: Query, deadline: Deadline,
     internal names of the graphs of the dataset (None: every resource graph);
     ``visible``: the resource graphs the query may see (None: all)."""
     register_view_eval()
+    regex.install(query.algebra, deadline.check)
     view = QueryView(PublicTxn(ctx.txn, ctx.urimap, deadline, default, named, visible))
     ds = QueryDataset(store=view, default_union=True)
     qctx = QueryContext(ds, initBindings=dict(init_bindings or {}))

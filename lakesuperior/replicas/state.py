@@ -22,6 +22,7 @@ from typing import Any
 
 from lakesuperior.auth.users import write_private
 from lakesuperior.exceptions import StoreError
+from lakesuperior.store import private
 from lakesuperior.store.background import LeaderLock
 
 __all__ = ["STATE_DIR", "TargetState", "TargetLock", "load", "save", "all_states", "now_iso"]
@@ -89,7 +90,7 @@ def _read(path: str) -> TargetState | None:
 
 def save(data_dir: str, state: TargetState) -> None:
     """Write ``state`` atomically and durably (see the module doc)."""
-    os.makedirs(_dir(data_dir), exist_ok=True)
+    private.make_dirs(_dir(data_dir))
     data = json.dumps(dataclasses.asdict(state), indent=1, sort_keys=True) + "\n"
     write_private(_path(data_dir, state.target), data.encode("utf-8"))
 
@@ -108,7 +109,7 @@ class TargetLock(LeaderLock):
     """The lock that keeps one process syncing ``target``."""
 
     def __init__(self, data_dir: str, target: str):
-        os.makedirs(_dir(data_dir), exist_ok=True)
+        private.make_dirs(_dir(data_dir))
         super().__init__(_dir(data_dir), _key(target) + ".lock")
 
     def in_use(self) -> bool:

@@ -64,6 +64,7 @@ from lakesuperior.model.versions import VersionInfo
 from lakesuperior.query.view import GraphFilterFactory
 from lakesuperior.repository import access_control, feed, maintenance
 from lakesuperior.repository.transactions import Transactions
+from lakesuperior.store import private
 from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.group import WriteGroups
@@ -94,8 +95,8 @@ class Repository:
         self.config = cfg
         self.settings = Settings.of(cfg, agent)
         self.urimap = UriMap(cfg.base_uri)
-        os.makedirs(cfg.store_dir, exist_ok=True)
-        os.makedirs(cfg.binary_dir, exist_ok=True)
+        private.make_dirs(cfg.store_dir)
+        private.make_dirs(cfg.binary_dir)
         store_options: dict[str, Any] = dict(
             map_size=cfg.map_size, sync=cfg.sync, index_batch=cfg.index_batch,
             iri_cache=cfg.iri_cache, resident_map_limit=cfg.resident_map_limit)

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from lakesuperior.exceptions import LakesuperiorError
+from lakesuperior.store import private
 from lakesuperior.store.quadstore import QuadStore
 
 log = logging.getLogger(__name__)
@@ -55,7 +56,7 @@ class LeaderLock:
         """Take the lock if no other process (or thread) holds it."""
         if self._fh is not None:
             return True
-        fh = open(self.path, "ab")
+        fh = os.fdopen(private.open_file(self.path, os.O_WRONLY | os.O_APPEND), "ab")
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -37,6 +37,7 @@ from lakesuperior.exceptions import (
     UnsupportedDigestError,
 )
 from lakesuperior.http import digests
+from lakesuperior.store import private
 
 CHUNK_SIZE = 1 << 20
 _TMP_DIR = "tmp"
@@ -105,7 +106,7 @@ class BinaryStore:
         self.algorithm = normalize_algorithm(algorithm or defaults()["digest_algorithm"])
         self._hex_len = 2 * _new_hash(self.algorithm).digest_size
         self._tmp = os.path.join(self.root, _TMP_DIR)
-        os.makedirs(self._tmp, exist_ok=True)
+        private.make_dirs(self._tmp)
 
     def __repr__(self) -> str:
         return f"BinaryStore({self.root!r}, {self.algorithm!r})"
@@ -274,7 +275,7 @@ class BinaryStore:
         mid = os.path.dirname(leaf)
         for parent, child in ((self.root, mid), (mid, leaf)):
             try:
-                os.mkdir(child)
+                os.mkdir(child, private.DIR_MODE)
             except FileExistsError:
                 continue
             _fsync_dir(parent)

@@ -38,6 +38,7 @@ from lakesuperior.store.terms cimport HASH_MASK
 
 from lakesuperior.exceptions import (DiskFullError, StoreBackendError, StoreBusyError,
                                      StoreError, StoreFormatError)
+from lakesuperior.store import private
 from lakesuperior.store.durability import DurabilityGate
 from lakesuperior.store.residency import CHECK_STEPS as _CHECK_STEPS
 from lakesuperior.store.residency import MapTrimmer
@@ -104,21 +105,24 @@ cdef class StoreEnv:
         self.closed = True
         self.durability = DurabilityGate(self._sync_main) if sync and not readonly else None
         if not readonly:
-            os.makedirs(os.path.join(self.path, "index"), exist_ok=True)
+            private.make_dirs(os.path.join(self.path, "index"))
         elif not os.path.isdir(self.path):
             raise StoreError(f"No store at {self.path}")
         try:
             # metasync off: a commit flushes its data pages, and the meta page
             # is flushed by the coalesced sync that acknowledges the write.
+            # mode: of the files LMDB creates (data.mdb, lock.mdb), owner-only
             self.env = lmdb.open(self.path, map_size=map_size, max_dbs=16,
                                  sync=sync, metasync=False, readonly=readonly,
-                                 max_readers=512, max_spare_txns=4)
+                                 max_readers=512, max_spare_txns=4,
+                                 mode=private.FILE_MODE)
             # The index is derived data, rewritten in batches: give it a large
             # map up front (address space only) so it rarely has to grow.
             self.ienv = lmdb.open(os.path.join(self.path, "index"),
                                   map_size=max(map_size, INDEX_MAP_SIZE),
                                   max_dbs=8, sync=sync, readonly=readonly,
-                                  max_readers=512, max_spare_txns=4)
+                                  max_readers=512, max_spare_txns=4,
+                                  mode=private.FILE_MODE)
         except lmdb.Error as e:
             raise StoreError(f"Cannot open the store at {self.path}: {e}") from e
         self.pid = os.getpid()

@@ -22,6 +22,7 @@ from lakesuperior.store.env cimport StoreEnv, applied_seq, last_seq
 from lakesuperior.exceptions import DiskFullError, StoreBackendError, StoreError
 from lakesuperior.store.env import (DEFAULT_INDEX_BATCH, DEFAULT_MAP_SIZE, FORMAT_VERSION,
                                     INDEX_FORMAT_VERSION, NO_ROOM_MARGIN)
+from lakesuperior.store import private
 from lakesuperior.store.indexer import Indexer
 from lakesuperior.store.reads import Quad, Reader, ReadTxn, Term, Triple
 from lakesuperior.store.writes import WriteTxn
@@ -140,7 +141,7 @@ cdef class QuadStore(StoreEnv):
         self.check_open()
         if os.path.exists(dest):
             raise StoreError(f"{dest} exists already")
-        os.makedirs(os.path.join(dest, "index"))
+        private.make_dirs(os.path.join(dest, "index"))
         try:
             if compact:
                 self._compact_copy(dest)
@@ -153,7 +154,8 @@ cdef class QuadStore(StoreEnv):
         """Every main table, read from one snapshot, appended in key order to a
         new environment in ``dest`` (committed every ``COPY_BATCH`` bytes, synced
         once at the end)."""
-        out = lmdb.open(dest, map_size=self.env.info()["map_size"], max_dbs=16, sync=False)
+        out = lmdb.open(dest, map_size=self.env.info()["map_size"], max_dbs=16, sync=False,
+                        mode=private.FILE_MODE)
         try:
             with self.env.begin() as txn:
                 for name, db in self._main_tables():

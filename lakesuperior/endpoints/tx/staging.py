@@ -61,6 +61,7 @@ from lakesuperior.exceptions import (
     TransactionOwnerError,
     TransactionTooLargeError,
 )
+from lakesuperior.store import private
 
 OPEN, COMMITTED, ROLLED_BACK, EXPIRED = "open", "committed", "rolled back", "expired"
 #: Seconds a closed transaction is remembered (so that it answers 410, not 404).
@@ -183,7 +184,7 @@ class Staging:
         self.max_operations = max_operations
         self.max_bytes = max_bytes
         self.clock = clock
-        os.makedirs(root, exist_ok=True)
+        private.make_dirs(root)
         self._alive = _claim(root)
         self._journals: dict[str, _Journal] = {}
         self._next_sweep = 0.0
@@ -267,9 +268,9 @@ class Staging:
         now = self.clock()
         info = TxInfo(uuid.uuid4().hex, owner, self._expiry(now, now), opened=now)
         path = self._dir(info.id)
-        os.makedirs(path)
+        os.mkdir(path, private.DIR_MODE)
         for name in (_JOURNAL, _DATA):
-            os.close(os.open(os.path.join(path, name), os.O_WRONLY | os.O_CREAT, 0o644))
+            os.close(private.open_file(os.path.join(path, name), os.O_WRONLY))
         self._write(info)
         return info
 
@@ -354,7 +355,7 @@ class Staging:
                         f"{self.max_bytes} bytes (transactions.max_bytes)")
                 if out is None and size > KEEP_IN_MEMORY:
                     path = os.path.join(self._dir(info.id), f"{uuid.uuid4().hex}.body")
-                    out = open(path, "wb")
+                    out = os.fdopen(private.open_file(path, os.O_WRONLY | os.O_TRUNC), "wb")
                     out.writelines(kept)
                     kept = []
                 if out is None:
@@ -498,7 +499,7 @@ def _overwrite(path: str, data: bytes) -> None:
     """Write ``path`` in place (its readers hold the same lock as its writer), padded
     with spaces to a multiple of ``_PAD`` bytes: it is cut only when it shrinks."""
     data = data.ljust(-(-len(data) // _PAD) * _PAD)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    fd = private.open_file(path, os.O_WRONLY)
     try:
         os.pwrite(fd, data, 0)
         if os.fstat(fd).st_size > len(data):
@@ -525,7 +526,7 @@ def _append_at(path: str, at: int, data: bytes) -> None:
 def _claim(root: str) -> int:
     """Hold ``.alive`` shared; if no other process holds it, first remove every
     transaction left by a server that is gone."""
-    fd = os.open(os.path.join(root, ".alive"), os.O_RDWR | os.O_CREAT, 0o644)
+    fd = private.open_file(os.path.join(root, ".alive"), os.O_RDWR)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
