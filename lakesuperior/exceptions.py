@@ -305,6 +305,11 @@ class MigrationError(AdminError):
     """The migration source failed or sent something that is not usable."""
 
 
+class OcflError(AdminError):
+    """An OCFL storage root or object that cannot be written or read as asked (the
+    message names the object and the file); the object was not imported."""
+
+
 class HttpClientError(LakesuperiorError):
     """A remote server could not be reached, or did not answer in HTTP we understand."""
 

@@ -31,7 +31,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lakesuperior.query",),
     ("lakesuperior.auth",),                # users, agents, WebAC: above the model it guards
     ("lakesuperior.repository",),
-    ("lakesuperior.admin", "lakesuperior.messaging", "lakesuperior.replicas"),
+    ("lakesuperior.admin", "lakesuperior.messaging", "lakesuperior.replicas",
+     "lakesuperior.ocfl"),
     ("lakesuperior.bench",),
     ("lakesuperior.endpoints",),
     ("lakesuperior.cli", "lakesuperior.server", "lakesuperior"),

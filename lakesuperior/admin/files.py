@@ -22,8 +22,8 @@ from lakesuperior.store import private
 __all__ = ["has_content", "inside", "staging_dir", "stale_staging", "remove_stale_staging",
            "fsync_tree", "promote", "dir_bytes", "unlink"]
 
-#: The tags of staging directories: backup, restore, migrate.
-STAGING_TAGS = ("partial", "restoring", "migrating")
+#: The tags of staging directories: backup, restore, migrate, OCFL export.
+STAGING_TAGS = ("partial", "restoring", "migrating", "exporting")
 _STAGING = re.compile(rf"\..+\.(?:{'|'.join(STAGING_TAGS)})-([1-9][0-9]*)@([A-Za-z0-9._-]+)"
                       r"-[a-z0-9_]{8}")
 

@@ -1,0 +1,332 @@
+"""Import a Fedora 6 OCFL storage root (OCFL 1.0 or 1.1, the mutable head
+included) into a repository.
+
+Objects are imported parents first, each in one write transaction: a broken
+object (a damaged inventory, a digest that does not match, a missing file, an
+unknown extension, a header that fails Fedora's checks, an id outside
+``info:fedora``) is reported with its file and writes nothing, and the objects
+below it are not imported. Every resource gets its current state (containment
+from its path, dates and agents from its headers), then every Memento at its
+datetime, then its ACL; deletions come last, at their dates. An object whose
+resource exists already is skipped, so an interrupted import resumes where it
+stopped. See docs/ocfl.md.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from lakesuperior import rdfio
+from lakesuperior.admin.progress import QUIET, Progress
+from lakesuperior.config import Config
+from lakesuperior.exceptions import (
+    ChecksumValidationError,
+    LakesuperiorError,
+    OcflError,
+    TombstoneError,
+)
+from lakesuperior.http.digests import URN_NAMES
+from lakesuperior.model.interaction import NON_RDF_SOURCE
+from lakesuperior.model.uids import ROOT_UID, is_descendant
+from lakesuperior.ocfl import fedora
+from lakesuperior.ocfl.reading import Entry, FedoraObject, VersionView
+from lakesuperior.ocfl.storage import object_path, open_root, parse_instant
+from lakesuperior.rdfio import Triple
+from lakesuperior.repository import Repository
+
+__all__ = ["ImportReport", "import_ocfl"]
+
+_URN_ALGOS = {v: k for k, v in URN_NAMES.items()} | {k: k for k in URN_NAMES}
+
+
+@dataclass
+class ImportReport:
+    """What ``import_ocfl`` imported, skipped (already there) and could not import."""
+
+    path: str
+    objects: int = 0
+    resources: int = 0
+    binaries: int = 0
+    acls: int = 0
+    versions: int = 0
+    tombstones: int = 0
+    skipped: int = 0
+    seconds: float = 0.0
+    failed: list[tuple[str, str]] = field(default_factory=list)   #: (object, why)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def import_ocfl(src: str, config: Config, *, progress: Progress = QUIET) -> ImportReport:
+    """Import the Fedora 6 storage root ``src`` into the repository of ``config``
+    (created if there is none). ``OcflError`` for a root this cannot read (nothing
+    is written); a broken object is listed in ``failed``."""
+    t0 = time.perf_counter()
+    root = open_root(os.path.abspath(src))
+    report = ImportReport(root.path)
+    listing = _list_objects(root.path, root.objects(), report)
+    cfg = config.with_(versioning_auto=False, referential_integrity="off",
+                       allow_foreign_subjects=True)
+    with Repository(config=cfg) as repo:
+        deletions: list[tuple[str, datetime]] = []
+        failed_roots: list[str] = []
+        progress.start("Importing from OCFL", len(listing))
+        try:
+            for _depth, oid, obj_dir in listing:
+                uid = fedora.uid_of_id(oid, oid)
+                below = next((f for f in failed_roots if is_descendant(uid, f)), None)
+                if below is not None:
+                    report.failed.append((oid, f"not imported: the object of its ancestor "
+                                               f"{fedora.fedora_id(below)} was not"))
+                    progress.advance()
+                    continue
+                try:
+                    _import_object(repo, obj_dir, oid, report, deletions)
+                except (OcflError, LakesuperiorError) as e:
+                    failed_roots.append(uid)
+                    report.failed.append((oid, _message(e, oid)))
+                progress.advance()
+        finally:
+            progress.finish()
+        _bury(repo, deletions, report)
+        repo.index()
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _message(e: Exception, oid: str) -> str:
+    text = str(e)
+    return text if isinstance(e, OcflError) else f"{oid}: {text}"
+
+
+def _list_objects(root_path: str, dirs: Any, report: ImportReport
+                  ) -> list[tuple[int, str, str]]:
+    """(depth, id, directory) of every object, parents first; an object whose id
+    cannot be read, or that is not where the layout puts its id, fails here."""
+    out = []
+    for obj_dir in dirs:
+        rel = os.path.relpath(obj_dir, root_path).replace(os.sep, "/")
+        try:
+            with open(os.path.join(obj_dir, "inventory.json"), "rb") as fh:
+                oid = json.loads(fh.read().decode("utf-8")).get("id")
+        except (OSError, ValueError, AttributeError) as e:
+            report.failed.append((rel, f"{rel}/inventory.json cannot be read: {e}"))
+            continue
+        if not isinstance(oid, str):
+            report.failed.append((rel, f"{rel}/inventory.json has no id"))
+            continue
+        if object_path(oid) != rel:
+            report.failed.append((oid, f"{oid}: the object is at {rel}, not where the 0004 "
+                                       f"layout puts its id ({object_path(oid)})"))
+            continue
+        depth = 0 if oid == fedora.INFO_FEDORA else oid.count("/")
+        out.append((depth, oid, obj_dir))
+    out.sort()
+    return out
+
+
+def _exists(repo: Repository, uid: str) -> bool:
+    try:
+        return repo.exists(uid)
+    except TombstoneError:
+        return True
+
+
+def _import_object(repo: Repository, obj_dir: str, oid: str, report: ImportReport,
+                   deletions: list[tuple[str, datetime]]) -> None:
+    obj = FedoraObject(obj_dir, oid)
+    uid = fedora.uid_of_id(obj.id, oid)
+    versions = obj.versions()
+    head = versions[-1]
+    already = (_exists(repo, uid) if uid != ROOT_UID else bool(repo.versions(ROOT_UID)))
+    if already:
+        report.skipped += 1
+        for rid, entry in head.entries.items():
+            ruid = fedora.uid_of_id(rid, oid)
+            if entry.deleted and _live(repo, ruid):
+                deletions.append((ruid, _date(entry.headers, "lastModifiedDate", oid)))
+        return
+    writer = _ObjectImport(repo, obj, versions)
+    with repo.transaction():
+        writer.run()
+    report.objects += 1
+    report.resources += writer.resources
+    report.binaries += writer.binaries
+    report.acls += writer.acls
+    report.versions += writer.versions
+    deletions.extend(writer.deletions)
+
+
+def _live(repo: Repository, uid: str) -> bool:
+    try:
+        return repo.exists(uid)
+    except TombstoneError:
+        return False
+
+
+def _date(h: dict[str, Any], name: str, where: str) -> datetime:
+    return parse_instant(h.get(name), f"{where}: {name}")
+
+
+class _ObjectImport:
+    """Writes one object's resources (inside the caller's transaction)."""
+
+    def __init__(self, repo: Repository, obj: FedoraObject, versions: list[VersionView]):
+        self.repo = repo
+        self.obj = obj
+        self.all = versions
+        self.resources = self.binaries = self.acls = self.versions = 0
+        self.deletions: list[tuple[str, datetime]] = []
+
+    def run(self) -> None:
+        ids: dict[str, int] = {}
+        for view in self.all:
+            for rid in view.entries:
+                ids.setdefault(rid, rid.count("/"))
+        for rid in sorted(ids, key=lambda r: (ids[r], r)):
+            self._resource(rid)
+
+    def _resource(self, rid: str) -> None:
+        where = f"{self.obj.where}"
+        uid = fedora.uid_of_id(rid, where)
+        present = [(v, v.entries[rid]) for v in self.all if rid in v.entries]
+        live = [(v, e) for v, e in present if not e.deleted]
+        if not live:
+            return          # deleted before any state was kept: nothing to restore
+        view, entry = live[-1]
+        h = entry.headers
+        created = _date(h, "createdDate", entry.header_path)
+        modified = _date(h, "lastModifiedDate", entry.header_path)
+        repo = self.repo
+        with repo.clock(created):
+            self._write_state(repo.as_user(h.get("createdBy") or repo.settings.agent), uid,
+                              view, entry, current=True)
+        if modified > created:
+            with repo.clock(modified):
+                repo.as_user(h.get("lastModifiedBy") or repo.settings.agent).update_delta(
+                    uid, [], [], handling="lenient")
+        self.resources += 1
+        self.binaries += entry.binary
+        self._mementos(uid, rid, present)
+        if entry.acl is not None and not present[-1][1].deleted:
+            self._acl(uid, view, entry.acl)
+        last = present[-1][1]
+        if last.deleted:
+            self.deletions.append((uid, _date(last.headers, "lastModifiedDate",
+                                              last.header_path)))
+
+    def _mementos(self, uid: str, rid: str, present: list[tuple[VersionView, Entry]]) -> None:
+        """Every committed version in which the resource's state changed, at its
+        Memento-Datetime (one per second, the later state winning)."""
+        chosen: dict[str, tuple[datetime, VersionView, Entry]] = {}
+        before: tuple[Any, ...] | None = None
+        group = self.obj.root_headers is not None and \
+            self.obj.root_headers.get("archivalGroup") is True
+        for view, entry in present:
+            if view.mutable:
+                continue
+            mark = entry.fingerprint(view.state)
+            changed = mark != before
+            before = mark
+            if entry.deleted or (group and not changed):
+                continue
+            when = view.when(entry)
+            chosen[when.strftime("%Y%m%d%H%M%S")] = (when, view, entry)
+        for when, view, entry in chosen.values():
+            self._write_state(self.repo, uid, view, entry, current=False, when=when)
+            self.versions += 1
+
+    def _rdf(self, view: VersionView, path: str) -> list[Triple]:
+        data = self.obj.read(view.state, path, view.name)
+        try:
+            parsed = rdfio.parse(data, rdfio.N_TRIPLES, fedora.INFO_FEDORA + "/")
+        except LakesuperiorError as e:
+            raise OcflError(f"{self.obj.where}: {self.obj.file_name(view.state, path)} "
+                            f"({path}, {view.name}) is not valid N-Triples: {e}") from None
+        return fedora.from_fedora(parsed, self.repo.urimap)
+
+    def _write_state(self, repo: Repository, uid: str, view: VersionView, entry: Entry, *,
+                     current: bool, when: datetime | None = None) -> None:
+        h = entry.headers
+        if not entry.binary:
+            model = h["interactionModel"]
+            triples = self._rdf(view, h["contentPath"])
+            if current:
+                repo.create_or_replace(uid, triples=triples, interaction_model=model,
+                                       handling="lenient",
+                                       archival_group=h.get("archivalGroup") is True)
+            else:
+                assert when is not None
+                repo.import_version(uid, when, triples=triples, handling="lenient")
+            return
+        desc = entry.description or {}
+        user = self._rdf(view, desc["contentPath"]) if desc.get("contentPath") else []
+        kw: dict[str, Any] = dict(media_type=h.get("mimeType"), filename=h.get("filename"))
+        if h.get("externalHandling") is not None:
+            if current:
+                repo.create_or_replace(uid, external=h.get("externalUrl"),
+                                       external_handling=h["externalHandling"],
+                                       interaction_model=NON_RDF_SOURCE, handling="lenient",
+                                       **kw)
+                if user:
+                    repo.update_delta(uid, None, user, handling="lenient")
+            return
+        path = h["contentPath"]
+        digests = self._digests(h, view.state[path])
+        try:
+            with self.obj.open(view.state, path, view.name) as stream:
+                if current:
+                    repo.create_or_replace(uid, stream=stream, digests=digests,
+                                           interaction_model=NON_RDF_SOURCE,
+                                           handling="lenient", **kw)
+                else:
+                    assert when is not None
+                    repo.import_version(uid, when, stream=stream, digests=digests, **kw)
+        except ChecksumValidationError as e:
+            raise OcflError(f"{self.obj.where}: {self.obj.file_name(view.state, path)} "
+                            f"({path}, {view.name}) does not match its digest: {e}") from None
+        if current and user:
+            repo.update_delta(uid, None, user, handling="lenient")
+
+    def _digests(self, h: dict[str, Any], inventory_digest: str) -> dict[str, str]:
+        """The digests the content must match: the inventory's and the headers'."""
+        out = {self.obj.inv.algorithm: inventory_digest}
+        for urn in h.get("digests") or ():
+            _, name, value = str(urn).split(":", 2)
+            algo = _URN_ALGOS.get(name.lower())
+            if algo is not None:
+                out.setdefault(algo, value.lower())
+        return out
+
+    def _acl(self, uid: str, view: VersionView, h: dict[str, Any]) -> None:
+        triples = self._rdf(view, h["contentPath"])
+        self.repo.set_acl(uid, triples=triples)
+        self.acls += 1
+
+
+def _bury(repo: Repository, deletions: list[tuple[str, datetime]],
+          report: ImportReport) -> None:
+    """Delete (leaving tombstones) the resources Fedora marks deleted, at their
+    dates: each one whose parent was not deleted at the same time or before it."""
+    when_of = dict(deletions)
+    tops = []
+    for uid, when in deletions:
+        parent = uid.rsplit("/", 1)[0] or ROOT_UID
+        if parent in when_of and when_of[parent] <= when:
+            continue
+        tops.append((when, uid))
+    for when, uid in sorted(tops):
+        if not _live(repo, uid):
+            continue
+        with repo.transaction(), repo.clock(when):
+            repo.delete(uid)
+        report.tombstones += 1

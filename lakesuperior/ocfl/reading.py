@@ -1,0 +1,237 @@
+"""Reading one Fedora 6 OCFL object: its inventory (the mutable head included),
+every version's header files checked as Fedora checks them, and each file's
+bytes checked against the inventory's digest.
+
+``FedoraObject`` gives, per version, the resources it holds (``Entry``: headers,
+content path, description and ACL). Anything it does not understand is an
+``OcflError`` naming the object and the file; nothing is written here.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, BinaryIO
+
+from lakesuperior.exceptions import OcflError
+from lakesuperior.ocfl import fedora
+from lakesuperior.ocfl.objects import CURRENT_STATE
+from lakesuperior.ocfl.storage import (
+    MUTABLE_HEAD,
+    Inventory,
+    check_object_declaration,
+    object_extensions,
+    parse_instant,
+    read_inventory,
+)
+
+__all__ = ["Entry", "VersionView", "FedoraObject"]
+
+_HEAD_DIR = os.path.join("extensions", MUTABLE_HEAD, "head")
+
+
+@dataclass
+class Entry:
+    """A resource in one version: its headers and files (logical paths)."""
+
+    headers: dict[str, Any]
+    header_path: str
+    description: dict[str, Any] | None = None
+    acl: dict[str, Any] | None = None
+
+    @property
+    def id(self) -> str:
+        return self.headers["id"]
+
+    @property
+    def deleted(self) -> bool:
+        return self.headers.get("deleted") is True
+
+    @property
+    def binary(self) -> bool:
+        return self.headers.get("interactionModel") == fedora.NON_RDF
+
+    def fingerprint(self, state: dict[str, str]) -> tuple[Any, ...]:
+        """What changes when the resource's own state changes (its ACL aside)."""
+        desc = self.description or {}
+        return (self.deleted, state.get(self.headers.get("contentPath") or ""),
+                state.get(desc.get("contentPath") or ""), self.headers.get("mimeType"),
+                self.headers.get("filename"), self.headers.get("externalUrl"))
+
+
+@dataclass
+class VersionView:
+    """One version of the object: its date, whether it is a current state that is
+    not a Memento (the mutable head, or a version marked ``CURRENT_STATE``), its
+    files and the resources in it."""
+
+    name: str
+    created: datetime
+    mutable: bool
+    state: dict[str, str]
+    entries: dict[str, Entry] = field(default_factory=dict)
+
+    def when(self, entry: Entry) -> datetime:
+        """The Memento-Datetime of ``entry`` in this version."""
+        stamp = entry.headers.get("mementoCreatedDate")
+        return parse_instant(stamp, entry.id) if stamp else self.created
+
+
+class FedoraObject:
+    """A Fedora 6 OCFL object in ``object_dir``, read and checked."""
+
+    def __init__(self, object_dir: str, where: str):
+        self.dir = object_dir
+        self.where = where
+        check_object_declaration(object_dir, where)
+        extensions = object_extensions(object_dir, where)
+        self.inv = read_inventory(object_dir, where)
+        self.committed = len(self.inv.versions)
+        if MUTABLE_HEAD in extensions and os.path.isfile(
+                os.path.join(object_dir, _HEAD_DIR, "inventory.json")):
+            head = read_inventory(object_dir, f"{where} (mutable head)",
+                                  os.path.join(object_dir, _HEAD_DIR))
+            if head.id != self.inv.id or len(head.versions) <= self.committed:
+                raise OcflError(f"{where}: the mutable head inventory "
+                                f"{os.path.join(_HEAD_DIR, 'inventory.json')} does not "
+                                "extend the object's inventory")
+            self.inv = head
+        self.id = self.inv.id
+        self.root_headers: dict[str, Any] | None = None
+
+    @property
+    def inventory(self) -> Inventory:
+        return self.inv
+
+    # -- files ---------------------------------------------------------------------------
+
+    def _path(self, digest: str, logical: str, version: str) -> str:
+        rel = self.inv.manifest[digest][0]
+        path = os.path.join(self.dir, rel)
+        if not os.path.isfile(path):
+            raise OcflError(f"{self.where}: the content file {rel} of {logical} ({version}) "
+                            "is missing")
+        return path
+
+    def read(self, state: dict[str, str], logical: str, version: str) -> bytes:
+        """The bytes of a small file (RDF, headers), checked against its digest."""
+        digest = state[logical]
+        path = self._path(digest, logical, version)
+        with open(path, "rb") as fh:
+            data = fh.read()
+        if hashlib.new(self.inv.algorithm, data).hexdigest() != digest:
+            raise OcflError(f"{self.where}: {self.inv.manifest[digest][0]} ({logical}, "
+                            f"{version}) does not match its {self.inv.algorithm} digest in "
+                            "the inventory")
+        return data
+
+    def open(self, state: dict[str, str], logical: str, version: str) -> BinaryIO:
+        """A stream of a content file (the caller checks its digest as it reads)."""
+        return open(self._path(state[logical], logical, version), "rb")
+
+    def file_name(self, state: dict[str, str], logical: str) -> str:
+        return self.inv.manifest[state[logical]][0]
+
+    # -- versions ----------------------------------------------------------------------
+
+    def versions(self) -> list[VersionView]:
+        """Every version, oldest first, with its resources (headers checked)."""
+        out = []
+        for i, v in enumerate(self.inv.versions):
+            name = f"v{i + 1}"
+            view = VersionView(name, v.created,
+                               i >= self.committed or v.message == CURRENT_STATE, v.state)
+            self._entries(view)
+            out.append(view)
+        return out
+
+    def _headers(self, view: VersionView, path: str) -> dict[str, Any]:
+        data = self.read(view.state, path, view.name)
+        try:
+            doc = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise OcflError(f"{self.where}: header file {path} ({view.name}) is not valid "
+                            f"JSON: {e}") from None
+        if not isinstance(doc, dict):
+            raise OcflError(f"{self.where}: header file {path} ({view.name}) is not a JSON "
+                            "object")
+        return doc
+
+    def _entries(self, view: VersionView) -> None:
+        state = view.state
+        if fedora.ROOT_HEADER not in state:
+            raise OcflError(f"{self.where}: {view.name} has no root header file "
+                            f"{fedora.ROOT_HEADER}")
+        root = self._headers(view, fedora.ROOT_HEADER)
+        if root.get("id") != self.id:
+            raise OcflError(f"{self.where}: {fedora.ROOT_HEADER} ({view.name}) names the id "
+                            f"{root.get('id')!r:.200}, not the object's {self.id!r:.200}")
+        fedora.uid_of_id(self.id, f"{self.where}: {fedora.ROOT_HEADER}")
+        self.root_headers = root
+        docs = [(path, root if path == fedora.ROOT_HEADER else self._headers(view, path))
+                for path in sorted(p for p in state if p.startswith(fedora.HEADER_DIR))]
+        binaries = {h.get("id") for _, h in docs if h.get("interactionModel") == fedora.NON_RDF}
+        seen: set[str] = set()
+        parts: list[tuple[str, dict[str, Any]]] = []
+        for path, h in docs:
+            rid = h.get("id")
+            model = h.get("interactionModel")
+            where = f"{self.where}: {path} ({view.name})"
+            owner_id = rid.rsplit("/", 1)[0] if model in (fedora.ACL, fedora.DESCRIPTION) \
+                and isinstance(rid, str) else rid
+            fedora.uid_of_id(owner_id, where)
+            expected = self._paths(rid, model, binaries)
+            if expected is not None and expected[0] != path:
+                raise OcflError(f"{self.where}: header file {path} ({view.name}) should be at "
+                                f"{expected[0]} for {rid}")
+            problems = fedora.validate_headers(h, root, expected[1] if expected else None)
+            if problems:
+                raise OcflError(f"{self.where}: header file {path} ({view.name}) fails "
+                                f"Fedora's checks: {'; '.join(problems)}")
+            content = h.get("contentPath")
+            if not h.get("deleted") and h.get("externalHandling") is None:
+                if content not in state:
+                    raise OcflError(f"{self.where}: header file {path} ({view.name}) names "
+                                    f"the content {content!r:.200}, which is not in the "
+                                    "version")
+                seen.add(content)
+            seen.add(path)
+            if model in (fedora.ACL, fedora.DESCRIPTION):
+                parts.append((path, h))
+            else:
+                view.entries[str(rid)] = Entry(h, path)
+        for path, h in parts:
+            owner = view.entries.get(h.get("parent") or "")
+            if owner is None:
+                raise OcflError(f"{self.where}: header file {path} ({view.name}): "
+                                f"{h.get('id')} has no parent resource in the object")
+            if h["interactionModel"] == fedora.ACL:
+                owner.acl = h
+            else:
+                owner.description = h
+        for entry in view.entries.values():
+            if entry.binary and not entry.deleted and entry.description is None:
+                raise OcflError(f"{self.where}: {entry.header_path} ({view.name}): the binary "
+                                f"{entry.id} has no description")
+        extra = sorted(set(state) - seen)
+        if extra:
+            raise OcflError(f"{self.where}: {view.name} holds the file {extra[0]!r:.200}, "
+                            "which no header names")
+
+    def _paths(self, rid: Any, model: Any, binaries: set[Any]) -> tuple[str, str] | None:
+        """(header path, content path) Fedora puts the resource ``rid`` at (a binary's
+        ACL beside its bytes, a container's in its directory)."""
+        if not isinstance(rid, str) or not rid.startswith(self.id):
+            return None
+        try:
+            if model in (fedora.ACL, fedora.DESCRIPTION):
+                owner, part = rid.rsplit("/", 1)[0], "acl" if model == fedora.ACL else "desc"
+                return (fedora.header_path(self.id, owner, part),
+                        fedora.content_file(self.id, owner, part,
+                                            container=owner not in binaries))
+            return (fedora.header_path(self.id, rid),
+                    fedora.content_file(self.id, rid, container=model != fedora.NON_RDF))
+        except ValueError:
+            return None

@@ -1,0 +1,407 @@
+"""OCFL itself (https://ocfl.io, versions 1.0 and 1.1): the storage root, the
+0004 hashed n-tuple layout, object inventories and their sidecars, and the
+logical-path-to-content-path mapping Fedora 6 uses on Linux.
+
+Nothing here knows about Fedora's resources (``ocfl.fedora``) or this
+repository (``ocfl.export``, ``ocfl.imports``). Bad input is an ``OcflError``
+naming the object and the file.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, BinaryIO
+
+from lakesuperior.exceptions import OcflError
+from lakesuperior.http.digests import ALGORITHMS
+
+__all__ = ["OCFL_VERSIONS", "DIGESTS", "LAYOUT", "MUTABLE_HEAD", "StorageRoot",
+           "Inventory", "Version", "object_path", "content_path", "create_root",
+           "open_root", "write_json", "read_inventory", "hash_file", "iso_instant"]
+
+OCFL_VERSIONS = ("1.1", "1.0")
+#: Inventory digest algorithms this code writes and reads (hashlib names): the two
+#: strongest of ``http.digests.ALGORITHMS``, the two OCFL allows (sha512 first).
+DIGESTS = ALGORITHMS[:2]
+LAYOUT = "0004-hashed-n-tuple-storage-layout"
+MUTABLE_HEAD = "0005-mutable-head"
+#: Object extensions an object may carry that the import understands.
+OBJECT_EXTENSIONS = frozenset((MUTABLE_HEAD,))
+_LAYOUT_CONFIG = {"extensionName": LAYOUT, "digestAlgorithm": "sha256", "tupleSize": 3,
+                  "numberOfTuples": 3, "shortObjectRoot": False}
+_VERSION_DIR = re.compile(r"v([1-9][0-9]*)")
+_CHUNK = 1 << 20
+
+
+def inventory_type(version: str) -> str:
+    return f"https://ocfl.io/{version}/spec/#inventory"
+
+
+def iso_instant(when: datetime) -> str:
+    """``2024-01-31T12:00:00Z`` (fraction only when there is one, in 3 or 6 digits), as
+    Java's ``DateTimeFormatter.ISO_INSTANT`` writes an ``Instant``."""
+    when = when.astimezone(UTC)
+    text = when.strftime("%Y-%m-%dT%H:%M:%S")
+    if when.microsecond:
+        frac = f"{when.microsecond:06d}"
+        text += "." + (frac[:3] if frac.endswith("000") else frac)
+    return text + "Z"
+
+
+def parse_instant(text: Any, where: str) -> datetime:
+    """An RFC 3339 / ISO 8601 date-time with an offset; ``OcflError`` naming ``where``."""
+    if not isinstance(text, str):
+        raise OcflError(f"{where}: a date-time must be a string, not {text!r:.60}")
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise OcflError(f"{where}: {text!r:.60} is not an ISO 8601 date-time") from None
+    if when.tzinfo is None:
+        raise OcflError(f"{where}: the date-time {text!r:.60} has no time zone")
+    return when.astimezone(UTC)
+
+
+# --- paths ---------------------------------------------------------------------------
+
+def object_path(object_id: str) -> str:
+    """The object's directory under the storage root (0004: sha256, 3 tuples of 3)."""
+    h = hashlib.sha256(object_id.encode("utf-8")).hexdigest()
+    return f"{h[0:3]}/{h[3:6]}/{h[6:9]}/{h}"
+
+
+def _escape_byte(b: int) -> str:
+    return f"%{b:02x}"
+
+
+def content_path(logical: str) -> str:
+    """The content path of a logical path, as ocfl-java's Linux percent-encoding
+    mapper (Fedora 6's default on Linux) makes it: control characters (U+0000-U+001F,
+    U+007F-U+00A0), the space and ``%`` are percent-encoded (UTF-8, lower-case hex)."""
+    out = []
+    for ch in logical:
+        code = ord(ch)
+        if code <= 0x20 or 0x7F <= code <= 0xA0 or ch == "%":
+            out.append("".join(_escape_byte(b) for b in ch.encode("utf-8")))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def check_logical_path(path: Any, where: str) -> str:
+    """A logical path as OCFL allows it (relative, no empty, ``.`` or ``..`` segments)."""
+    if not isinstance(path, str) or not path:
+        raise OcflError(f"{where}: a path must be a non-empty string, not {path!r:.60}")
+    if path.startswith("/") or path.endswith("/") or any(
+            seg in ("", ".", "..") for seg in path.split("/")):
+        raise OcflError(f"{where}: invalid path {path!r:.200}")
+    return path
+
+
+# --- files -----------------------------------------------------------------------------
+
+def write_json(path: str, data: Any) -> bytes:
+    """Write ``data`` as JSON (2-space indent, UTF-8) to ``path``; return the bytes."""
+    body = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    write_file(path, body)
+    return body
+
+
+def write_file(path: str, body: bytes) -> None:
+    """Write ``body`` to ``path`` whole or not at all (a temporary file renamed)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(body)
+    os.replace(tmp, path)
+
+
+def hash_file(fh: BinaryIO, algorithm: str) -> tuple[str, int]:
+    """(hex digest, size) of what is left to read in ``fh``."""
+    h = hashlib.new(algorithm)
+    size = 0
+    while chunk := fh.read(_CHUNK):
+        h.update(chunk)
+        size += len(chunk)
+    return h.hexdigest(), size
+
+
+# --- the storage root -----------------------------------------------------------------
+
+@dataclass
+class StorageRoot:
+    """An OCFL storage root on disk with the 0004 layout."""
+
+    path: str
+    version: str
+
+    def object_dir(self, object_id: str) -> str:
+        return os.path.join(self.path, object_path(object_id))
+
+    def objects(self) -> Iterator[str]:
+        """The directories of the objects in the root (those with an object
+        declaration), in a stable order; the root's ``extensions`` are skipped."""
+        for dirpath, dirs, files in os.walk(self.path):
+            dirs.sort()
+            if dirpath == self.path:
+                dirs[:] = [d for d in dirs if d != "extensions"]
+            if any(f.startswith("0=ocfl_object_") for f in files):
+                dirs[:] = []
+                yield dirpath
+
+
+def create_root(path: str, version: str) -> StorageRoot:
+    """Declare a new OCFL storage root in the empty directory ``path``."""
+    if version not in OCFL_VERSIONS:
+        raise OcflError(f"Unknown OCFL version {version!r}: give one of "
+                        f"{', '.join(OCFL_VERSIONS)}")
+    with open(os.path.join(path, f"0=ocfl_{version}"), "w", encoding="utf-8") as fh:
+        fh.write(f"ocfl_{version}\n")
+    write_json(os.path.join(path, "ocfl_layout.json"), {
+        "extension": LAYOUT,
+        "description": "OCFL object identifiers are hashed and encoded as lowercase hex "
+                       "strings. These digests are then divided into N n-tuple segments, "
+                       "which are used to create nested paths under the OCFL storage root."})
+    write_json(os.path.join(path, "extensions", LAYOUT, "config.json"), _LAYOUT_CONFIG)
+    return StorageRoot(path, version)
+
+
+def open_root(path: str) -> StorageRoot:
+    """An existing storage root this code can read: OCFL 1.0 or 1.1, the 0004 layout
+    in Fedora's configuration; ``OcflError`` saying what is not understood."""
+    if not os.path.isdir(path):
+        raise OcflError(f"{path} is not a directory")
+    names = os.listdir(path)
+    decl = [n for n in names if n.startswith("0=")]
+    if len(decl) != 1:
+        raise OcflError(f"{path} is not an OCFL storage root (no single 0=ocfl_x.y file)")
+    version = decl[0][len("0=ocfl_"):]
+    if not decl[0].startswith("0=ocfl_") or version not in OCFL_VERSIONS:
+        raise OcflError(f"{os.path.join(path, decl[0])}: unsupported storage root declaration "
+                        f"(this reads OCFL {' and '.join(OCFL_VERSIONS)})")
+    config_file = os.path.join(path, "extensions", LAYOUT, "config.json")
+    layout_file = os.path.join(path, "ocfl_layout.json")
+    if os.path.exists(layout_file):
+        layout = _load_json(layout_file, layout_file)
+        if not isinstance(layout, dict) or layout.get("extension") != LAYOUT:
+            raise OcflError(f"{layout_file}: unsupported storage layout "
+                            f"{layout.get('extension') if isinstance(layout, dict) else layout!r}"
+                            f" (this reads {LAYOUT})")
+    if os.path.isdir(os.path.join(path, "extensions")):
+        for ext in sorted(os.listdir(os.path.join(path, "extensions"))):
+            if ext != LAYOUT:
+                raise OcflError(f"{os.path.join(path, 'extensions', ext)}: unknown storage "
+                                f"root extension {ext!r}")
+    if os.path.exists(config_file):
+        config = _load_json(config_file, config_file)
+        wanted = {k: v for k, v in _LAYOUT_CONFIG.items() if k != "extensionName"}
+        if not isinstance(config, dict) or any(config.get(k, v) != v
+                                               for k, v in wanted.items()):
+            raise OcflError(f"{config_file}: this reads the 0004 layout with sha256, 3 tuples "
+                            f"of 3 and full object roots, not {config!r:.200}")
+    return StorageRoot(path, version)
+
+
+def _load_json(path: str, where: str) -> Any:
+    try:
+        with open(path, "rb") as fh:
+            return json.loads(fh.read().decode("utf-8"))
+    except FileNotFoundError:
+        raise OcflError(f"{where}: missing") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise OcflError(f"{where}: not valid JSON ({e})") from None
+
+
+# --- inventories -------------------------------------------------------------------------
+
+@dataclass
+class Version:
+    """One version of an inventory: when, and its state (logical path -> digest)."""
+
+    created: datetime
+    state: dict[str, str] = field(default_factory=dict)
+    message: str | None = None
+    user: dict[str, str] | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        by_digest: dict[str, list[str]] = {}
+        for path, digest in sorted(self.state.items()):
+            by_digest.setdefault(digest, []).append(path)
+        out: dict[str, Any] = {"created": iso_instant(self.created), "state": by_digest}
+        if self.message is not None:
+            out["message"] = self.message
+        if self.user is not None:
+            out["user"] = self.user
+        return out
+
+
+@dataclass
+class Inventory:
+    """An object's inventory: id, digest algorithm, manifest (digest -> content
+    paths) and versions (oldest first)."""
+
+    id: str
+    algorithm: str
+    ocfl_version: str
+    manifest: dict[str, list[str]] = field(default_factory=dict)
+    versions: list[Version] = field(default_factory=list)
+    content_directory: str = "content"
+
+    @property
+    def head(self) -> str:
+        return f"v{len(self.versions)}"
+
+    def as_json(self, upto: int | None = None, also: str | None = None) -> dict[str, Any]:
+        """The inventory as it was at version ``upto`` (1-based; default the head);
+        ``also``: a prefix of content paths outside version directories (a mutable
+        head's) that it lists too."""
+        n = len(self.versions) if upto is None else upto
+        prefixes = tuple(f"v{i}/" for i in range(1, n + 1)) + ((also,) if also else ())
+        manifest = {d: sorted(p for p in paths if p.startswith(prefixes))
+                    for d, paths in self.manifest.items()}
+        out: dict[str, Any] = {
+            "id": self.id, "type": inventory_type(self.ocfl_version),
+            "digestAlgorithm": self.algorithm, "head": f"v{n}"}
+        if self.content_directory != "content":
+            out["contentDirectory"] = self.content_directory
+        out["manifest"] = {d: p for d, p in sorted(manifest.items()) if p}
+        out["versions"] = {f"v{i + 1}": v.as_json() for i, v in enumerate(self.versions[:n])}
+        return out
+
+    def write(self, object_dir: str, version_no: int) -> None:
+        """Write the inventory at ``version_no`` and its sidecar in that version's
+        directory, and (for the head) at the object root."""
+        doc = self.as_json(version_no)
+        targets = [os.path.join(object_dir, f"v{version_no}")]
+        if version_no == len(self.versions):
+            targets.append(object_dir)
+        for where in targets:
+            body = (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+            digest = hashlib.new(self.algorithm, body).hexdigest()
+            # Each file whole (a rename): the two renames are the only window in
+            # which an interruption leaves an inventory that disagrees with its sidecar.
+            write_file(os.path.join(where, "inventory.json"), body)
+            write_file(os.path.join(where, f"inventory.json.{self.algorithm}"),
+                       f"{digest}  inventory.json\n".encode())
+
+    def file_of(self, digest: str) -> str:
+        """The first content path of ``digest`` (a path relative to the object)."""
+        return self.manifest[digest][0]
+
+
+def read_inventory(object_dir: str, where: str | None = None,
+                   inventory_dir: str | None = None) -> Inventory:
+    """Read and check the inventory in ``inventory_dir`` (default: the object root)
+    against its sidecar; ``OcflError`` for anything broken."""
+    base = inventory_dir or object_dir
+    inv_file = os.path.join(base, "inventory.json")
+    name = where or object_dir
+    try:
+        with open(inv_file, "rb") as fh:
+            body = fh.read()
+    except FileNotFoundError:
+        raise OcflError(f"{name}: missing inventory {inv_file}") from None
+    try:
+        doc = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise OcflError(f"{name}: {inv_file} is not valid JSON ({e})") from None
+    if not isinstance(doc, dict):
+        raise OcflError(f"{name}: {inv_file} is not a JSON object")
+    algorithm = doc.get("digestAlgorithm")
+    if algorithm not in DIGESTS:
+        raise OcflError(f"{name}: {inv_file}: unsupported digestAlgorithm {algorithm!r:.40} "
+                        f"(this reads {' and '.join(DIGESTS)})")
+    sidecar = os.path.join(base, f"inventory.json.{algorithm}")
+    try:
+        with open(sidecar, encoding="utf-8") as fh:
+            expected = fh.read().split()
+    except (FileNotFoundError, UnicodeDecodeError):
+        raise OcflError(f"{name}: missing or unreadable inventory sidecar {sidecar}") from None
+    actual = hashlib.new(algorithm, body).hexdigest()
+    if not expected or expected[0].lower() != actual:
+        raise OcflError(f"{name}: {inv_file} does not match its sidecar {sidecar} "
+                        "(the inventory was changed or damaged)")
+    return _inventory_of(doc, f"{name}: {inv_file}")
+
+
+def _inventory_of(doc: dict[str, Any], where: str) -> Inventory:
+    type_ = doc.get("type")
+    version = next((v for v in OCFL_VERSIONS if type_ == inventory_type(v)), None)
+    if version is None:
+        raise OcflError(f"{where}: unsupported inventory type {type_!r:.80}")
+    oid = doc.get("id")
+    if not isinstance(oid, str) or not oid:
+        raise OcflError(f"{where}: the inventory has no id")
+    algorithm = doc["digestAlgorithm"]
+    content_dir = doc.get("contentDirectory", "content")
+    if not isinstance(content_dir, str) or not content_dir or "/" in content_dir \
+            or content_dir in (".", ".."):
+        raise OcflError(f"{where}: invalid contentDirectory {content_dir!r:.60}")
+    manifest_doc = doc.get("manifest")
+    versions_doc = doc.get("versions")
+    if not isinstance(manifest_doc, dict) or not isinstance(versions_doc, dict):
+        raise OcflError(f"{where}: the inventory needs a manifest and versions (objects)")
+    manifest: dict[str, list[str]] = {}
+    for digest, paths in manifest_doc.items():
+        if not isinstance(paths, list) or not paths:
+            raise OcflError(f"{where}: manifest entry {digest!r:.140} has no paths")
+        manifest[digest.lower()] = [check_logical_path(p, where) for p in paths]
+    nums = []
+    for key in versions_doc:
+        m = _VERSION_DIR.fullmatch(key)
+        if m is None:
+            raise OcflError(f"{where}: invalid version name {key!r:.40} (zero-padded version "
+                            "names are not read)")
+        nums.append(int(m.group(1)))
+    if sorted(nums) != list(range(1, len(nums) + 1)) or not nums:
+        raise OcflError(f"{where}: versions must be v1..vN without gaps")
+    if doc.get("head") != f"v{len(nums)}":
+        raise OcflError(f"{where}: head {doc.get('head')!r:.20} is not the last version "
+                        f"v{len(nums)}")
+    inv = Inventory(oid, algorithm, version, manifest, content_directory=content_dir)
+    for n in range(1, len(nums) + 1):
+        vdoc = versions_doc[f"v{n}"]
+        vwhere = f"{where} version v{n}"
+        if not isinstance(vdoc, dict) or not isinstance(vdoc.get("state"), dict):
+            raise OcflError(f"{vwhere}: no state")
+        state: dict[str, str] = {}
+        for digest, paths in vdoc["state"].items():
+            d = digest.lower()
+            if d not in manifest:
+                raise OcflError(f"{vwhere}: digest {digest:.140} of the state is not in "
+                                "the manifest")
+            if not isinstance(paths, list):
+                raise OcflError(f"{vwhere}: state entry {digest:.140} is not a list")
+            for p in paths:
+                state[check_logical_path(p, vwhere)] = d
+        user = vdoc.get("user") if isinstance(vdoc.get("user"), dict) else None
+        message = vdoc.get("message") if isinstance(vdoc.get("message"), str) else None
+        inv.versions.append(Version(parse_instant(vdoc.get("created"), vwhere), state,
+                                    message, user))
+    return inv
+
+
+def object_extensions(object_dir: str, where: str) -> list[str]:
+    """The object's extensions (``extensions/<name>``); ``OcflError`` for one the
+    import does not understand."""
+    ext_dir = os.path.join(object_dir, "extensions")
+    names = sorted(os.listdir(ext_dir)) if os.path.isdir(ext_dir) else []
+    for name in names:
+        if name not in OBJECT_EXTENSIONS:
+            raise OcflError(f"{where}: unknown object extension {name!r} "
+                            f"({os.path.join(ext_dir, name)})")
+    return names
+
+
+def check_object_declaration(object_dir: str, where: str) -> str:
+    """The OCFL version the object declares (``0=ocfl_object_1.x``)."""
+    decl = [n for n in os.listdir(object_dir) if n.startswith("0=")]
+    versions = [n[len("0=ocfl_object_"):] for n in decl if n.startswith("0=ocfl_object_")]
+    if len(decl) != 1 or len(versions) != 1 or versions[0] not in OCFL_VERSIONS:
+        raise OcflError(f"{where}: unsupported object declaration {decl!r:.80} in "
+                        f"{object_dir}")
+    return versions[0]
