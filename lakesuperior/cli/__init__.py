@@ -36,6 +36,7 @@ import click
 from lakesuperior.admin import backup, checks, cleanup, datadir, migrate, stats
 from lakesuperior.admin.progress import Progress
 from lakesuperior.cli.events import events_group
+from lakesuperior.cli.ocfl import add_ocfl_commands
 from lakesuperior.cli.support import (
     EXIT_ERROR,
     EXIT_PROBLEMS,
@@ -405,6 +406,7 @@ def migrate_command(ctx: click.Context, config_path: str | None, data_dir: str |
 cli.add_command(user_group)
 cli.add_command(events_group)
 cli.add_command(sync_group)
+add_ocfl_commands(cli)
 
 
 def main(argv: list[str] | None = None) -> int:

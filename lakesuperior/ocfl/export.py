@@ -247,6 +247,11 @@ class _ObjectExport:
             when = last_when
         yield when, None, now
 
+    def _unchanged_since(self, since: datetime) -> bool:
+        """Whether no member changed (nor was deleted) at or after ``since``."""
+        states = [s for s in (self._state_at(m, None) for m in self.members) if s]
+        return all(s.changed < since for s in states)
+
     # -- writing ---------------------------------------------------------------------------
 
     def run(self, since: datetime | None) -> None:
@@ -258,9 +263,11 @@ class _ObjectExport:
                 raise OcflError(f"{self.root_id}: {object_path(self.root_id)} holds the "
                                 f"object {inv.id!r}")
         head = inv.versions[-1].created if inv.versions else None
+        if since is not None and head is not None and self._unchanged_since(since):
+            self.report.objects_unchanged += 1
+            return
         plan = [p for p in self._plan() if head is None or p[0] > head]
-        if since is not None and head is not None and \
-                (not plan or plan[-1][0] < since.astimezone(UTC)):
+        if not plan:
             self.report.objects_unchanged += 1
             return
         new = not inv.versions

@@ -16,7 +16,7 @@ import hashlib
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from lakesuperior.exceptions import InvalidResourceError, OcflError
 from lakesuperior.model.uids import RES_PREFIX, ROOT_UID, UriMap, normalize_uid
@@ -48,6 +48,9 @@ CONTAINERS = frozenset(("http://www.w3.org/ns/ldp#BasicContainer",
                         "http://www.w3.org/ns/ldp#IndirectContainer"))
 MODELS = frozenset((NON_RDF, DESCRIPTION, ACL, *CONTAINERS))
 
+#: What a decoded id keeps as it is when it is put back in URL form (RFC 3986 pchar
+#: and the path's slashes); ``normalize_uid`` then makes it canonical.
+_PATH_SAFE = "/-._~!$&'()*+,;=:@"
 _FORBIDDEN_PARTS = frozenset(("fcr-root", ".fcrepo", "fcr-container.nt", "fcr:tombstone",
                               "fcr:versions"))
 _FORBIDDEN_SUFFIXES = ("~fcr-desc", "~fcr-acl", "~fcr-desc.nt", "~fcr-acl.nt")
@@ -80,7 +83,7 @@ def uid_of_id(fid: Any, where: str) -> str:
     if not path:
         return ROOT_UID
     try:
-        return normalize_uid(path)
+        return normalize_uid(quote(path, safe=_PATH_SAFE))
     except InvalidResourceError as e:
         raise OcflError(f"{where}: the id {fid!r:.200} is not usable here: {e}") from None
 

@@ -82,7 +82,12 @@ def import_ocfl(src: str, config: Config, *, progress: Progress = QUIET) -> Impo
         progress.start("Importing from OCFL", len(listing))
         try:
             for _depth, oid, obj_dir in listing:
-                uid = fedora.uid_of_id(oid, oid)
+                try:
+                    uid = fedora.uid_of_id(oid, oid)
+                except OcflError as e:
+                    report.failed.append((oid, str(e)))
+                    progress.advance()
+                    continue
                 below = next((f for f in failed_roots if is_descendant(uid, f)), None)
                 if below is not None:
                     report.failed.append((oid, f"not imported: the object of its ancestor "
@@ -147,7 +152,7 @@ def _import_object(repo: Repository, obj_dir: str, oid: str, report: ImportRepor
     uid = fedora.uid_of_id(obj.id, oid)
     versions = obj.versions()
     head = versions[-1]
-    already = (_exists(repo, uid) if uid != ROOT_UID else bool(repo.versions(ROOT_UID)))
+    already = _exists(repo, uid) if uid != ROOT_UID else _root_done(repo, head, oid)
     if already:
         report.skipped += 1
         for rid, entry in head.entries.items():
@@ -164,6 +169,17 @@ def _import_object(repo: Repository, obj_dir: str, oid: str, report: ImportRepor
     report.acls += writer.acls
     report.versions += writer.versions
     deletions.extend(writer.deletions)
+
+
+def _root_done(repo: Repository, head: VersionView, oid: str) -> bool:
+    """Whether the repository root (which every repository has) was imported: it
+    has versions, or it was last modified when the object's root says."""
+    if repo.versions(ROOT_UID):
+        return True
+    entry = head.entries.get(oid)
+    stamp = repo.info(ROOT_UID).last_modified
+    return entry is not None and stamp is not None and parse_instant(
+        stamp, oid) == _date(entry.headers, "lastModifiedDate", oid)
 
 
 def _live(repo: Repository, uid: str) -> bool:
