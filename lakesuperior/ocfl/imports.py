@@ -160,6 +160,12 @@ def _import_object(repo: Repository, obj_dir: str, oid: str, report: ImportRepor
             if entry.deleted and _live(repo, ruid):
                 deletions.append((ruid, _date(entry.headers, "lastModifiedDate", oid)))
         return
+    parent = (head.entries.get(obj.id) or Entry({}, "")).headers.get("parent")
+    if uid != ROOT_UID and isinstance(parent, str):
+        puid = fedora.uid_of_id(parent, f"{oid}: {fedora.ROOT_HEADER}")
+        if not _exists(repo, puid):
+            raise OcflError(f"{oid}: its parent {parent} is neither in the repository nor "
+                            "imported from the storage root")
     writer = _ObjectImport(repo, obj, versions)
     with repo.transaction():
         writer.run()
