@@ -30,6 +30,8 @@ def worker_pids(server_pid: int) -> set[int]:
 @pytest.mark.parametrize("command", [
     ("bootstrap", "--yes"),
     ("cleanup", "--min-age", "0"),
+    ("export-ocfl", "/nonexistent/ocfl-export"),
+    ("import-ocfl", "/nonexistent/ocfl-root"),
 ])
 def test_refused_while_a_server_has_it_open(data_dir, start_server, command):
     before = state(data_dir)
