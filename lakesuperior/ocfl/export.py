@@ -321,7 +321,8 @@ class _ObjectExport:
             lastModifiedDate=s.deleted or s.modified, lastModifiedBy=s.modified_by,
             mementoCreatedDate=when if vid is not None else None,
             deleted=s.deleted is not None)
-        parent = None if s.uid == ROOT_UID else fedora.fedora_id(parent_uid(s.uid) or "/")
+        # Fedora names the root its own parent
+        parent = fedora.fedora_id(parent_uid(s.uid) or ROOT_UID)
         is_root = s.uid == self.uid
         content = fedora.content_file(self.root_id, rid, container=not binary)
         fields: dict[str, Any] = dict(
@@ -330,9 +331,10 @@ class _ObjectExport:
             archivalGroup=is_root and self.is_group, objectRoot=is_root, **common)
         if s.deleted is not None:
             digests: list[str] = []
+            fields["contentSize"] = -1          # as Fedora writes a deletion
         elif binary:
             fields.update(mimeType=s.mimetype or "application/octet-stream",
-                          filename=s.filename, contentSize=s.size)
+                          filename=s.filename or "", contentSize=s.size)
             if s.external_url:
                 fields.update(externalUrl=s.external_url,
                               externalHandling=s.external_handling)
@@ -345,7 +347,7 @@ class _ObjectExport:
             d = writer.add_bytes(content, body)
             fields.update(contentPath=content, contentSize=len(body))
             digests = [f"urn:{URN_NAMES[self.digest]}:{d}"]
-        fields["digests"] = digests or None
+        fields["digests"] = digests
         if s.deleted is not None and binary:
             fields.update(mimeType=s.mimetype or "application/octet-stream")
         writer.add_bytes(fedora.header_path(self.root_id, rid),
@@ -379,6 +381,8 @@ class _ObjectExport:
             d = writer.add_bytes(path, body)
             fields.update(contentPath=path, contentSize=len(body),
                           digests=[f"urn:{URN_NAMES[self.digest]}:{d}"])
+        else:
+            fields.update(contentSize=-1, digests=[])
         writer.add_bytes(fedora.header_path(self.root_id, rid, "desc"),
                          _json(fedora.headers(**fields)))
 
@@ -406,5 +410,6 @@ def _ntriples(triples: Any) -> bytes:
 
 
 def _json(doc: dict[str, Any]) -> bytes:
-    return (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """A header file as Fedora's Jackson mapper writes it: compact, UTF-8."""
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 

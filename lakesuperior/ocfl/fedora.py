@@ -204,7 +204,8 @@ def validate_headers(h: dict[str, Any], root: dict[str, Any],
     """The problems Fedora's ``DefaultHeadersValidator`` finds in the headers ``h``
     of a resource of the object whose root resource has headers ``root``
     (``expected_content``: the content path the resource must declare). The
-    repository root ``info:fedora`` alone may have no parent (Fedora writes it so)."""
+    repository root ``info:fedora`` (its own parent in what Fedora writes) may also
+    have none."""
     out: list[str] = []
     rid, model = h.get("id"), h.get("interactionModel")
     if h.get("headersVersion") != HEADERS_VERSION:

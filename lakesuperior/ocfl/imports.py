@@ -292,7 +292,8 @@ class _ObjectImport:
             return
         desc = entry.description or {}
         user = self._rdf(view, desc["contentPath"]) if desc.get("contentPath") else []
-        kw: dict[str, Any] = dict(media_type=h.get("mimeType"), filename=h.get("filename"))
+        kw: dict[str, Any] = dict(media_type=h.get("mimeType"),
+                                  filename=h.get("filename") or None)   # Fedora: "" for none
         if h.get("externalHandling") is not None:
             if current:
                 repo.create_or_replace(uid, external=h.get("externalUrl"),

@@ -68,6 +68,8 @@ def test_every_header_passes_fedoras_checks(out):
                     h = json.loads((d / rel).read_text())
                     assert fedora.validate_headers(h, root, None) == [], (logical, h)
                     assert list(h)[-1] == "headersVersion" and None not in h.values()
+                    assert (d / rel).read_bytes() == json.dumps(
+                        h, separators=(",", ":"), ensure_ascii=False).encode()   # compact
                     if h.get("contentPath"):
                         assert h["contentPath"] in files
                         body = (d / files[h["contentPath"]]).read_bytes()
@@ -86,7 +88,7 @@ def test_container_rdf_is_fedoras(out):
     assert h["objectRoot"] is True and h["archivalGroup"] is False and h["deleted"] is False
     assert h["contentPath"] == "fcr-container.nt" and h["headersVersion"] == "1.0"
     root = header(out, "info:fedora", ".fcrepo/fcr-root.json")
-    assert root["id"] == "info:fedora" and "parent" not in root
+    assert root["id"] == "info:fedora" and root["parent"] == "info:fedora"   # as Fedora
 
 
 def test_hash_iris_and_links_are_info_fedora(out):
@@ -160,6 +162,7 @@ def test_tombstone(out):
     d, inv, files = newest(out, "info:fedora/gone")
     h = header(out, "info:fedora/gone", ".fcrepo/fcr-root.json")
     assert h["deleted"] is True and "contentPath" not in h
+    assert h["contentSize"] == -1 and h["digests"] == []     # as Fedora writes a delete
     assert set(files) == {".fcrepo/fcr-root.json"}
     child = header(out, "info:fedora/gone/child", ".fcrepo/fcr-root.json")
     assert child["deleted"] is True
