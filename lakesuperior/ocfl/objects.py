@@ -143,6 +143,12 @@ class ObjectWriter:
                    f"{hashlib.new(self.inv.algorithm, body).hexdigest()}  inventory.json\n"
                    .encode())
         write_file(os.path.join(self.dir, REVISIONS_DIR, "r1"), b"r1")
+        # The root inventory's sidecar when the head was made (ocfl-java checks that
+        # the object was not changed under its mutable head).
+        sidecar = f"inventory.json.{self.inv.algorithm}"
+        with open(os.path.join(self.dir, sidecar), "rb") as fh:
+            write_file(os.path.join(self.dir, "extensions", MUTABLE_HEAD, "root-" + sidecar),
+                       fh.read())
         self.state = {}
 
     def discard(self) -> None:
