@@ -8,7 +8,7 @@ SOURCES := $(shell find lakesuperior -name '*.py' -o -name '*.pyx' -o -name '*.p
 DATA_DIR ?= data
 PORT ?= 8000
 
-.PHONY: run test lint install bench clean
+.PHONY: run test lint install bench clean interop-ocfl
 
 # Loopback only; `make run PORT=8001 DATA_DIR=/srv/lsup` for a second instance.
 # On the first start the password of the administrator `admin` is written to
@@ -29,6 +29,23 @@ $(ACTIVEMQ):
 		activemq default-jdk-headless || { apt-get update && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 		activemq default-jdk-headless; }
+
+# Interoperability with the real Fedora 6.1.0 (docs/ocfl.md): Fedora rebuilds from
+# an export and serves it; a storage root Fedora wrote imports here. Its war and
+# jetty-runner come from Maven Central (cached in ~/.m2); Java 17 runs them on
+# 127.0.0.1. About a minute: not part of `make test`, .ci/run runs it.
+FCREPO_WAR := $(HOME)/.m2/repository/org/fcrepo/fcrepo-webapp/6.1.0/fcrepo-webapp-6.1.0.war
+JETTY_RUNNER := $(HOME)/.m2/repository/org/eclipse/jetty/jetty-runner/9.4.53.v20231009/jetty-runner-9.4.53.v20231009.jar
+
+interop-ocfl: install $(FCREPO_WAR) $(JETTY_RUNNER)
+	$(BIN)/pytest -q interop/test_fedora_ocfl.py
+
+$(FCREPO_WAR):
+	mvn -q dependency:get -Dartifact=org.fcrepo:fcrepo-webapp:6.1.0:war -Dtransitive=false
+
+$(JETTY_RUNNER):
+	mvn -q dependency:get -Dartifact=org.eclipse.jetty:jetty-runner:9.4.53.v20231009 \
+		-Dtransitive=false
 
 # The gate CI runs before the tests: ruff, mypy, cython-lint, and stubtest for
 # every compiled module (its .pyi must match what the extension exports).

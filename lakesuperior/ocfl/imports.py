@@ -247,19 +247,22 @@ class _ObjectImport:
                                               last.header_path)))
 
     def _mementos(self, uid: str, rid: str, present: list[tuple[VersionView, Entry]]) -> None:
-        """Every committed version in which the resource's state changed, at its
-        Memento-Datetime (one per second, the later state winning)."""
+        """The resource's Mementos as Fedora's TimeMap lists them, at their versions'
+        dates (one per second here, the later state winning): in an Archival Group
+        the versions in which the resource changed (the group lists them all), else
+        those that changed the resource's header (an ACL alone makes none)."""
         chosen: dict[str, tuple[datetime, VersionView, Entry]] = {}
-        before: tuple[Any, ...] | None = None
+        before: Any = None
         group = self.obj.root_headers is not None and \
             self.obj.root_headers.get("archivalGroup") is True
         for view, entry in present:
             if view.mutable:
                 continue
-            mark = entry.fingerprint(view.state)
+            mark = entry.fingerprint(view.state) if group else \
+                view.state.get(entry.header_path)
             changed = mark != before
             before = mark
-            if entry.deleted or (group and not changed):
+            if entry.deleted or not changed:
                 continue
             when = view.when(entry)
             chosen[when.strftime("%Y%m%d%H%M%S")] = (when, view, entry)

@@ -23,7 +23,6 @@ from lakesuperior.ocfl.storage import (
     Inventory,
     check_object_declaration,
     object_extensions,
-    parse_instant,
     read_inventory,
 )
 
@@ -74,9 +73,10 @@ class VersionView:
     entries: dict[str, Entry] = field(default_factory=dict)
 
     def when(self, entry: Entry) -> datetime:
-        """The Memento-Datetime of ``entry`` in this version."""
-        stamp = entry.headers.get("mementoCreatedDate")
-        return parse_instant(stamp, entry.id) if stamp else self.created
+        """The Memento-Datetime of ``entry`` in this version: the version's own date,
+        as Fedora's TimeMap gives it (not the header's ``mementoCreatedDate``, which
+        Fedora stamps a moment before it commits the version)."""
+        return self.created
 
 
 class FedoraObject:

@@ -33,6 +33,9 @@ from lakesuperior.store.reads import Reader
 __all__ = ["ResourceState", "deleted_at", "parse_xsd_datetime"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+#: The server-managed values of a binary that its exported files carry.
+_CONTENT_VALUES = frozenset((EBUCORE_HAS_MIME_TYPE, EBUCORE_FILENAME, EXTERNAL_URL,
+                             EXTERNAL_HANDLING, PREMIS_HAS_SIZE))
 
 
 def parse_xsd_datetime(text: str | None) -> datetime | None:
@@ -103,7 +106,12 @@ class ResourceState:
         def text(p: str) -> str | None:
             return lexical(values.get(p))
         size = text(PREMIS_HAS_SIZE)
-        fingerprint = hashlib.sha1("\n".join(sorted(" ".join(t) for t in triples)).encode(),
+        # What the export writes of the state: the client's triples and the binary's
+        # values, not the timestamps (a child added changes its container's).
+        kept = [" ".join(t) for t in user] + [f"{p} {o}" for p, o in sorted(values.items())
+                                              if p in _CONTENT_VALUES]
+        kept += [f"{a} {v}" for a, v in sorted(digests.items())]
+        fingerprint = hashlib.sha1("\n".join(sorted(kept)).encode(),
                                    usedforsecurity=False).hexdigest()
         return cls(uid, interaction.model_of(types), user,
                    parse_xsd_datetime(text(FCREPO_CREATED)), text(FCREPO_CREATED_BY),
@@ -120,5 +128,5 @@ class ResourceState:
         return self.deleted or self.modified or self.created or _EPOCH
 
     def key(self) -> tuple[str, str, datetime | None]:
-        """Equal for equal states."""
+        """Equal for states the export writes alike (timestamps aside)."""
         return self.uid, self.fingerprint, self.deleted
