@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from lakesuperior import rdfio
-from lakesuperior.admin.files import has_content, promote, staging_dir
+from lakesuperior.admin.files import has_content, promote, remove_stale_staging, staging_dir
 from lakesuperior.admin.progress import QUIET, Progress
 from lakesuperior.auth import acl as acls
 from lakesuperior.exceptions import OcflError
@@ -116,6 +116,7 @@ def export_ocfl(repo: Repository, dest: str, *, ocfl_version: str = "1.1",
         if os.path.exists(dest) and (not os.path.isdir(dest) or has_content(dest)):
             raise OcflError(f"The export destination {dest} is not empty: give a new or "
                             "empty directory (or --since to add to an earlier export)")
+        remove_stale_staging(os.path.dirname(dest))
         staging = staging_dir(dest, "exporting")
         try:
             root = create_root(staging, ocfl_version)

@@ -116,3 +116,24 @@ def test_import_with_a_broken_object_exits_1(invoke, data, tmp_path):
     assert "1 not imported" in r.output
     assert "FAILED info:fedora/a/b: info:fedora/a/b:" in r.output
     assert "does not match its sidecar" in r.output
+
+
+def test_an_interrupted_export_leaves_no_root_and_is_cleaned_up(data, tmp_path, monkeypatch):
+    """An export killed half-way leaves only its staging directory, never DIR; the
+    next export beside it removes that leftover of a process that is gone."""
+    from lakesuperior.admin import files
+    from lakesuperior.ocfl import export as export_mod
+
+    def boom(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(export_mod.ObjectWriter, "commit", boom)
+    with Repository(data, base_uri=BASE) as repo, pytest.raises(KeyboardInterrupt):
+        export_mod.export_ocfl(repo, tmp_path / "ocfl")
+    assert not (tmp_path / "ocfl").exists()
+    assert not [n for n in os.listdir(tmp_path) if ".exporting-" in n]
+    monkeypatch.undo()
+    stale = tmp_path / f".ocfl.exporting-999999999@{files._host()}-abcdefgh"
+    stale.mkdir()
+    with Repository(data, base_uri=BASE) as repo:
+        export_mod.export_ocfl(repo, tmp_path / "ocfl")
+    assert not stale.exists() and (tmp_path / "ocfl" / "0=ocfl_1.1").exists()
