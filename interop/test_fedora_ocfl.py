@@ -165,12 +165,13 @@ def test_fedora_serves_an_export(tmp_path, fedora_home):
                              getattr(res, "filename", None))
         export_ocfl(repo, home / "data" / "ocfl-root", ocfl_version="1.0")
     fedora = fedora_home(home)
-    assert "0 objects had errors" in fedora.log_path.read_text()
+    log = fedora.log_path.read_text()
+    assert "0 objects had errors" in log, log[-3000:]
     for uid, (user, versions, sha512, filename) in expected.items():
         path = uid + ("/fcr:metadata" if sha512 else "")
         got = [tuple(t.replace(fedora.base, base) for t in tr) for tr in fedora.user_triples(path)]
         assert got == user, uid
-        assert len(fedora.mementos(uid)) == len(versions), uid
+        assert len(fedora.mementos(uid)) == len(versions), (uid, fedora.mementos(uid), versions)
         if sha512:
             status, headers, body = fedora.request("GET", uid)
             assert status == 200 and hashlib.sha512(body).hexdigest() == sha512
@@ -209,12 +210,12 @@ def test_a_root_fedora_wrote_imports(tmp_path, fedora_home):
     fedora.stop()
     cfg = Config().with_(data_dir=str(tmp_path / "dest"), base_uri=b, sync=False)
     report = import_ocfl(str(home / "data" / "ocfl-root"), cfg)
-    assert report.failed == []
+    assert report.failed == [], report.failed
     with Repository(config=cfg) as repo:
         for uid, (user, mementos) in expected.items():
             res = repo.get(uid)
             assert sorted(res.user_data) == user, uid
-            assert res.version_ids == mementos, uid
+            assert res.version_ids == mementos, (uid, res.version_ids, mementos)
         binary = repo.get("/coll/bin")
         assert binary.digests["sha512"] == hashlib.sha512(fedora_bytes).hexdigest()
         assert binary.mimetype == "text/plain"
