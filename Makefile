@@ -21,8 +21,10 @@ run: install
 # JMS client: installed here when missing (apt-get, as root).
 ACTIVEMQ := /usr/share/activemq/bin/activemq.jar
 
+# Two pytest workers (pytest-xdist), each test file on one of them: much of the
+# suite waits on disks, servers and brokers, so two keep both cores busy.
 test: install $(ACTIVEMQ)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 $(ACTIVEMQ):
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \

@@ -38,6 +38,7 @@ from typing import Any
 
 from lakesuperior.bench import clients
 from lakesuperior.bench.figures import machine, write_json
+from lakesuperior.bench.ports import free_port
 from lakesuperior.bench.targets import TURTLE, HttpTarget, Options
 from lakesuperior.bench.workload import workload_turtle
 from lakesuperior.http.client import parse_auth
@@ -47,12 +48,6 @@ START_TIMEOUT = 120.0
 #: The ratios ``--check`` holds (name -> True when larger is worse).
 CHECKED = {"put_1_latency_ratio": True, "get_1_latency_ratio": True,
            "put_many_throughput_ratio": False, "get_many_throughput_ratio": False}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start(args: list[str], port: int, log: Path, stack: ExitStack) -> None:

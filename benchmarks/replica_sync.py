@@ -46,6 +46,7 @@ from lakesuperior import Repository
 from lakesuperior.bench.clients import POOL, process_cpu_s
 from lakesuperior.bench.figures import machine, summarize, write_json
 from lakesuperior.bench.lag import LagSampler
+from lakesuperior.bench.ports import free_port
 from lakesuperior.bench.targets import TURTLE, HttpTarget, Options
 from lakesuperior.bench.workload import GRAPH_SIZE, workload_turtle
 from lakesuperior.replicas import state as replica_state
@@ -58,12 +59,6 @@ START_TIMEOUT = 120.0
 CATCH_UP_TIMEOUT = 300.0
 LAG_TARGET_S = 2.0
 REINDEX_TARGET_S = 60.0     # for 10,000 resources
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def clean_env() -> dict[str, str]:

@@ -41,16 +41,11 @@ from typing import Any
 
 from lakesuperior.auth.users import UserDB
 from lakesuperior.bench.figures import machine, summarize, write_json
+from lakesuperior.bench.ports import free_port
 
 USER = "alice"
 PASSWORD = "a-long-enough-password"
 SLOW_HEAD = b"GET /rest/ HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: slow\r\nX-Padding: "
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextmanager

@@ -21,7 +21,6 @@ import argparse
 import http.client
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -31,16 +30,11 @@ import urllib.parse
 from typing import Any
 
 from lakesuperior.bench.figures import machine, summarize, write_json
+from lakesuperior.bench.ports import free_port
 
 CATASTROPHIC = ('SELECT ?x WHERE { BIND("aaaaaaaaaaaaaaaaaaaaaaaaaaaaa!" AS ?x) '
                 'FILTER(REGEX(?x, "^(a+)+$")) }')
 START_TIMEOUT = 120.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def timed_get(port: int, path: str, headers: dict[str, str] | None = None,

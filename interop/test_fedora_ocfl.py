@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import socket
 import subprocess
 import time
 import urllib.error
@@ -24,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from lakesuperior import Repository, rdfio
+from lakesuperior.bench.ports import free_port
 from lakesuperior.config import Config
 from lakesuperior.http import headers as hdr
 from lakesuperior.model.namespaces import EBUCORE_FILENAME, LDP_CONTAINS
@@ -48,12 +48,6 @@ REALM_XML = """<?xml version="1.0"?>
   </Arg></Call>
 </Configure>
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Fedora:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.client
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -12,13 +11,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
+from lakesuperior.bench.ports import free_port
+
 START_TIMEOUT = 120.0  # seconds for the server to answer its first request (a busy machine)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def child_pids(pid: int) -> list[int]:

@@ -18,6 +18,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from lakesuperior.bench.ports import free_port
+
 ACTIVEMQ_HOME = Path("/usr/share/activemq")
 LAUNCHER = ACTIVEMQ_HOME / "bin" / "activemq.jar"
 START_TIMEOUT = 120.0
@@ -44,12 +46,6 @@ CONFIG = """<beans xmlns="http://www.springframework.org/schema/beans"
 def available() -> bool:
     """Whether ActiveMQ (Debian's package) and java are installed."""
     return LAUNCHER.is_file() and shutil.which("java") is not None
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def classpath() -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.server
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -14,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+
+from lakesuperior.bench.ports import free_port
 
 BASE = "http://test.example/rest"
 BIN_DIR = os.path.dirname(sys.executable)
@@ -98,12 +99,6 @@ def state(path: Path | str) -> dict:
 
 
 # --- servers on loopback -----------------------------------------------------------------
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 class LsupServer:
     """``lsup-server`` in a subprocess on a tmp data directory."""
