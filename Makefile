@@ -20,10 +20,11 @@ run: install
 # loopback ports with its own configuration, no system service) and compile a
 # JMS client: installed here when missing (apt-get, as root).
 ACTIVEMQ := /usr/share/activemq/bin/activemq.jar
+CHROMIUM := /usr/bin/chromium
 
 # Two pytest workers (pytest-xdist), each test file on one of them: much of the
 # suite waits on disks, servers and brokers, so two keep both cores busy.
-test: install $(ACTIVEMQ)
+test: install $(ACTIVEMQ) $(CHROMIUM)
 	$(BIN)/pytest -q -n 2 --dist loadfile
 
 $(ACTIVEMQ):
@@ -31,6 +32,13 @@ $(ACTIVEMQ):
 		activemq default-jdk-headless || { apt-get update && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
 		activemq default-jdk-headless; }
+
+# The browser tests (tests/browser) drive Debian's Chromium headless with Playwright
+# (Playwright's own browser download is not used): installed here when missing.
+$(CHROMIUM):
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		--no-install-recommends chromium; }
 
 # Interoperability with the real Fedora 6.1.0 (docs/ocfl.md): Fedora rebuilds from
 # an export and serves it; a storage root Fedora wrote imports here. Its war and
