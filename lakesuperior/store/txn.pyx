@@ -56,6 +56,12 @@ cdef tuple check_pattern(s, p, o, g):
     return s, p, o, g
 
 
+cdef enum:
+    # Records a read snapshot keeps for reading again; a write keeps every one
+    # it read or wrote (its own view of the graphs it changes).
+    SNAPSHOT_RECORDS = 1024
+
+
 cdef inline int kind(uint64_t tid) noexcept nogil:
     return <int>(tid >> KIND_SHIFT)
 
@@ -274,6 +280,10 @@ cdef class Txn:
         """Graph ``gid``'s record (None: it has none), read once per transaction."""
         if gid in self.records:
             return self.records[gid]
+        if not self.write and len(self.records) >= SNAPSHOT_RECORDS:
+            # A snapshot reads what it read before unchanged: a long one (an
+            # export, a reindex) forgets its records rather than keep them all.
+            self.records.clear()
         data = self.txn.get(be(gid), db=self.store.db_rec)
         if data is not None:
             self.store.mapped(1 + (len(data) >> 16))   # a step per 64 KiB read
