@@ -29,7 +29,6 @@ import http.client
 import os
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -37,11 +36,13 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from lakesuperior.auth.users import UserDB
 from lakesuperior.bench.figures import machine, summarize, write_json
 from lakesuperior.bench.ports import free_port
+from lakesuperior.bench.serving import lsup_server
 
 USER = "alice"
 PASSWORD = "a-long-enough-password"
@@ -55,32 +56,15 @@ def server(root: str) -> Iterator[int]:
     os.makedirs(data)
     UserDB(data).add(USER, PASSWORD)
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LSUP_")}
-    env.update({"LSUP_DATA_DIR": data, "LSUP_SERVER_BIND": f"127.0.0.1:{port}"})
-    with open(os.path.join(root, "server.log"), "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-m", "lakesuperior.server"], cwd=root,
-                                env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit("lsup-server exited; see " + os.path.join(root, "server.log"))
-            try:
-                if get(port)[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit("lsup-server did not start")
-            time.sleep(0.2)
-        yield port
-    finally:
-        proc.terminate()
+
+    def answers() -> bool:
         try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            return get(port)[0] == 200
+        except OSError:
+            return False
+
+    with lsup_server(data, port, Path(root) / "server.log", ready=answers):
+        yield port
 
 
 def get(port: int, timeout: float = 60) -> tuple[int, float]:

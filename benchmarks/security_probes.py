@@ -21,16 +21,16 @@ import argparse
 import http.client
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 import urllib.parse
+from pathlib import Path
 from typing import Any
 
 from lakesuperior.bench.figures import machine, summarize, write_json
 from lakesuperior.bench.ports import free_port
+from lakesuperior.bench.serving import lsup_server
 
 CATASTROPHIC = ('SELECT ?x WHERE { BIND("aaaaaaaaaaaaaaaaaaaaaaaaaaaaa!" AS ?x) '
                 'FILTER(REGEX(?x, "^(a+)+$")) }')
@@ -52,23 +52,6 @@ def timed_get(port: int, path: str, headers: dict[str, str] | None = None,
     finally:
         conn.close()
     return status, time.perf_counter() - started
-
-
-def start_server(tmp: str, port: int, query_timeout: float, log: Any) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LSUP_")}
-    env.update(LSUP_DATA_DIR=os.path.join(tmp, "data"), LSUP_SERVER_BIND=f"127.0.0.1:{port}",
-               LSUP_AUTH_ENABLED="true", LSUP_QUERY_TIMEOUT=str(query_timeout))
-    proc = subprocess.Popen([sys.executable, "-m", "lakesuperior.server"], env=env,
-                            stdout=log, stderr=subprocess.STDOUT, cwd=tmp)
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("lsup-server exited during start")
-        if timed_get(port, "/rest/", timeout=5)[0] == 200:
-            return proc
-        time.sleep(0.2)
-    proc.terminate()
-    raise RuntimeError("lsup-server did not start in time")
 
 
 def one_round(port: int, query_path: str) -> dict[str, Any]:
@@ -107,19 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
     tmp = tempfile.mkdtemp(prefix="lsup-probes-")
     port = free_port()
-    with open(os.path.join(tmp, "server.log"), "wb") as log:
-        proc = start_server(tmp, port, args.query_timeout, log)
-        try:
-            idle = [timed_get(port, "/rest/")[1] * 1e3 for _ in range(args.idle_gets)]
-            path = "/query/sparql?" + urllib.parse.urlencode({"query": CATASTROPHIC})
-            rounds = [one_round(port, path) for _ in range(args.rounds)]
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    settings = {"LSUP_AUTH_ENABLED": "true", "LSUP_QUERY_TIMEOUT": str(args.query_timeout)}
+    with lsup_server(os.path.join(tmp, "data"), port, Path(tmp) / "server.log",
+                     settings=settings,
+                     ready=lambda: timed_get(port, "/rest/", timeout=5)[0] == 200):
+        idle = [timed_get(port, "/rest/")[1] * 1e3 for _ in range(args.idle_gets)]
+        path = "/query/sparql?" + urllib.parse.urlencode({"query": CATASTROPHIC})
+        rounds = [one_round(port, path) for _ in range(args.rounds)]
     shutil.rmtree(tmp, ignore_errors=True)
     load_after = os.getloadavg()
     query_s = [s for r in rounds for _, s in r["queries"]]
