@@ -20,7 +20,7 @@ P = "<http://ex.org/p>"
 C = f"<{BASE}/c>"
 
 
-class CountingTxn:
+class VolumeCountingTxn:
     """A store transaction that counts the triples and quads its API hands over."""
 
     def __init__(self, txn: Any):
@@ -71,7 +71,7 @@ def _container(repo_factory: Any, name: str, children: int) -> Any:
 def _counted(repo: Any, op: Any) -> tuple[int, int]:
     """(triples read, triples written) by ``op(ctx)`` in one write transaction."""
     with repo.store.write() as txn:
-        counting = CountingTxn(txn)
+        counting = VolumeCountingTxn(txn)
         op(Context(counting, Settings(base_uri=BASE)))
     return counting.read, counting.written
 
@@ -112,7 +112,7 @@ def test_reading_own_triples_skips_children(repo_factory):
     reads = []
     for repo in (small, large):
         with repo.store.read() as txn:
-            counting = CountingTxn(txn)
+            counting = VolumeCountingTxn(txn)
             own = counting.triples(res_uri("/c"), omit=LDP_CONTAINS)
             reads.append(counting.read)
             assert (res_uri("/c"), P, '"one"') in own
