@@ -8,7 +8,7 @@ SOURCES := $(shell find lakesuperior -name '*.py' -o -name '*.pyx' -o -name '*.p
 DATA_DIR ?= data
 PORT ?= 8000
 
-.PHONY: run test lint install bench clean interop-ocfl
+.PHONY: run test lint install bench clean interop-ocfl perf-check
 
 # Loopback only; `make run PORT=8001 DATA_DIR=/srv/lsup` for a second instance.
 # On the first start the password of the administrator `admin` is written to
@@ -56,6 +56,15 @@ $(FCREPO_WAR):
 $(JETTY_RUNNER):
 	mvn -q dependency:get -Dartifact=org.eclipse.jetty:jetty-runner:9.4.53.v20231009 \
 		-Dtransitive=false
+
+# A short form of benchmarks/compare.py (2 rounds of 150 requests): fails when a
+# ratio to the request floor (1 client's PUT and GET, 8 clients' PUT/s and GET/s)
+# is more than 30% worse than benchmarks/compare-baseline.json in each of 3
+# sessions, so a change that doubles the cost of a request cannot land unnoticed.
+# About a minute; .ci/run runs it after the tests.
+perf-check: install
+	$(BIN)/python benchmarks/compare.py --rounds 2 --count 150 \
+		--check benchmarks/compare-baseline.json
 
 # The gate CI runs before the tests: ruff, mypy, cython-lint, and stubtest for
 # every compiled module (its .pyi must match what the extension exports).

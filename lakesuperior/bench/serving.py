@@ -32,6 +32,44 @@ def accepts(port: int) -> bool:
         return False
 
 
+def descendants(pid: int) -> list[int]:
+    """The live processes below ``pid`` (from ``/proc``, Linux): a server's workers
+    and the processes they started."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        out.extend(children)
+        todo.extend(children)
+    return out
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds the threads of ``pid`` and of every live process below it have
+    run (the scheduler's nanosecond counts, ``/proc/*/task/*/schedstat``)."""
+    total = 0
+    for proc in (pid, *descendants(pid)):
+        try:
+            tasks = os.listdir(f"/proc/{proc}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{proc}/task/{task}/schedstat", "rb") as fh:
+                    total += int(fh.read().split()[0])
+            except (OSError, IndexError, ValueError):
+                continue
+    return total / 1e9
+
+
 def stop(proc: subprocess.Popen, timeout: float = 30.0) -> None:
     """Terminate ``proc``; kill it if it has not exited after ``timeout`` seconds."""
     if proc.poll() is None:

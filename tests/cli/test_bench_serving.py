@@ -56,3 +56,27 @@ def test_lsup_server_serves_its_data_folder_with_authentication_on(tmp_path):
         conn.close()
     assert (tmp_path / "data" / "initial-admin-password").exists()
     assert not serving.accepts(port)
+
+
+def test_the_cpu_of_a_process_tree_counts_its_children(tmp_path):
+    import subprocess
+    # a parent that starts a child burning CPU for a moment, then both wait
+    code = ("import subprocess, sys, time; "
+            "c = subprocess.Popen([sys.executable, '-c', "
+            "'import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.3: pass\\n"
+            "print(\"burnt\", flush=True)\\ntime.sleep(60)'], stdout=sys.stdout); "
+            "print('child', c.pid, flush=True); time.sleep(60)")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline().split()[1])
+        assert child in serving.descendants(parent.pid)
+        assert parent.stdout.readline() == "burnt\n"
+        assert serving.tree_cpu_s(parent.pid) >= 0.3          # the child's burn counted
+        assert serving.tree_cpu_s(child) >= 0.3
+        assert serving.tree_cpu_s(parent.pid) > serving.tree_cpu_s(child)
+    finally:
+        for pid in serving.descendants(parent.pid):
+            subprocess.run(["kill", str(pid)], check=False)
+        serving.stop(parent, timeout=5)
+        parent.stdout.close()

@@ -26,11 +26,16 @@ def test_compare_prints_ratios_writes_json_and_checks_a_baseline(tmp_path):
         assert ratios[f"{op}_1_latency_ratio"] == round(fig[f"ours_{op}_1"]
                                                         / fig[f"floor_{op}_1"], 2)
         assert ratios[f"{op}_many_throughput_ratio"] > 0
+        assert fig[f"floor_{op}_cpu_ms"] > 0 and fig[f"ours_{op}_cpu_ms"] > 0
+        assert ratios[f"{op}_cpu_ratio"] == round(fig[f"ours_{op}_cpu_ms"]
+                                                  / fig[f"floor_{op}_cpu_ms"], 2)
     assert "PUT 1 client, median ms: floor " in res.stdout
-    # --check: a recorded run far better than this one fails, a far worse one passes
-    better = {"ratios": {**ratios, "put_1_latency_ratio": ratios["put_1_latency_ratio"] / 3}}
-    worse = {"ratios": {**ratios, "put_1_latency_ratio": ratios["put_1_latency_ratio"] * 3,
-                        "get_many_throughput_ratio": ratios["get_many_throughput_ratio"] / 3}}
+    assert "server CPU per request, ms: PUT floor " in res.stdout
+    # --check holds the CPU ratios: a recorded run far better than this one fails,
+    # a far worse one passes
+    better = {"ratios": {**ratios, "put_cpu_ratio": ratios["put_cpu_ratio"] / 3}}
+    worse = {"ratios": {**ratios, "put_cpu_ratio": ratios["put_cpu_ratio"] * 3,
+                        "get_cpu_ratio": ratios["get_cpu_ratio"] * 3}}
     (tmp_path / "better.json").write_text(json.dumps(better))
     (tmp_path / "worse.json").write_text(json.dumps(worse))
     from importlib import util
@@ -43,5 +48,5 @@ def test_compare_prints_ratios_writes_json_and_checks_a_baseline(tmp_path):
     finally:
         sys.path.remove(str(SCRIPT.parent))
     found = compare.check(ratios, str(tmp_path / "better.json"), 0.3)
-    assert len(found) == 1 and found[0].startswith("put_1_latency_ratio")
+    assert len(found) == 1 and found[0].startswith("put_cpu_ratio")
     assert compare.check(ratios, str(tmp_path / "worse.json"), 0.3) == []
