@@ -35,12 +35,12 @@ from lakesuperior.auth import authorizations as auth
 from lakesuperior.auth.agents import Agent
 from lakesuperior.auth.authorizations import AUTHENTICATED, EVERYONE, GROUP, HAS_MEMBER
 from lakesuperior.exceptions import AccessDeniedError
-from lakesuperior.model.containment import contained, own_triples, subtree
+from lakesuperior.model.containment import own_triples, subtree
 from lakesuperior.model.context import Context
 from lakesuperior.model.lookup import require_model, types_of
 from lakesuperior.model.membership import triples_about
 from lakesuperior.model.namespaces import LDP_CONTAINS, RDF_TYPE
-from lakesuperior.model.resource import RdfSource, view
+from lakesuperior.model.resource import RdfSource, read_children, view
 from lakesuperior.model.server_managed import is_server_managed
 from lakesuperior.model.uids import RES_PREFIX, ROOT_UID, ancestors, is_descendant, res_uri, uid_of
 from lakesuperior.model.versions import list_versions
@@ -256,7 +256,8 @@ class Access:
 def load_visible(ctx: Context, uid: str, visible: Callable[[str], bool], *,
                  incl_children: bool = True, incl_inbound: bool = False,
                  incl_srv_mgd: bool = True, embed_children: bool = False,
-                 incl_membership: bool = True) -> RdfSource:
+                 incl_membership: bool = True,
+                 children_range: tuple[int, int] | None = None) -> RdfSource:
     """``resource.load`` for an agent that may not read everything: embedded
     children and inbound references come only from the resource graphs
     ``visible`` accepts (the resource itself is checked by the caller)."""
@@ -265,7 +266,7 @@ def load_visible(ctx: Context, uid: str, visible: Callable[[str], bool], *,
     own = own_triples(txn, uid)
     if not own:
         require_model(txn, uid)
-    children = contained(txn, uid)
+    children, total = read_children(txn, uid, children_range)
     extra: list[Triple] = []
     if incl_membership:
         extra.extend(triples_about(txn, uid))
@@ -278,6 +279,8 @@ def load_visible(ctx: Context, uid: str, visible: Callable[[str], bool], *,
             if visible(child):
                 extra.extend(t for t in txn.triples(child, omit=LDP_CONTAINS)
                              if incl_srv_mgd or not is_server_managed(t[1], t[2]))
-    return view(ctx, uid, own, extra=extra, incl_children=incl_children,
-                incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid),
-                contained=children)
+    v = view(ctx, uid, own, extra=extra, incl_children=incl_children,
+             incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid),
+             contained=children)
+    v.child_count = total
+    return v

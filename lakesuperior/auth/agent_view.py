@@ -20,7 +20,7 @@ a view, so the rules have one implementation. Modes:
   ``create_or_replace`` under it; an ``update`` that only inserts
   (``INSERT DATA``, ``INSERT ... WHERE`` without a ``DELETE`` template or with
   an empty one) and an ``update_delta`` that removes nothing.
-- Control: the ACL methods (``acl``, ``set_acl``, ``update_acl``,
+- Control: the ACL methods (``acl``, ``effective_acl``, ``set_acl``, ``update_acl``,
   ``delete_acl``, ``has_acl``).
 - Queries (``sparql_query``, ``triple_match``, ``term_search``) answer from
   the resources the agent may read.
@@ -373,6 +373,12 @@ class AgentView:
         uid = normalize_uid(uid)
         with self._reading(lambda a: a.require(uid, "Control"), base_uri):
             return self._repo.acl(uid, base_uri=base_uri)
+
+    def effective_acl(self, uid: str, *,
+                      base_uri: str | None = None) -> tuple[str | None, list[tuple[str, str, str]]]:
+        uid = normalize_uid(uid)
+        with self._reading(lambda a: a.require(uid, "Control"), base_uri):
+            return self._repo.effective_acl(uid, base_uri=base_uri)
 
     def has_acl(self, uid: str) -> bool:
         uid = normalize_uid(uid)

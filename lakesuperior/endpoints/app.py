@@ -25,6 +25,7 @@ from lakesuperior.endpoints.changes import bp as changes_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
 from lakesuperior.endpoints.query import bp as query_bp
 from lakesuperior.endpoints.tx.staging import Staging
+from lakesuperior.endpoints.ui import bp as ui_bp
 from lakesuperior.http import mediatypes
 from lakesuperior.model.namespaces import RDFS_NS
 from lakesuperior.query.slots import QuerySlots
@@ -84,6 +85,7 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
     app.register_blueprint(query_bp, url_prefix="/query")
     app.register_blueprint(admin_bp, url_prefix="/admin")
     app.register_blueprint(changes_bp, url_prefix="/changes")
+    app.register_blueprint(ui_bp, url_prefix="/ui")
 
     @app.get("/", endpoint="root_redirect")
     def root_redirect() -> BaseResponse:

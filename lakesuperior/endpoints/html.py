@@ -88,12 +88,30 @@ def breadcrumbs(base: str, uid: str) -> list[tuple[str, str]]:
     return crumbs
 
 
-def page_of(items: Sequence[str], page: int) -> tuple[list[str], int, int]:
-    """One page of ``items``: (items, page number clamped to range, page count)."""
-    pages = max(1, -(-len(items) // PAGE_SIZE))
+#: Containers with at most this many children list them sorted by name across
+#: pages; larger ones in the store's order of their children (each page sorted),
+#: so that a page reads a bounded number of children however many there are.
+SORT_LIMIT = 1000
+
+
+def children_range(page: int) -> tuple[int, int]:
+    """The children to read for ``page``: enough to know whether the container is
+    small enough to sort (``SORT_LIMIT``), and that page in the store's order."""
+    return 0, max(SORT_LIMIT + 1, max(page, 1) * PAGE_SIZE)
+
+
+def page_of(read: Sequence[str], total: int, page: int) -> tuple[list[str], int, int]:
+    """One page of children: (uids, page number clamped to range, page count).
+
+    ``read``: the children ``children_range`` read (in the store's order), of
+    ``total``: all of them when there are at most ``SORT_LIMIT``, sorted; else the
+    page's slice of the store's order, sorted within the page."""
+    pages = max(1, -(-total // PAGE_SIZE))
     page = min(max(page, 1), pages)
     start = (page - 1) * PAGE_SIZE
-    return list(items[start:start + PAGE_SIZE]), page, pages
+    if total <= SORT_LIMIT:
+        return sorted(read)[start:start + PAGE_SIZE], page, pages
+    return sorted(read[start:start + PAGE_SIZE]), page, pages
 
 
 def human_size(size: int) -> str:

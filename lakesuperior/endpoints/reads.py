@@ -28,6 +28,8 @@ from lakesuperior.endpoints.call import (
 from lakesuperior.endpoints.errors import BadGateway, MethodNotAllowed, NotAcceptable
 from lakesuperior.endpoints.paths import Target
 from lakesuperior.endpoints.preconditions import if_range_holds
+from lakesuperior.endpoints.ui.pages import ui_context
+from lakesuperior.endpoints.ui.versions import version_date
 from lakesuperior.endpoints.representation import (
     HTML,
     RDF_OUT,
@@ -50,6 +52,7 @@ from lakesuperior.endpoints.representation import (
 from lakesuperior.exceptions import ExternalContentError, UnsupportedDigestError
 from lakesuperior.http import digests
 from lakesuperior.http import headers as hdr
+from lakesuperior.http import mediatypes
 from lakesuperior.model.external import HANDLINGS
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_TYPE
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
@@ -74,7 +77,11 @@ def read(call: Call, head: bool) -> Response:
     if (head and not needs_triples(options)) or when is not None:
         res = call.repo.info(call.uid, base_uri=call.base)   # headers only: no triples
     else:
-        res = call.repo.get(call.uid, base_uri=call.base, **get_options(options))
+        kwargs = get_options(options)
+        if not head and _wants_html():
+            # a page of children, not all of them (html.children_range)
+            kwargs["children_range"] = html.children_range(_page_number())
+        res = call.repo.get(call.uid, base_uri=call.base, **kwargs)
     call.check_described(res)
     if when is not None:
         return _timegate(call, res, when)
@@ -371,8 +378,8 @@ def _timemap(call: Call, head: bool) -> Response:
         page = render_template(
             "resource.html", **_page_context(call, call.uid, timemap, triples, f"<{timemap}>"),
             title=f"Versions of {call.uid}", children=None, types=[],
-            versions=[(v.id + (f" ({v.label})" if v.label else ""), uri)
-                      for uri, v in mementos], timemap=None)
+            versions=[(v.label, uri, version_date(v.id)) for uri, v in mementos],
+            timemap=None, ui=ui_context(call.repo, call.uid, versionable=True))
         return Response(page, headers=headers)
     return Response(rdfio.serialize(triples, media_type, namespaces=DEFAULT_NAMESPACES),
                     headers=headers)
@@ -424,6 +431,19 @@ def _empty(headers: dict[str, str]) -> Response:
     return response
 
 
+def _wants_html() -> bool:
+    """Whether the request's ``Accept`` chooses the HTML page."""
+    return mediatypes.negotiate(request.headers.get("Accept"), RDF_OUT, strict=True) == HTML
+
+
+def _page_number() -> int:
+    """The ``page`` query parameter (1 when absent or not a number)."""
+    try:
+        return int(request.args.get("page", "1"))
+    except ValueError:
+        return 1
+
+
 def _page_context(call: Call, uid: str, uri: str, triples: list, subject: str) -> dict[str, Any]:
     return {"uid": uid, "uri": uri, "crumbs": html.breadcrumbs(call.base, uid),
             "root_url": call.base + "/", "version": __version__,
@@ -451,24 +471,21 @@ def _html(call: Call, res: Any, target: Target) -> str:
                          "filename": res.filename, "download": download,
                          "digests": sorted(res.digests.items())}
     if res.is_container and target.kind == "resource":
-        try:
-            page = int(request.args.get("page", "1"))
-        except ValueError:
-            page = 1
-        uids, page, pages = html.page_of(sorted(res.children), page)
+        uids, page, pages = html.page_of(res.children, res.child_count, _page_number())
         binaries = call.repo.binary_uids(uids)    # a binary opens its description page
-        ctx.update(children=[(u.rsplit("/", 1)[-1],
-                              call.url(u, "metadata" if u in binaries else "resource"),
-                              u in binaries) for u in uids],
-                   child_count=len(res.children), page=page, pages=pages)
+        ctx.update(children=[(u.rsplit("/", 1)[-1], call.url(u, "metadata") if u in binaries
+                              else call.url(u), call.url(u) if u in binaries else None)
+                             for u in uids],
+                   child_count=res.child_count, page=page, pages=pages)
     else:
         ctx["children"] = None
     if target.kind == "memento":
         ctx["versions"] = None
         ctx["timemap"] = None
+        ctx["ui"] = ui_context(call.repo, res.uid, version=target.version)
     else:
-        ctx["versions"] = [(v.id + (f" ({v.label})" if v.label else ""),
-                            call.url(res.uid, "memento", v.id, description))
-                           for v in res.version_info]
+        ctx["versions"] = [(v.label, call.url(res.uid, "memento", v.id, description),
+                            version_date(v.id)) for v in res.version_info]
         ctx["timemap"] = call.url(res.uid, "timemap", description=description)
+        ctx["ui"] = ui_context(call.repo, res.uid, actions=True, versionable=True)
     return render_template("resource.html", **ctx)

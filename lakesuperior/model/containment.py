@@ -13,6 +13,8 @@ it has.
 """
 from __future__ import annotations
 
+from itertools import islice
+
 from lakesuperior.model.context import WriteContext
 from lakesuperior.model.namespaces import LDP_CONTAINS
 from lakesuperior.model.server_managed import touch
@@ -47,6 +49,17 @@ def contained(txn: Reader, uid: str) -> list[str]:
     """Internal URIs of the children of a live container (one range read)."""
     res = res_uri(uid)
     return txn.objects(res, LDP_CONTAINS, res)
+
+
+def contained_page(txn: Reader, uid: str, start: int, stop: int) -> tuple[list[str], int]:
+    """Internal URIs of the children ``start``..``stop`` (in the store's order of
+    its containment run) and how many children there are: the count is one
+    lookup and the listing is streamed, so only the children up to ``stop`` (and
+    the rest of one decoding chunk) are decoded, however many there are."""
+    res = res_uri(uid)
+    total = txn.count(res, LDP_CONTAINS, None, res)
+    page = [q[2] for q in islice(txn.match(res, LDP_CONTAINS, None, res), start, stop)]
+    return page, total
 
 
 def own_triples(txn: Reader, uid: str) -> list[Triple]:

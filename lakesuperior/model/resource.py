@@ -30,7 +30,7 @@ import rdflib
 from lakesuperior import rdfio
 from lakesuperior.exceptions import BinaryNotFoundError
 from lakesuperior.model import archival, interaction, membership
-from lakesuperior.model.containment import contained, own_triples
+from lakesuperior.model.containment import contained, contained_page, own_triples
 from lakesuperior.model.context import Context
 from lakesuperior.model.external import EXTERNAL_HANDLING, EXTERNAL_URL
 from lakesuperior.model.literals import lexical
@@ -76,6 +76,9 @@ class RdfSource:
         self.uid = uid
         self._own = own
         self._contained = contained or []
+        #: How many children the container has (``load``'s ``children_range`` reads
+        #: only some of them: ``children`` are those).
+        self.child_count = len(self._contained)
         self._extra = extra or []
         self._urimap = urimap
         self._incl_children = incl_children
@@ -335,13 +338,16 @@ def view(ctx: Context, uid: str, own: list[Triple], *, model: str | None = None,
 
 def load(ctx: Context, uid: str, *, incl_children: bool = True, incl_inbound: bool = False,
          incl_srv_mgd: bool = True, embed_children: bool = False,
-         incl_membership: bool = True) -> RdfSource:
-    """Read a resource in ``ctx.txn``; ``ResourceNotExistsError`` / ``TombstoneError``."""
+         incl_membership: bool = True,
+         children_range: tuple[int, int] | None = None) -> RdfSource:
+    """Read a resource in ``ctx.txn``; ``ResourceNotExistsError`` / ``TombstoneError``.
+    ``children_range``: ``(start, stop)``, read only those children (in the store's
+    order; ``child_count`` still counts them all)."""
     txn = ctx.txn
     own = own_triples(txn, uid)
     if not own:
         require_model(txn, uid)  # raises the right error
-    children = contained(txn, uid)
+    children, total = read_children(txn, uid, children_range)
     extra: list[Triple] = []
     if incl_membership:
         extra.extend(membership.triples_about(txn, uid))
@@ -351,9 +357,21 @@ def load(ctx: Context, uid: str, *, incl_children: bool = True, incl_inbound: bo
         for child in children:
             extra.extend(t for t in txn.triples(child, omit=LDP_CONTAINS)
                          if incl_srv_mgd or not is_server_managed(t[1], t[2]))
-    return view(ctx, uid, own, extra=extra, incl_children=incl_children,
-                incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid),
-                contained=children)
+    v = view(ctx, uid, own, extra=extra, incl_children=incl_children,
+             incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid),
+             contained=children)
+    v.child_count = total
+    return v
+
+
+def read_children(txn: Reader, uid: str,
+                  children_range: tuple[int, int] | None) -> tuple[list[str], int]:
+    """The children ``load`` reads (all, or those of ``children_range``) and their count."""
+    if children_range is None:
+        children = contained(txn, uid)
+        return children, len(children)
+    start, stop = children_range
+    return contained_page(txn, uid, max(start, 0), max(stop, start, 0))
 
 
 class ResourceInfo:

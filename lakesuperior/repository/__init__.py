@@ -121,6 +121,7 @@ class Repository:
 
     # -- access control: ACLs, decisions, agent views (``access_control.py``) --------
     acl = access_control.acl
+    effective_acl = access_control.effective_acl
     has_acl = access_control.has_acl
     set_acl = access_control.set_acl
     update_acl = access_control.update_acl
@@ -296,20 +297,24 @@ class Repository:
 
     def get(self, uid: str, *, incl_children: bool = True, incl_inbound: bool = False,
             incl_srv_mgd: bool = True, embed_children: bool = False,
-            incl_membership: bool = True, base_uri: str | None = None) -> RdfSource:
+            incl_membership: bool = True, base_uri: str | None = None,
+            children_range: tuple[int, int] | None = None) -> RdfSource:
         """The resource at ``uid`` (an ``RdfSource``, ``Container`` or ``Binary``).
 
         ``incl_children``: containment triples; ``incl_inbound``: triples of
         other resources that point here; ``incl_srv_mgd``: server-managed
         triples; ``embed_children``: the children's own triples;
         ``incl_membership``: membership triples about the resource;
-        ``base_uri``: public base for this call's output (default: configured).
+        ``base_uri``: public base for this call's output (default: configured);
+        ``children_range``: ``(start, stop)``, only those children are read (a
+        page of a large container, in the store's order of its children, the
+        order they were added in); ``child_count`` still counts them all.
         """
         uid = normalize_uid(uid)
         with self.snapshot(base_uri) as ctx:
             return load(ctx, uid, incl_children=incl_children, incl_inbound=incl_inbound,
                         incl_srv_mgd=incl_srv_mgd, embed_children=embed_children,
-                        incl_membership=incl_membership)
+                        incl_membership=incl_membership, children_range=children_range)
 
     def info(self, uid: str, *, base_uri: str | None = None,
              own_triples: bool = False) -> ResourceInfo:

@@ -19,13 +19,14 @@ from lakesuperior import rdfio
 from lakesuperior.auth import acl as acls
 from lakesuperior.auth.access import Access
 from lakesuperior.auth.agent_view import AgentView, agent_of
-from lakesuperior.auth.agents import Agent
+from lakesuperior.auth.agents import ANONYMOUS, Agent
 from lakesuperior.model.context import Context, WriteContext
+from lakesuperior.model.lookup import require_model
 from lakesuperior.model.uids import normalize_uid
 from lakesuperior.rdfio import Triple
 from lakesuperior.repository.core import Repository
 
-__all__ = ["acl", "has_acl", "set_acl", "update_acl", "delete_acl", "access", "as_user",
+__all__ = ["acl", "effective_acl", "has_acl", "set_acl", "update_acl", "delete_acl", "access", "as_user",
            "as_agent"]
 
 _R = TypeVar("_R", bound=Repository)
@@ -39,6 +40,23 @@ def acl(repo: Repository, uid: str, *, base_uri: str | None = None) -> list[Trip
     with repo.snapshot(base_uri) as ctx:
         current = acls.current(ctx, uid, repo.acl_state.default_root)
         return ctx.urimap.triples_to_public(current)
+
+
+def effective_acl(repo: Repository, uid: str, *,
+                  base_uri: str | None = None) -> tuple[str | None, list[Triple]]:
+    """The ACL that decides for ``uid``: ``(source, triples)``, ``source`` the uid
+    whose ACL it is (``uid`` itself, or the ancestor it inherits from, whose
+    ``acl:default`` rules are then those that reach it) and its triples, public
+    URIs; ``(None, [])`` when no ACL reaches it (nothing is granted there).
+    ``ResourceNotExistsError`` / ``TombstoneError`` for what is not a live resource."""
+    uid = normalize_uid(uid)
+    with repo.snapshot(base_uri) as ctx:
+        require_model(ctx.txn, uid)
+        source = Access(ctx, repo.acl_state, ANONYMOUS).controlling(uid)
+        if source is None:
+            return None, []
+        current = acls.current(ctx, source, repo.acl_state.default_root)
+        return source, ctx.urimap.triples_to_public(current)
 
 
 def has_acl(repo: Repository, uid: str) -> bool:
