@@ -30,6 +30,7 @@ from lakesuperior.endpoints.ui.common import (
 )
 from lakesuperior.rdfio import Triple
 
+_IRI_SAFE = ":/#?&=@!$()*+,;-._~%"
 _VERBS = {"Read": "read", "Write": "write", "Append": "append to", "Control": "control"}
 
 
@@ -46,12 +47,12 @@ def _webid_base() -> str:
 
 
 def grantee_name(g: Grantee) -> str:
-    """Who a grantee is, in words: "Everyone", "Signed-in users", a user name, a
+    """Who a grantee is, in words: "everyone", "signed-in users", a user name, a
     group's path."""
     if g == EVERYONE:
-        return "Everyone"
+        return "everyone"
     if g == SIGNED_IN:
-        return "Signed-in users"
+        return "signed-in users"
     iri = g.term[1:-1]
     if g.kind == "user" and iri.startswith(_webid_base()):
         return unquote(iri[len(_webid_base()):])
@@ -86,6 +87,8 @@ def access_page() -> Response:
     grants = sharing.grants(triples, f"<{_iri(uid)}>", inherited=inherited) if source else []
     phrases = _sentence(grants)
     summary = "; ".join(phrases) if phrases else "Nobody but administrators has access"
+    if summary.startswith(("everyone", "signed-in")):
+        summary = summary[0].upper() + summary[1:]
     if inherited:
         summary += f"; inherited from {source}"
     rows = [(grantee_name(g.grantee), g.grantee, g.mode, g.below) for g in grants]
@@ -105,11 +108,11 @@ def _grantee() -> Grantee:
     if who not in ("user", "group") or not name:
         raise BadRequest("Say whom to grant access to: a user (with a user name), a group "
                          "(with its path), everyone, or signed-in users")
+    if ":" in name and not name.startswith("/"):     # a WebID, a group's IRI
+        return Grantee(who, f"<{quote(name, safe=_IRI_SAFE)}>")
     if who == "group":
         path = name if name.startswith("/") else "/" + name
-        return Grantee("group", f"<{urls().base}{quote(path, safe='/#:@!$&()*+,;=-._~')}>")
-    if ":" in name:                                  # a WebID
-        return Grantee("user", f"<{quote(name, safe=':/#?&=@!$()*+,;-._~%')}>")
+        return Grantee("group", f"<{urls().base}{quote(path, safe=_IRI_SAFE)}>")
     agent = current_app.extensions[authn.EXTENSION].user_agent(name, False)
     return Grantee("user", f"<{agent.webid}>")
 
