@@ -1,0 +1,108 @@
+"""The staff forms in a real browser: create, upload, edit, versions, sharing,
+delete and restore, found by their accessible names (roles, labels, buttons)."""
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+
+def new_container(page: Page, site, parent: str, title: str, slug: str) -> None:
+    page.goto(site.root + parent)
+    form = page.get_by_role("form", name="New container")
+    form.get_by_label("Title").fill(title)
+    form.get_by_label("Name in the path (optional)").fill(slug)
+    form.get_by_role("button", name="Create").click()
+    expect(page).to_have_url(site.root + (parent + "/" if parent else "") + slug)
+
+
+def test_create_upload_and_edit(site, basic_page, tmp_path):
+    page = basic_page("root")
+    new_container(page, site, "", "Letters <b>1</b>", "letters")
+    expect(page.get_by_text("Letters <b>1</b>", exact=True)).to_be_visible()   # text, not markup
+    upload = page.get_by_role("form", name="Upload")
+    scan = tmp_path / "scan.txt"
+    scan.write_bytes(b"a letter\n" * 10_000)
+    upload.get_by_label("File").set_input_files(str(scan))
+    upload.get_by_label("Title").fill("First letter")
+    upload.get_by_role("button", name="Upload").click()
+    expect(page).to_have_url(re.compile(r"/rest/letters/[^/]+/fcr:metadata$"))
+    expect(page.get_by_text("scan.txt", exact=True)).to_be_visible()
+    expect(page.get_by_role("link", name="Download", exact=True)).to_be_visible()
+    page.goto(site.root + "letters")
+    expect(page.get_by_role("link", name=re.compile("^Download "))).to_have_count(1)
+
+    page.get_by_role("link", name="Edit", exact=True).click()
+    page.get_by_role("form", name="Description").get_by_label("Title").fill("Letters, 1890")
+    page.get_by_role("button", name="Save fields").click()
+    expect(page).to_have_url(site.root + "letters")
+    expect(page.get_by_text("Letters, 1890", exact=True)).to_be_visible()
+
+    page.get_by_role("link", name="Edit", exact=True).click()
+    broken = '<> <http://purl.org/dc/terms/title> "x" .\n<> <http://a> oops .'
+    page.get_by_label("Turtle").fill(broken)
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.get_by_role("alert")).to_contain_text("Line 2, column")
+    expect(page.get_by_label("Turtle")).to_have_value(broken)
+
+
+def test_make_and_revert_a_version(site, basic_page):
+    page = basic_page("root")
+    new_container(page, site, "", "Draft", "versioned")
+    page.get_by_role("button", name="Make version").click()
+    expect(page).to_have_url(site.root + "versioned")
+    page.get_by_role("link", name="Edit", exact=True).click()
+    page.get_by_role("form", name="Description").get_by_label("Title").fill("Final")
+    page.get_by_role("button", name="Save fields").click()
+    expect(page.get_by_text("Final", exact=True)).to_be_visible()
+    page.get_by_role("link", name="TimeMap").click()
+    page.get_by_role("link", name=re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$")).click()
+    expect(page.get_by_text("Draft", exact=True)).to_be_visible()
+    page.get_by_role("link", name="Revert to this version").click()
+    page.get_by_role("button", name="Revert to this version").click()
+    expect(page).to_have_url(site.root + "versioned")
+    expect(page.get_by_text("Draft", exact=True)).to_be_visible()
+
+
+def test_share_with_another_user(site, basic_page):
+    root = basic_page("root")
+    new_container(root, site, "", "Shared", "shared")
+    bob = basic_page("bob")
+    bob.goto(site.root + "shared")
+    expect(bob.get_by_role("link", name="Edit", exact=True)).to_have_count(0)
+    expect(bob.get_by_role("form", name="New container")).to_have_count(0)
+
+    root.get_by_role("link", name="Access", exact=True).click()
+    expect(root.get_by_text("Everyone may read; inherited from /.")).to_be_visible()
+    form = root.get_by_role("form", name="Grant access")
+    form.get_by_label("A user").check()
+    form.get_by_label("User name or group path").fill("bob")
+    form.get_by_label("Access", exact=True).select_option("Write")
+    form.get_by_role("button", name="Grant").click()
+    expect(root.get_by_text("Everyone may read; bob may write.")).to_be_visible()
+
+    bob.reload()
+    expect(bob.get_by_role("link", name="Edit", exact=True)).to_be_visible()
+    expect(bob.get_by_role("link", name="Access", exact=True)).to_have_count(0)
+    new_container(bob, site, "shared", "By bob", "by-bob")
+    alice = basic_page("alice")
+    alice.goto(site.root + "shared")
+    expect(alice.get_by_role("link", name="Edit", exact=True)).to_have_count(0)
+
+    root.get_by_role("button", name="Revoke Write from bob").click()
+    expect(root.get_by_text("bob")).to_have_count(0)
+    bob.reload()
+    expect(bob.get_by_role("link", name="Edit", exact=True)).to_have_count(0)
+
+
+def test_delete_and_restore(site, basic_page):
+    page = basic_page("root")
+    new_container(page, site, "", "Doomed", "doomed")
+    page.get_by_role("link", name="Delete", exact=True).click()
+    expect(page.get_by_text("Delete /doomed and everything below it?")).to_be_visible()
+    page.get_by_role("button", name="Delete").click()
+    expect(page.get_by_role("heading", name="/doomed was deleted")).to_be_visible()
+    assert page.request.get(site.root + "doomed").status == 410
+    page.get_by_role("button", name="Restore").click()
+    expect(page).to_have_url(site.root + "doomed")
+    expect(page.get_by_text("Doomed", exact=True)).to_be_visible()
