@@ -94,8 +94,13 @@ def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
          options: dict[str, bool] | None = None) -> Response:
     media_type = negotiate(RDF_OUT)
     headers = resource_headers(call.urls, res, target, options)
-    if call.not_modified("GET", headers["ETag"], modified_of(res)):
+    page = media_type == HTML
+    if call.not_modified("GET", headers["ETag"], modified_of(res)) and not page:
         return _not_modified(headers)
+    if page:
+        # The page shows what this agent may do and carries fresh form ids: never
+        # kept by a browser, never answered 304 from a copy made for another agent.
+        headers["Cache-Control"] = "no-store"
     if applied:
         headers["Preference-Applied"] = f"return={call.prefer.return_}"
     headers["Content-Type"] = content_type_of(media_type, request.headers.get("Accept"))

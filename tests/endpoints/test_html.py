@@ -51,6 +51,17 @@ def test_versions_on_page(client):
     assert "memento of" in m
 
 
+def test_pages_are_not_cached(client):
+    """A page shows what its agent may do: never kept, never a 304 from an ETag."""
+    put_ttl(client, "/rest/a")
+    r = client.get("/rest/a", headers=HTML)
+    assert r.headers["Cache-Control"] == "no-store"
+    again = client.get("/rest/a", headers={**HTML, "If-None-Match": r.headers["ETag"]})
+    assert again.status_code == 200
+    turtle = client.get("/rest/a", headers={"If-None-Match": r.headers["ETag"]})
+    assert turtle.status_code == 304
+
+
 def test_static_css(client):
     r = client.get("/static/lsup.css")
     assert r.status_code == 200 and b"--lake" in r.data
@@ -90,8 +101,11 @@ def test_binary_child_links_to_its_description(client):
     client.put("/rest/c/bin", data=b"hello", content_type="text/plain")
     put_ttl(client, "/rest/c/rdf")
     page = client.get("/rest/c", headers=HTML).get_data(as_text=True)
-    assert 'href="http://localhost/rest/c/bin/fcr:metadata"' in page
-    assert 'href="http://localhost/rest/c/bin"' not in page.split('class="children"')[1]
+    assert 'href="http://localhost/rest/c/bin/fcr:metadata">bin</a>' in page
+    # the content: a separate Download link
+    listing = page.split('class="children"')[1]
+    assert listing.count('href="http://localhost/rest/c/bin"') == 1
+    assert '<a class="download" href="http://localhost/rest/c/bin"' in listing
     assert 'href="http://localhost/rest/c/rdf"' in page
     desc = client.get("/rest/c/bin/fcr:metadata", headers=HTML)
     assert desc.status_code == 200 and "Download" in desc.get_data(as_text=True)
