@@ -71,7 +71,7 @@ def test_a_stale_form_is_refused_with_the_text_kept(browser, repo):
     before = store_state(repo)
     form["turtle"] = '<> <http://purl.org/dc/terms/title> "Twice" .'
     r = root.post("/ui/edit", form)                # sent again with the old etag
-    assert r.status_code == 409
+    assert r.status_code == 412
     page = r.get_data(as_text=True)
     assert "changed since this page was shown" in page and "Twice" in page
     assert store_state(repo) == before

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from lakesuperior.exceptions import ResourceNotExistsError, TombstoneError
+from lakesuperior.exceptions import TombstoneError
 from tests.conftest import store_state
 
 from .conftest import grant
@@ -107,7 +107,3 @@ def test_write_on_the_tree_lets_a_user_delete_and_restore(browser, repo, tree):
     assert alice.post("/ui/restore", {"path": "/c"}).status_code == 303
     assert repo.exists("/c/d")
 
-
-def test_missing_is_not_found(repo):
-    with pytest.raises(ResourceNotExistsError):
-        repo.info("/nope")

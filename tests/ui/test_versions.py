@@ -22,7 +22,7 @@ def test_make_version(browser, repo):
     repo.create_or_replace("/c")
     r = browser("root").post("/ui/version", {"path": "/c", "label": "first <draft>"})
     assert r.status_code == 303 and r.headers["Location"] == "http://localhost/rest/c"
-    (v,) = repo.versions("/c")
+    (v,) = [v for v in repo.versions("/c") if v.label]
     assert v.label == "first <draft>"
     timemap = browser("root").page("/rest/c/fcr:versions")
     date = f"{v.id[:4]}-{v.id[4:6]}-{v.id[6:8]} {v.id[8:10]}:{v.id[10:12]}:{v.id[12:]} UTC"

@@ -15,8 +15,9 @@ from flask import Response, request
 from werkzeug.wrappers import Response as BaseResponse
 
 from lakesuperior import rdfio
-from lakesuperior.endpoints.errors import status_of
+from lakesuperior.endpoints.errors import PreconditionFailed, status_of
 from lakesuperior.endpoints.ui.common import (
+    Repo,
     field,
     modes,
     page,
@@ -32,6 +33,7 @@ from lakesuperior.exceptions import (
     LakesuperiorError,
     RdfParseError,
     ResourceNotExistsError,
+    TombstoneError,
 )
 from lakesuperior.model.literals import literal_term
 from lakesuperior.model.namespaces import (
@@ -48,10 +50,6 @@ DC_FIELDS = (("title", "Title", DCTERMS.title, False),
              ("creator", "Creator", DCTERMS.creator, False),
              ("date", "Date", DCTERMS.date, False),
              ("subject", "Subject", DCTERMS.subject, True))
-
-
-class _Changed(LakesuperiorError):
-    """The resource changed since its edit page was shown."""
 
 
 def _literal_values(triples: list[tuple[str, str, str]], subject: str, pred: str) -> list[str]:
@@ -96,18 +94,27 @@ def _save(uid: str, remove: list[Any], add: list[Any]) -> None:
     etag = field("etag")
 
     def write() -> None:
-        if etag and repo.info(uid, base_uri=base).etag != etag:
-            raise _Changed(f"{uid} changed since this page was shown (perhaps this form "
-                           "was sent twice, or someone else saved first): nothing was "
-                           "saved. Your text is kept below; open the page again to see "
-                           "the current state.")
+        _check_unchanged(repo, uid, etag, base)
         repo.update_delta(uid, remove, add, base_uri=base)
     repo.transact(write)
 
 
-def _refused(error: LakesuperiorError) -> bool:
-    """Whether an error is the input's (shown in the form) rather than the request's."""
-    return not isinstance(error, (AccessDeniedError, ResourceNotExistsError))
+def _check_unchanged(repo: Repo, uid: str, etag: str, base: str) -> None:
+    """``PreconditionFailed`` if the resource is no longer as the page (``etag``) showed it."""
+    if etag and repo.info(uid, base_uri=base).etag != etag:
+        raise PreconditionFailed(
+            f"{uid} changed since this page was shown (perhaps this form was sent twice, "
+            "or someone else saved first): nothing was saved. What you sent is kept "
+            "below; open the page again to see the current state.")
+
+
+def _refusal(error: Exception) -> int:
+    """The status of an error the form shows beside its fields (the input's, or a
+    stale page's); the request's own errors (no access, nothing there) are raised."""
+    if isinstance(error, (AccessDeniedError, ResourceNotExistsError, TombstoneError)) or \
+            not isinstance(error, (LakesuperiorError, PreconditionFailed)):
+        raise error
+    return status_of(error)
 
 
 def save_turtle() -> BaseResponse:
@@ -123,11 +130,8 @@ def save_turtle() -> BaseResponse:
         return edit_page(turtle=text, status=400,
                          error=f"{where}the Turtle does not parse, so nothing was saved. "
                                f"({e})")
-    except LakesuperiorError as e:
-        if not _refused(e):
-            raise
-        status = 409 if isinstance(e, _Changed) else status_of(e)
-        return edit_page(turtle=text, status=status, error=f"Nothing was saved: {e}")
+    except (LakesuperiorError, PreconditionFailed) as e:
+        return edit_page(turtle=text, status=_refusal(e), error=_said(e))
     return see_other(_back(uid))
 
 
@@ -144,12 +148,16 @@ def save_dublin_core() -> BaseResponse:
                 add.append((subject, pred, literal_term(value.strip())))
     try:
         _save(uid, [(subject, pred, None) for _n, _l, pred, _m in DC_FIELDS], add)
-    except LakesuperiorError as e:
-        if not _refused(e):
-            raise
-        status = 409 if isinstance(e, _Changed) else status_of(e)
-        return edit_page(dc=given, status=status, dc_error=f"Nothing was saved: {e}")
+    except (LakesuperiorError, PreconditionFailed) as e:
+        return edit_page(dc=given, status=_refusal(e), dc_error=_said(e))
     return see_other(_back(uid))
+
+
+def _said(error: Exception) -> str:
+    """What the form says of a refused save."""
+    if isinstance(error, PreconditionFailed):
+        return str(error)
+    return f"Nothing was saved: {error}"
 
 
 def _back(uid: str) -> str:
@@ -170,9 +178,7 @@ def save_binary() -> BaseResponse:
     etag = field("etag")
     try:
         def write() -> None:
-            if etag and repo.info(uid, base_uri=base).etag != etag:
-                raise _Changed(f"{uid} changed since this page was shown (perhaps this "
-                               "form was sent twice): nothing was saved.")
+            _check_unchanged(repo, uid, etag, base)
             if upload is not None and upload.filename:
                 repo.create_or_replace(uid, stream=upload.stream,
                                        media_type=mimetype or upload.mimetype
@@ -187,11 +193,8 @@ def save_binary() -> BaseResponse:
             if add:
                 repo.update_delta(uid, None, add, base_uri=base)
         repo.transact(write)
-    except LakesuperiorError as e:
-        if not _refused(e):
-            raise
-        status = 409 if isinstance(e, _Changed) else status_of(e)
-        return edit_page(status=status, binary_error=f"Nothing was saved: {e}")
+    except (LakesuperiorError, PreconditionFailed) as e:
+        return edit_page(status=_refusal(e), binary_error=_said(e))
     finally:
         if upload is not None:
             upload.close()
