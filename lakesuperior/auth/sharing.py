@@ -117,8 +117,9 @@ def grant(triples: Iterable[Triple], acl: str, resource: str, g: Grant) -> list[
 
 def revoke(triples: Iterable[Triple], acl: str, resource: str, grantee: Grantee,
            mode: str) -> list[Triple]:
-    """The ACL ``triples`` without ``mode`` for ``grantee``: each node giving it loses the grantee, which keeps its
-    other modes of that node in a node of its own."""
+    """The ACL ``triples`` without ``mode`` for ``grantee``: each node giving it
+    loses the grantee, which keeps its other modes of that node in a node of its
+    own."""
     current = list(triples)
     nodes = _nodes(current)
     term = _MODE_TERMS[mode]

@@ -28,8 +28,6 @@ from lakesuperior.endpoints.call import (
 from lakesuperior.endpoints.errors import BadGateway, MethodNotAllowed, NotAcceptable
 from lakesuperior.endpoints.paths import Target
 from lakesuperior.endpoints.preconditions import if_range_holds
-from lakesuperior.endpoints.ui.pages import ui_context
-from lakesuperior.endpoints.ui.versions import version_date
 from lakesuperior.endpoints.representation import (
     HTML,
     RDF_OUT,
@@ -49,10 +47,11 @@ from lakesuperior.endpoints.representation import (
     timegate_headers,
     timemap_headers,
 )
+from lakesuperior.endpoints.ui.pages import ui_context
+from lakesuperior.endpoints.ui.versions import version_date
 from lakesuperior.exceptions import ExternalContentError, UnsupportedDigestError
-from lakesuperior.http import digests
+from lakesuperior.http import digests, mediatypes
 from lakesuperior.http import headers as hdr
-from lakesuperior.http import mediatypes
 from lakesuperior.model.external import HANDLINGS
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_TYPE
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
@@ -77,7 +76,7 @@ def read(call: Call, head: bool) -> Response:
     if (head and not needs_triples(options)) or when is not None:
         res = call.repo.info(call.uid, base_uri=call.base)   # headers only: no triples
     else:
-        kwargs = get_options(options)
+        kwargs: dict[str, Any] = dict(get_options(options))
         if not head and _wants_html():
             # a page of children, not all of them (html.children_range)
             kwargs["children_range"] = html.children_range(_page_number())

@@ -26,8 +26,8 @@ from lakesuperior.model.uids import normalize_uid
 from lakesuperior.rdfio import Triple
 from lakesuperior.repository.core import Repository
 
-__all__ = ["acl", "effective_acl", "has_acl", "set_acl", "update_acl", "delete_acl", "access", "as_user",
-           "as_agent"]
+__all__ = ["acl", "effective_acl", "has_acl", "set_acl", "update_acl", "delete_acl", "access",
+           "as_user", "as_agent"]
 
 _R = TypeVar("_R", bound=Repository)
 

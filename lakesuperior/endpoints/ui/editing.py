@@ -42,6 +42,7 @@ from lakesuperior.model.namespaces import (
     EBUCORE_FILENAME,
     EBUCORE_HAS_MIME_TYPE,
 )
+from lakesuperior.model.resource import Binary
 from lakesuperior.store.terms import literal_parts
 
 #: The Dublin Core form's fields: (name, label, predicate, one value per line).
@@ -78,12 +79,13 @@ def edit_page(*, turtle: str | None = None, error: str | None = None, status: in
         else next(iter(_literal_values(user, subject, pred)), "")
         for name, _label, pred, many in DC_FIELDS}
     binary = None
-    if res.is_binary:
+    if isinstance(res, Binary):
         binary = {"mimetype": res.mimetype or "", "filename": res.filename or ""}
+    back = page(uid, "metadata") if res.is_binary else iri
     return render("edit.html", status, uid=uid, title=f"Edit {uid}", turtle=turtle,
-                  error=error, dc_error=dc_error, binary_error=binary_error, etag=res.etag, dc_fields=DC_FIELDS,
-                  dc=values, binary=binary, back=page(uid, "metadata") if res.is_binary
-                  else iri, modes=modes(repo, uid))
+                  error=error, dc_error=dc_error, binary_error=binary_error, etag=res.etag,
+                  dc_fields=DC_FIELDS, dc=values, binary=binary, back=back,
+                  modes=modes(repo, uid))
 
 
 def _save(uid: str, remove: list[Any], add: list[Any]) -> None:

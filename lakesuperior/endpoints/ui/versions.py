@@ -6,7 +6,7 @@ replaces as a version too, so a revert sent twice loses nothing.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from flask import Response, request
 from werkzeug.wrappers import Response as BaseResponse
@@ -25,7 +25,7 @@ from lakesuperior.model.versions import check_version_id
 
 def version_date(version_id: str) -> str:
     """A version id (yyyyMMddHHmmss, UTC) as a date people read."""
-    when = datetime.strptime(version_id, "%Y%m%d%H%M%S").replace(tzinfo=timezone.utc)
+    when = datetime.strptime(version_id, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
     return when.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
