@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from flask import Response, current_app, request
+from flask import Response, current_app, request, url_for
 
 from lakesuperior.endpoints.access import request_repository
 from lakesuperior.endpoints.errors import (
@@ -268,8 +268,11 @@ def tombstone_links(func: Callable[Concatenate[Call, _P], _R]
         try:
             return func(call, *args, **kwargs)
         except TombstoneError as e:
-            link = link_value(call.url(e.top or call.uid, "tombstone"), "hasTombstone")
-            raise Gone(str(e), [("Link", link)]) from e
+            top = e.top or call.uid
+            link = link_value(call.url(top, "tombstone"), "hasTombstone")
+            raise Gone(str(e), [("Link", link)],
+                       links=[("Restore or purge it", url_for("ui.tombstone", path=top))]
+                       ) from e
     return wrapper
 
 

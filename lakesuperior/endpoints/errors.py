@@ -36,11 +36,14 @@ from lakesuperior.rdfio import serialize
 class HttpError(Exception):
     """An error of the HTTP layer itself (no domain meaning); ``STATUS`` gives its code.
 
-    ``headers``: extra response headers as (name, value) pairs.
+    ``headers``: extra response headers as (name, value) pairs; ``links``: (label,
+    URL) pairs the HTML error page offers.
     """
 
-    def __init__(self, msg: str, headers: Iterable[tuple[str, str]] = ()):
+    def __init__(self, msg: str, headers: Iterable[tuple[str, str]] = (), *,
+                 links: Iterable[tuple[str, str]] = ()):
         self.headers = list(headers)
+        self.links = list(links)
         super().__init__(msg)
 
 
@@ -304,7 +307,8 @@ def error_response(error: BaseException) -> Response:
     media_type = mediatypes.negotiate(request.headers.get("Accept"), _ERROR_TYPES) or "text/plain"
     if media_type == "text/html":
         body: str | bytes = render_template("error.html", status=status, phrase=phrase,
-                                            message=message)
+                                            message=message,
+                                            links=getattr(error, "links", ()))
         ctype = "text/html; charset=utf-8"
     elif media_type == "application/json":
         body = json.dumps({"status": status, "error": phrase, "message": message},

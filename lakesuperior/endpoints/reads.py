@@ -436,8 +436,9 @@ def _empty(headers: dict[str, str]) -> Response:
 
 
 def _wants_html() -> bool:
-    """Whether the request's ``Accept`` chooses the HTML page."""
-    return mediatypes.negotiate(request.headers.get("Accept"), RDF_OUT, strict=True) == HTML
+    """Whether the request's ``Accept`` chooses the HTML page (a malformed one is
+    judged where the representation is chosen: a binary ignores it)."""
+    return mediatypes.negotiate(request.headers.get("Accept"), RDF_OUT) == HTML
 
 
 def _page_number() -> int:

@@ -45,17 +45,22 @@ def acl(repo: Repository, uid: str, *, base_uri: str | None = None) -> list[Trip
 def effective_acl(repo: Repository, uid: str, *,
                   base_uri: str | None = None) -> tuple[str | None, list[Triple]]:
     """The ACL that decides for ``uid``: ``(source, triples)``, ``source`` the uid
-    whose ACL it is (``uid`` itself, or the ancestor it inherits from, whose
-    ``acl:default`` rules are then those that reach it) and its triples, public
-    URIs; ``(None, [])`` when no ACL reaches it (nothing is granted there).
-    ``ResourceNotExistsError`` / ``TombstoneError`` for what is not a live resource."""
+    whose ACL it is and the triples, public URIs: ``uid``'s own ACL whole, or
+    the ``acl:default`` rules of the ancestor it inherits from (those that reach
+    it; the ancestor's other rules are its own business); ``(None, [])`` when no
+    ACL reaches it (nothing is granted there). ``ResourceNotExistsError`` /
+    ``TombstoneError`` for what is not a live resource."""
     uid = normalize_uid(uid)
     with repo.snapshot(base_uri) as ctx:
         require_model(ctx.txn, uid)
-        source = Access(ctx, repo.acl_state, ANONYMOUS).controlling(uid)
+        access = Access(ctx, repo.acl_state, ANONYMOUS)
+        source = access.controlling(uid)
         if source is None:
             return None, []
         current = acls.current(ctx, source, repo.acl_state.default_root)
+        if source != uid:
+            nodes = {a.node for a in repo.acl_state.inherited(ctx.txn, access.gen, source)}
+            current = [t for t in current if t[0] in nodes]
         return source, ctx.urimap.triples_to_public(current)
 
 

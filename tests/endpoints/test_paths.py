@@ -224,9 +224,13 @@ def test_group_and_pages():
     assert [g.term.href for g in groups] == ["http://x/a", "http://x/a#h"]
     assert len(groups[0].properties) == 1
     items = [str(i) for i in range(250)]
-    assert html.page_of(items, 3) == (items[200:], 3, 3)
-    assert html.page_of(items, 99)[1] == 3 and html.page_of(items, -1)[1] == 1
-    assert html.page_of([], 1) == ([], 1, 1)
+    assert html.page_of(items, 250, 3) == (sorted(items)[200:], 3, 3)
+    assert html.page_of(items, 250, 99)[1] == 3 and html.page_of(items, 250, -1)[1] == 1
+    assert html.page_of([], 0, 1) == ([], 1, 1)
+    # past SORT_LIMIT: the store's order, each page sorted; only what was read
+    many = [f"k{i}" for i in range(html.SORT_LIMIT + 1)]
+    assert html.children_range(1) == (0, html.SORT_LIMIT + 1)
+    assert html.page_of(many, 5000, 2) == (sorted(many[100:200]), 2, 50)
     assert html.breadcrumbs("http://x/rest", "/a/b") == [
         ("root", "http://x/rest/"), ("a", "http://x/rest/a"), ("b", "http://x/rest/a/b")]
     assert html.human_size(10) == "10 bytes" and html.human_size(2048) == "2.0 KiB"

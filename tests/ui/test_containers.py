@@ -181,3 +181,25 @@ def test_create_under_a_missing_container(browser, repo):
     r = browser("root").post("/ui/create", {"path": "/nope", "title": "t"})
     assert r.status_code == 404
     assert store_state(repo) == before
+
+
+def test_every_form_carries_the_csrf_field(app, browser, repo):
+    """The seam with sign-in (docs/web-ui.md): each form has the session's token
+    when the ``csrf_token`` Jinja global exists, and no such field without it."""
+    repo.create_or_replace("/c")
+    repo.create_or_replace("/b", data=b"x", media_type="text/plain")
+    vid = repo.create_version("/c")
+    repo.create_or_replace("/gone")
+    repo.delete("/gone")
+    root = browser("root")
+    pages = ["/rest/c", "/rest/b/fcr:metadata", "/rest/c/fcr:versions", "/ui/edit?path=/c",
+             "/ui/edit?path=/b", "/ui/delete?path=/c", f"/ui/revert?path=/c&version={vid}",
+             "/ui/access?path=/c", "/ui/purge?path=/gone"]
+    for url in pages:
+        assert "csrf_token" not in root.get(url).get_data(as_text=True)
+    app.jinja_env.globals["csrf_token"] = lambda: "t<ok>"
+    for url in pages + ["/ui/tombstone?path=/gone"]:
+        page = root.get(url).get_data(as_text=True)
+        forms = page.count("<form ")
+        assert forms and page.count(
+            '<input type="hidden" name="csrf_token" value="t&lt;ok&gt;">') == forms, url

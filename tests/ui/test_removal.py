@@ -32,6 +32,9 @@ def test_delete_restore(browser, repo, tree):
         repo.exists("/c")
     again = root.post("/ui/delete", {"path": "/c"})       # sent twice: no harm
     assert again.status_code == 303 and again.headers["Location"] == "/ui/tombstone?path=/c"
+    gone = root.get("/rest/c/d")                          # its page links to the tombstone's
+    assert gone.status_code == 410
+    assert '<a href="/ui/tombstone?path=/c">Restore or purge it</a>' in gone.get_data(as_text=True)
     r = root.get("/ui/tombstone?path=/c")
     assert r.status_code == 410
     page = r.get_data(as_text=True)

@@ -83,6 +83,16 @@ def test_effective_acl_names_its_source(repo):
         assert Access(ctx, repo.acl_state, Agent()).controlling("/a/b") == "/a"
 
 
+def test_an_ancestors_own_rules_are_not_shown(repo):
+    own = sharing.grant([], DOC, RES, Grant(ALICE, "Control", True))
+    repo.set_acl("/a", triples=sharing.grant(own, DOC, RES, Grant(BOB, "Write", False)))
+    source, triples = repo.effective_acl("/a/b")
+    assert source == "/a"
+    assert sharing.grants(triples, f"<{BASE}/a/b>", inherited=True) == [
+        Grant(ALICE, "Control", True)]
+    assert BOB.term not in {o for _s, _p, o in triples}
+
+
 def test_no_acl_reaches(repo):
     repo.set_acl("/", triples=[])
     assert repo.effective_acl("/a") == (None, [])
