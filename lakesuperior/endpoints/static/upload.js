@@ -1,7 +1,8 @@
 /* Upload progress (progressive enhancement): a form with data-progress is sent
    with XMLHttpRequest so that the <progress> it names shows how much is sent;
    then the browser opens the page the server answered with, or the form shows
-   what went wrong. Without this script the form posts as usual. Same origin only. */
+   what went wrong (a file over data-max-size is not sent at all). Without this
+   script the form posts as usual and the server refuses what is too large. */
 (function () {
   "use strict";
   function say(form, text) {
@@ -19,6 +20,14 @@
       var bar = document.getElementById(form.getAttribute("data-progress"));
       if (!bar || !window.FormData || !window.XMLHttpRequest) { return; }
       event.preventDefault();
+      var limit = Number(form.getAttribute("data-max-size") || 0);
+      var input = form.querySelector("input[type=file]");
+      var file = input && input.files && input.files[0];
+      if (limit && file && file.size > limit) {
+        say(form, "The file is too large: this server takes at most " + limit +
+            " bytes. Nothing was uploaded.");
+        return;
+      }
       var button = form.querySelector("button[type=submit]");
       var xhr = new XMLHttpRequest();
       xhr.open("POST", form.action);

@@ -15,7 +15,8 @@ def ui_context(repo: Repo, uid: str, *, actions: bool = False, versionable: bool
     """The template context ``ui`` of a resource page: the agent's ``modes`` on
     ``uid``, whether its actions (``actions``) and "Make version" (``versionable``)
     belong on the page, the memento shown (``version``), fresh ids for its create
-    forms (``form_id``, ``upload_id``) and the largest upload (``max_size``)."""
+    forms (``form_id``, ``upload_id``) and the largest upload (``max_size`` in
+    words, ``max_bytes``)."""
     return {"modes": modes(repo, uid), "actions": actions, "versionable": versionable,
             "version": version, "form_id": new_form_id(), "upload_id": new_form_id(),
-            "max_size": html.human_size(max_body_size())}
+            "max_size": html.human_size(max_body_size()), "max_bytes": max_body_size()}
