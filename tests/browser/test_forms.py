@@ -3,6 +3,7 @@ delete and restore, found by their accessible names (roles, labels, buttons)."""
 from __future__ import annotations
 
 import base64
+import itertools
 import re
 from collections.abc import Callable, Iterator
 
@@ -131,3 +132,31 @@ def test_delete_and_restore(site, user_page):
     page.get_by_role("button", name="Restore").click()
     expect(page).to_have_url(site.root + "doomed")
     expect(page.get_by_text("Doomed", exact=True)).to_be_visible()
+
+
+UNLABELLED = """() => [...document.querySelectorAll(
+    'input:not([type=hidden]), select, textarea, button')].filter(e =>
+    !(e.labels && e.labels.length) && !e.getAttribute('aria-label') &&
+    !(e.tagName === 'BUTTON' && e.textContent.trim())).map(e => e.outerHTML)"""
+HEADINGS = """() => [...document.querySelectorAll('h1, h2, h3, h4')].map(h => +h.tagName[1])"""
+
+
+def test_every_field_is_labelled_and_headings_go_in_order(site, user_page):
+    page = user_page("root")
+    new_container(page, site, "", "Labels", "labels")
+    for url in (site.root + "labels", site.url + "/ui/edit?path=/labels",
+                site.url + "/ui/access?path=/labels", site.root + "labels/fcr:versions"):
+        page.goto(url)
+        assert page.evaluate(UNLABELLED) == [], url
+        levels = page.evaluate(HEADINGS)
+        pairs = itertools.pairwise(levels)
+        assert levels[0] == 1 and all(b - a <= 1 for a, b in pairs), url
+    page.goto(site.root + "labels")
+    page.keyboard.press("Tab")                # the forms are reached with the keyboard
+    for _ in range(60):
+        if page.evaluate("() => document.activeElement.id") == "new-title":
+            break
+        page.keyboard.press("Tab")
+    page.keyboard.type("Typed")
+    expect(page.get_by_role("form", name="New container").get_by_label("Title")
+           ).to_have_value("Typed")
