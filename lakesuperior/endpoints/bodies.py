@@ -1,15 +1,15 @@
 """Reading a write's request: its body, media type, size, digests and
 interaction-model links, all before the write lock is taken.
 
-A binary's content is spooled to a temporary file (no write lock waits on the
-network); an RDF body is parsed (``RdfBody``) against the URI of the resource
+A binary's content is received into the binary store's temporary folder,
+hashed as it arrives (no write lock waits on the network, and storing it is a
+rename); an RDF body is parsed (``RdfBody``) against the URI of the resource
 it will describe, so only the model's checks and the store's writes run
 inside the write transaction.
 """
 from __future__ import annotations
 
-import tempfile
-from typing import IO, TypeGuard
+from typing import TypeGuard
 
 from flask import current_app, request
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -29,9 +29,7 @@ from lakesuperior.http import headers as hdr
 from lakesuperior.http import mediatypes
 from lakesuperior.model import interaction
 from lakesuperior.rdfio import Triple
-from lakesuperior.store.binaries import is_supported, normalize_digest
-
-_SPOOL_MEMORY = 1 << 20
+from lakesuperior.store.binaries import BinaryStore, Upload, is_supported, normalize_digest
 
 
 class RdfBody:
@@ -254,15 +252,15 @@ def filename() -> str | None:
     return hdr.parse_content_disposition(request.headers.get("Content-Disposition"))
 
 
-def spool() -> IO[bytes]:
-    """The request body in a temporary file, so that no write lock waits on the network."""
-    body = LimitedBody()
-    out = tempfile.SpooledTemporaryFile(max_size=_SPOOL_MEMORY)
-    try:
-        while chunk := body.read(CHUNK):
-            out.write(chunk)
-    except BaseException:
-        out.close()
-        raise
-    out.seek(0)
-    return out
+def receive(binaries: BinaryStore) -> Upload:
+    """The request body received into the binary store before any write lock is
+    taken (``BinaryStore.receive``: read, hashed in the store's algorithm and in
+    those of the ``Digest`` header, and written, at once); the write stores it
+    with a rename, and closing it removes it if the write did not."""
+    return binaries.receive(LimitedBody(), algorithms=_digest_algorithms())
+
+
+def _digest_algorithms() -> list[str]:
+    """The supported algorithms named in the ``Digest`` header (the header is
+    judged by ``upload_digests``, where the write checks it)."""
+    return [a for a in hdr.parse_digest(request.headers.get("Digest", "")) if is_supported(a)]

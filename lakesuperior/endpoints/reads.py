@@ -5,7 +5,6 @@ Each request reads in one snapshot: a single ``Repository`` call.
 """
 from __future__ import annotations
 
-import hashlib
 import itertools
 import uuid
 from collections.abc import Callable, Iterator
@@ -54,6 +53,7 @@ from lakesuperior.http import digests, mediatypes
 from lakesuperior.http import headers as hdr
 from lakesuperior.model.external import HANDLINGS
 from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_TYPE
+from lakesuperior.store import pipeline
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
 from lakesuperior.store.external import Source
 from lakesuperior.version import __version__
@@ -175,8 +175,8 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
         start, end = ranges[0]
         headers["Content-Range"] = hdr.content_range(start, end, size)
         headers["Content-Length"] = str(end - start + 1)
-        return Response(_read_range(stream, start, end), status=206, headers=headers,
-                        direct_passthrough=True)
+        return Response(wrap_file(request.environ, FileRange(stream, start, end), CHUNK),
+                        status=206, headers=headers, direct_passthrough=True)
     boundary = uuid.uuid4().hex
     parts = [(start, end, (f"--{boundary}\r\nContent-Type: {headers['Content-Type']}\r\n"
                            f"Content-Range: {hdr.content_range(start, end, size)}\r\n\r\n"
@@ -254,11 +254,32 @@ def _chunks(stream: BinaryIO, start: int, end: int) -> Iterator[bytes]:
         yield chunk
 
 
-def _read_range(stream: BinaryIO, start: int, end: int) -> Iterator[bytes]:
-    try:
-        yield from _chunks(stream, start, end)
-    finally:
-        stream.close()
+class FileRange:
+    """Bytes ``start``..``end`` (inclusive) of an open file, as the file a
+    ``wsgi.file_wrapper`` serves: the file is at ``start``, so a server that sends
+    it with ``sendfile`` (gunicorn: from the file's position, ``Content-Length``
+    bytes) sends the range without copying it; ``read`` stops at ``end`` for one
+    that reads it."""
+
+    def __init__(self, stream: BinaryIO, start: int, end: int):
+        stream.seek(start)
+        self._stream = stream
+        self._left = end - start + 1
+
+    def fileno(self) -> int:
+        """The file's descriptor (``sendfile`` reads from its position)."""
+        return self._stream.fileno()
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes of the range (all that is left with ``size < 0``)."""
+        size = self._left if size < 0 else min(size, self._left)
+        data = self._stream.read(size) if size else b""
+        self._left -= len(data)
+        return data
+
+    def close(self) -> None:
+        """Close the file."""
+        self._stream.close()
 
 
 def _multipart(stream: BinaryIO, parts: list[tuple[int, int, bytes]],
@@ -285,18 +306,14 @@ def _want_digest(opener: Callable[[], Any], header: str, close: bool = True) -> 
                 f"Want-Digest names no supported algorithm ({', '.join(wanted)}); "
                 f"supported: {', '.join(WANT_DIGEST_ALGORITHMS)}")
         return None
-    hashers = {a: hashlib.new(a, usedforsecurity=False) for a in algos}
     f = opener()
     try:
-        while chunk := f.read(1 << 20):
-            for h in hashers.values():
-                h.update(chunk)
+        return hdr.format_digest(pipeline.run(f.read, algos).digests)
     except ExternalContentError as e:
         raise BadGateway(str(e)) from None
     finally:
         if close:
             f.close()
-    return hdr.format_digest({a: h.hexdigest() for a, h in hashers.items()})
 
 
 def _proxy_source(call: Call, res: Any, range_header: str | None = None,

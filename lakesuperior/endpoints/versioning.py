@@ -11,7 +11,7 @@ Group type of a new resource.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import IO, Any
+from typing import Any
 
 from flask import Response, request
 
@@ -28,6 +28,7 @@ from lakesuperior.endpoints.call import (
 from lakesuperior.exceptions import InvalidVersionError, UnsupportedMediaTypeError
 from lakesuperior.http import headers as hdr
 from lakesuperior.model import archival
+from lakesuperior.store.binaries import Upload
 
 
 def type_links() -> Iterator[str]:
@@ -73,13 +74,13 @@ def _import(call: Call, header: str) -> str:
             f"A version of a binary's description is made with the binary's: POST its "
             f"content to {call.url()}/fcr:versions")
     kwargs: dict[str, Any] = {"base_uri": call.base}
-    spool: IO[bytes] | None = None
+    spool: Upload | None = None
     try:
         if bodies.has_body() and current.is_binary:
             if media_type is None:
                 raise UnsupportedMediaTypeError("A version of a binary needs the "
                                                 "Content-Type of its content")
-            spool = bodies.spool()
+            spool = bodies.receive(call.repo.binaries)
             kwargs.update(stream=spool, media_type=media_type,
                           digests=bodies.upload_digests(), filename=bodies.filename())
         elif bodies.has_body():

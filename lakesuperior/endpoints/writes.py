@@ -5,7 +5,8 @@ current state, checks the preconditions and runs the write in one
 ``Repository.transact`` (or, with nothing to check, the single write of one
 ``Repository`` call), so a refused request changes nothing; its commit may be
 shared with other requests' writes (group commit). Request bodies are
-read before the write lock is taken: binaries spooled, RDF parsed (``bodies``).
+read before the write lock is taken: binaries received into the binary store
+(stored under the lock by a rename), RDF parsed (``bodies``).
 
 RDF bodies may carry server-managed triples back unchanged (a GET-modify-PUT
 round trip): with no ``Prefer: handling`` the repository's ``tolerant``
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import IO, Any, cast
+from typing import Any
 from urllib.parse import quote
 
 from flask import Response, request
@@ -50,6 +51,7 @@ from lakesuperior.model import archival, interaction
 from lakesuperior.model.external import EXTERNAL_CONTENT_REL, check_handling
 from lakesuperior.model.uids import child_uid
 from lakesuperior.rdfio import Triple
+from lakesuperior.store.binaries import Upload
 
 
 def post(call: Call) -> Response:
@@ -144,15 +146,16 @@ def _create_binary(call: Call, segment: str | None, model: str | None,
                    media_type: str | None) -> Any:
     digests = bodies.upload_digests()
     filename = bodies.filename()
-    # A conditional POST holds the write lock while it checks: spool the body first.
-    stream = bodies.spool() if call.conditions else cast(IO[bytes], bodies.LimitedBody())
+    # A conditional POST holds the write lock while it checks: receive the body first.
+    stream: Upload | bodies.LimitedBody = (
+        bodies.receive(call.repo.binaries) if call.conditions else bodies.LimitedBody())
     try:
         return checked_write(call, "POST", lambda _: call.repo.create(
             call.uid, stream=stream, slug=segment, media_type=media_type,
             interaction_model=model, digests=digests, filename=filename, base_uri=call.base),
             read=False)
     finally:
-        if call.conditions:
+        if isinstance(stream, Upload):
             stream.close()
 
 
@@ -209,7 +212,7 @@ def put(call: Call) -> Response:
     data = b""
     body = None
     if not rdf_body and (bodies.has_body() or model == interaction.NON_RDF_SOURCE):
-        spool = bodies.spool()   # binary, or a body we will refuse: read it before the lock
+        spool = bodies.receive(call.repo.binaries)   # binary, or a body we will refuse
     elif bodies.has_body():
         data = bodies.read()
         if model != interaction.NON_RDF_SOURCE and data.strip() and media_type is not None:
@@ -263,7 +266,7 @@ def _write_external(call: Call, link: Link, model: str | None, *, post: bool = F
                          read=False)
 
 
-def _put_resource(call: Call, model: str | None, media_type: str | None, spool: IO[bytes] | None,
+def _put_resource(call: Call, model: str | None, media_type: str | None, spool: Upload | None,
              data: bytes, body: RdfBody | None, group: bool = False) -> tuple[str, Any]:
     """The write of a PUT on a resource, on its current state read once. A binary
     keeps its model (an RDF body is its new content); an RDF source cannot take

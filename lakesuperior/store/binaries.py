@@ -37,9 +37,13 @@ from lakesuperior.exceptions import (
     UnsupportedDigestError,
 )
 from lakesuperior.http import digests
-from lakesuperior.store import private
+from lakesuperior.store import pipeline, private
 
-CHUNK_SIZE = 1 << 20
+CHUNK_SIZE = pipeline.CHUNK
+#: Bytes written between two starts of their write-back to the disk (measured:
+#: docs/performance.md, "Large uploads").
+WRITEBACK = 32 << 20
+_FADVISE = hasattr(os, "posix_fadvise")
 _TMP_DIR = "tmp"
 _HEX = re.compile(r"[0-9a-f]+")
 _FAN = re.compile(r"[0-9a-f]{2}")
@@ -98,6 +102,74 @@ class BinaryInfo:
     """Every digest computed while writing: hashlib name -> hex."""
 
 
+class Upload:
+    """Content received into a store's temporary folder (``BinaryStore.receive``),
+    hashed, not yet stored: ``BinaryStore.put`` stores it; leaving its ``with``
+    block, or ``discard``, removes it if it was not. It reads as a binary file
+    of its content (from the start), so it can stand for the stream it came from."""
+
+    def __init__(self, store: BinaryStore, path: str, size: int, digests: dict[str, str],
+                 synced: bool):
+        self.store = store
+        self.size = size
+        self.digests = digests   #: hashlib name -> hex digest, computed while received
+        self.synced = synced     #: whether the temporary file was synced to disk
+        self._path: str | None = path
+        self._file: BinaryIO | None = None
+
+    def __repr__(self) -> str:
+        return f"Upload({self._path!r}, {self.size} bytes)"
+
+    def hexdigests(self, algorithms: Iterable[str]) -> dict[str, str]:
+        """The digests received, with those of ``algorithms`` (hashlib names) not
+        computed then computed now, from the temporary file."""
+        missing = [a for a in algorithms if a not in self.digests]
+        if missing:
+            with open(self._live(), "rb") as f:
+                self.digests.update(pipeline.run(f.read, missing).digests)
+        return self.digests
+
+    def read(self, size: int = -1) -> bytes:
+        """The content, as ``BinaryIO.read``."""
+        if self._file is None:
+            self._file = open(self._live(), "rb")
+        return self._file.read(size)
+
+    def take(self) -> str:
+        """The temporary file's path, now the caller's to move or remove."""
+        path = self._live()
+        self._close_file()
+        self._path = None
+        return path
+
+    def discard(self) -> None:
+        """Remove the temporary file (if ``put`` did not take it)."""
+        self._close_file()
+        if self._path is not None:
+            _unlink(self._path)
+            self._path = None
+
+    def close(self) -> None:
+        """``discard`` (an upload is closed as the stream it stands for)."""
+        self.discard()
+
+    def __enter__(self) -> Upload:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.discard()
+
+    def _live(self) -> str:
+        if self._path is None:
+            raise ValueError("This upload was stored or discarded")
+        return self._path
+
+    def _close_file(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
 class BinaryStore:
     """Files addressed by the digest of their content, under ``root``."""
 
@@ -113,61 +185,103 @@ class BinaryStore:
 
     # -- writing --------------------------------------------------------------
 
-    def put(self, stream: BinaryIO | bytes, *, expected: Mapping[str, str] | None = None,
-            max_size: int | None = None) -> BinaryInfo:
-        """Store the content of ``stream`` (a readable binary file or bytes).
+    def receive(self, stream: BinaryIO | bytes, *, algorithms: Iterable[str] = (),
+                max_size: int | None = None) -> Upload:
+        """Read ``stream`` (a readable binary file or bytes) into a temporary file of
+        the store, hashing it in the store's algorithm and ``algorithms`` as it is
+        written (``pipeline``: reading, hashing and writing overlap), and sync it
+        unless the store holds that content already. ``put`` stores the
+        ``Upload`` (a rename); leaving its ``with`` block without doing so removes it.
 
-        ``expected`` maps algorithm names to client-supplied digests (hex or
-        base64); a mismatch raises ``ChecksumValidationError``. More than
-        ``max_size`` bytes raise ``PayloadTooLargeError``; no room on the disk
-        raises ``DiskFullError``. Either way nothing is stored. Storing the same
-        content again is harmless, and cheap: the file stored before (made durable
-        then) is kept, only its time renewed (``cleanup``'s age), and nothing is synced.
+        So a request's body is received before any write lock is taken, and
+        stored under it at the cost of a rename. More than ``max_size`` bytes raise
+        ``PayloadTooLargeError``, no room on the disk ``DiskFullError``; on any
+        error the temporary file is removed.
         """
-        checks = [(normalize_algorithm(a), normalize_digest(a, v), a)
-                  for a, v in (expected or {}).items()]
-        names = dict.fromkeys([self.algorithm, *(c[0] for c in checks)])
-        hashers = {a: _new_hash(a) for a in names}
+        names = [self.algorithm, *(normalize_algorithm(a) for a in algorithms)]
         try:
             fd, tmp = tempfile.mkstemp(prefix="put-", dir=self._tmp)
         except OSError as e:
             if e.errno in NO_ROOM:
                 raise _disk_full(e, 0) from e
             raise
-        size = 0
+        sink = _FileSink(fd)
         try:
-            with os.fdopen(fd, "wb") as f:
-                for chunk in _chunks(stream):
-                    size += len(chunk)
-                    if max_size is not None and size > max_size:
-                        raise PayloadTooLargeError(f"Content is larger than {max_size} bytes")
-                    for h in hashers.values():
-                        h.update(chunk)
-                    f.write(chunk)
-                f.flush()
-                digests = {a: h.hexdigest() for a, h in hashers.items()}
-                for algo, want, name in checks:
-                    if digests[algo] != want:
-                        raise ChecksumValidationError(msg=(
-                            f"{name} digest mismatch: expected {want}, got {digests[algo]}"))
-                digest = digests[self.algorithm]
-                final = self.path(digest)
-                if _renew(final):
-                    _unlink(tmp)
-                    return BinaryInfo(digest, self.algorithm, size, digests)
-                os.fsync(f.fileno())
-            self._makedirs(os.path.dirname(final))
-            os.replace(tmp, final)
-            _fsync_dir(os.path.dirname(final))
+            try:
+                result = pipeline.run(_reader(stream), names, sink.write, max_size=max_size)
+                synced = not os.path.exists(self.path(result.digests[self.algorithm]))
+                if synced:
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
         except OSError as e:
             _unlink(tmp)
             if e.errno in NO_ROOM:
-                raise _disk_full(e, size) from e
+                raise _disk_full(e, sink.written) from e
             raise
         except BaseException:
             _unlink(tmp)
             raise
-        return BinaryInfo(digest, self.algorithm, size, digests)
+        return Upload(self, tmp, result.size, result.digests, synced)
+
+    def put(self, stream: BinaryIO | bytes | Upload, *,
+            expected: Mapping[str, str] | None = None,
+            max_size: int | None = None) -> BinaryInfo:
+        """Store the content of ``stream`` (a readable binary file, bytes, or an
+        ``Upload`` of this store's ``receive``).
+
+        ``expected`` maps algorithm names to client-supplied digests (hex or
+        base64); a mismatch raises ``ChecksumValidationError``. More than
+        ``max_size`` bytes raise ``PayloadTooLargeError``; no room on the disk
+        raises ``DiskFullError``. Either way nothing is stored (an ``Upload`` is
+        removed). Storing the same content again is harmless, and cheap: the file
+        stored before (made durable then) is kept, only its time renewed
+        (``cleanup``'s age), and nothing is synced.
+        """
+        checks = [(normalize_algorithm(a), normalize_digest(a, v), a)
+                  for a, v in (expected or {}).items()]
+        if isinstance(stream, Upload):
+            if stream.store is not self:
+                raise ValueError(f"{stream!r} was received by another binary store")
+            upload = stream
+            if max_size is not None and upload.size > max_size:
+                upload.discard()
+                raise PayloadTooLargeError(f"Content is larger than {max_size} bytes")
+        else:
+            upload = self.receive(stream, algorithms=[c[0] for c in checks], max_size=max_size)
+        with upload:
+            digests = upload.hexdigests(c[0] for c in checks)
+            for algo, want, name in checks:
+                if digests[algo] != want:
+                    raise ChecksumValidationError(msg=(
+                        f"{name} digest mismatch: expected {want}, got {digests[algo]}"))
+            return self._commit(upload, digests)
+
+    def _commit(self, upload: Upload, digests: dict[str, str]) -> BinaryInfo:
+        """Move a received upload into place (synced first if ``receive`` did not),
+        or keep the file already there."""
+        path = upload.take()
+        digest = digests[self.algorithm]
+        final = self.path(digest)
+        info = BinaryInfo(digest, self.algorithm, upload.size, digests)
+        try:
+            if _renew(final):
+                _unlink(path)
+                return info
+            if not upload.synced:       # the content was stored when it was received
+                _fsync_file(path)
+            self._makedirs(os.path.dirname(final))
+            os.replace(path, final)
+            _fsync_dir(os.path.dirname(final))
+        except OSError as e:
+            _unlink(path)
+            if e.errno in NO_ROOM:
+                raise _disk_full(e, upload.size) from e
+            raise
+        except BaseException:
+            _unlink(path)
+            raise
+        return info
 
     def delete(self, digest: str) -> bool:
         """Remove a binary; False if there was none."""
@@ -244,13 +358,9 @@ class BinaryStore:
 
     def compute(self, digest: str, algorithms: Iterable[str]) -> dict[str, str]:
         """Hex digests of a stored binary, keyed by hashlib name (for ``Want-Digest``)."""
-        names = dict.fromkeys(normalize_algorithm(a) for a in algorithms)
-        hashers = {a: _new_hash(a) for a in names}
+        names = [normalize_algorithm(a) for a in algorithms]
         with self.open(digest) as f:
-            while chunk := f.read(CHUNK_SIZE):
-                for h in hashers.values():
-                    h.update(chunk)
-        return {a: h.hexdigest() for a, h in hashers.items()}
+            return pipeline.run(f.read, names).digests
 
     def verify(self, digest: str) -> bool:
         """Fixity check: whether the stored content still hashes to ``digest``."""
@@ -296,14 +406,40 @@ def _new_hash(algorithm: str) -> hashlib._Hash:
     return hashlib.new(algorithm, usedforsecurity=False)
 
 
-def _chunks(stream: BinaryIO | bytes) -> Iterator[bytes | memoryview]:
-    if isinstance(stream, (bytes, bytearray, memoryview)):
-        view = memoryview(stream).cast("B")
-        for start in range(0, len(view), CHUNK_SIZE):
-            yield view[start:start + CHUNK_SIZE]
-        return
-    while chunk := stream.read(CHUNK_SIZE):
-        yield chunk
+def _reader(stream: BinaryIO | bytes) -> pipeline.Read:
+    """A ``read(size)`` of ``stream``: a file's own, or slices of bytes."""
+    if not isinstance(stream, (bytes, bytearray, memoryview)):
+        return stream.read
+    view = memoryview(stream).cast("B")
+    pos = 0
+
+    def read(size: int) -> memoryview:
+        nonlocal pos
+        piece = view[pos:pos + size]
+        pos += len(piece)
+        return piece
+    return read
+
+
+class _FileSink:
+    """Writes chunks to a file descriptor, and starts writing them back to the disk
+    every ``WRITEBACK`` bytes (``posix_fadvise`` ``DONTNEED``: asynchronous), so the
+    final ``fsync`` does not find the whole content still in memory."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.written = 0
+        self._flushed = 0
+
+    def write(self, data: bytes | memoryview) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view):]
+        self.written += len(data)
+        if self.written - self._flushed >= WRITEBACK and _FADVISE:
+            os.posix_fadvise(self.fd, self._flushed, self.written - self._flushed,
+                             os.POSIX_FADV_DONTNEED)
+            self._flushed = self.written
 
 
 def _subdirs(path: str) -> list[os.DirEntry]:
@@ -318,6 +454,14 @@ def _fsync_dir(path: str) -> None:
     if not hasattr(os, "O_DIRECTORY"):
         return
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_file(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:

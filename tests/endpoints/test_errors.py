@@ -180,22 +180,11 @@ def _temp_files(repo) -> list[str]:
 def test_507_when_the_disk_is_full_for_a_binary(app, client, repo, monkeypatch):
     from lakesuperior.store import binaries as binmod
     before = store_state(repo)
-    real = os.fdopen
 
-    class Full:
-        def __init__(self, f):
-            self.f = f
+    def full(self, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
 
-        def write(self, data):
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *a):
-            self.f.close()
-
-    monkeypatch.setattr(binmod.os, "fdopen", lambda fd, mode: Full(real(fd, mode)))
+    monkeypatch.setattr(binmod._FileSink, "write", full)
     r = client.put("/rest/bin", data=b"content" * 100, content_type="application/pdf")
     monkeypatch.undo()
     _assert_507(r, "disk", "full", "nothing was stored")

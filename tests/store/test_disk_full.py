@@ -25,30 +25,17 @@ def _leftovers(store: BinaryStore) -> list[str]:
     return sorted(os.listdir(os.path.join(store.root, "tmp")))
 
 
-class _FullFile:
-    """A file whose writes fail as on a full disk (or over quota)."""
-
-    def __init__(self, f, code):
-        self._f, self._code = f, code
-
+def _full_disk(monkeypatch, code):
+    """The binary store's file writes fail as on a full disk (or over quota)."""
     def write(self, data):
-        raise OSError(self._code, os.strerror(self._code))
-
-    def __getattr__(self, name):
-        return getattr(self._f, name)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        self._f.close()
+        raise OSError(code, os.strerror(code))
+    monkeypatch.setattr(binmod._FileSink, "write", write)
 
 
 @pytest.mark.parametrize("code, word", [(errno.ENOSPC, "full"), (errno.EDQUOT, "quota")])
 def test_binary_write_failing_for_room_is_disk_full(tmp_path, monkeypatch, code, word):
     store = BinaryStore(tmp_path / "bin")
-    real = os.fdopen
-    monkeypatch.setattr(binmod.os, "fdopen", lambda fd, mode: _FullFile(real(fd, mode), code))
+    _full_disk(monkeypatch, code)
     with pytest.raises(exc.DiskFullError, match=word) as info:
         store.put(b"x" * 100)
     assert isinstance(info.value, exc.InsufficientStorageError)
@@ -59,9 +46,7 @@ def test_binary_write_failing_for_room_is_disk_full(tmp_path, monkeypatch, code,
 
 def test_other_write_errors_stay_what_they_are(tmp_path, monkeypatch):
     store = BinaryStore(tmp_path / "bin")
-    real = os.fdopen
-    monkeypatch.setattr(binmod.os, "fdopen",
-                        lambda fd, mode: _FullFile(real(fd, mode), errno.EIO))
+    _full_disk(monkeypatch, errno.EIO)
     with pytest.raises(OSError) as info:
         store.put(b"x" * 100)
     assert not isinstance(info.value, exc.LakesuperiorError)
