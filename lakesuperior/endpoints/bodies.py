@@ -179,6 +179,13 @@ class LimitedBody:
         """Up to ``size`` bytes (all with ``size < 0``); ``b""`` at the end."""
         if size < 0:
             return b"".join(iter(lambda: self.read(CHUNK), b""))
+        if self._length is not None and size > self._length - self._count:
+            # Not past the Content-Length: Werkzeug's stream, capped at the limit
+            # under a server that ends the input, refuses a read after a body of
+            # exactly the limit.
+            size = self._length - self._count
+            if not size:
+                return b""
         try:
             chunk = self._stream.read(size)
         except RequestEntityTooLarge:

@@ -3,6 +3,7 @@ exactly as it was."""
 from __future__ import annotations
 
 import io
+import os
 
 import pytest
 
@@ -324,6 +325,19 @@ def test_chunked_bodies_up_to_the_limit(client, repo):
     r = _chunked(client, "PUT", "/rest/b", b"y" * MAX_BODY, "text/plain")
     assert r.status_code == 201
     assert client.get("/rest/b").data == b"y" * MAX_BODY
+
+
+@pytest.mark.parametrize("method, path", [("PUT", "/rest/b"), ("POST", "/rest/")])
+def test_a_body_of_exactly_the_limit_with_its_length(client, method, path):
+    """Under a server that ends the input (gunicorn), Werkzeug caps the stream at the
+    limit and refuses a read after it: a body of exactly ``max_body_size`` was a 413."""
+    body = os.urandom(MAX_BODY)
+    r = client.open(path, method=method, input_stream=io.BytesIO(body),
+                    headers={"Content-Type": "application/octet-stream",
+                             "Content-Length": str(MAX_BODY)},
+                    environ_overrides={"wsgi.input_terminated": True})
+    assert r.status_code == 201, r.data
+    assert client.get(r.headers["Location"]).data == body
 
 
 # --- Digest (issue 14, item 5) ------------------------------------------------------------
