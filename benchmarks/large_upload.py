@@ -282,8 +282,10 @@ def main(argv: list[str] | None = None) -> int:
             result["rounds"].append(one)
             print(f"round {i + 1}: " + "; ".join(f"{n} {one[n]}" for n in order))
     rounds = result["rounds"]
-    fig = {"floor_s": median(rounds, "floor", "floor_s"), "dd_s": median(rounds, "floor", "dd_s"),
-           "hash_s": median(rounds, "floor", "hash_s"), "ours_put_s": median(rounds, "ours", "put_s"),
+    fig = {"floor_s": median(rounds, "floor", "floor_s"),
+           "dd_s": median(rounds, "floor", "dd_s"),
+           "hash_s": median(rounds, "floor", "hash_s"),
+           "ours_put_s": median(rounds, "ours", "put_s"),
            "ours_rss_peak_mb": max(r["ours"]["rss_peak_mb"] for r in rounds),
            "ours_rss_before_mb": min(r["ours"]["rss_before_mb"] for r in rounds),
            "ours_rss_growth_mb": max(r["ours"]["rss_growth_mb"] for r in rounds)}

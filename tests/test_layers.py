@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("lakesuperior.exceptions", "lakesuperior.version"),
     ("lakesuperior.config", "lakesuperior.http"),
     ("lakesuperior.store.terms", "lakesuperior.store.records", "lakesuperior.store.binaries",
-     "lakesuperior.store.external", "lakesuperior.store.private"),
+     "lakesuperior.store.pipeline", "lakesuperior.store.external", "lakesuperior.store.private"),
     ("lakesuperior.store",),              # the quad store core, above its codecs
     ("lakesuperior.rdfio", "lakesuperior.jsonld", "lakesuperior.rdf"),
     ("lakesuperior.store.rdflib_store",),  # the rdflib adapter: store + rdfio

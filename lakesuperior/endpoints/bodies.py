@@ -259,11 +259,13 @@ def filename() -> str | None:
     return hdr.parse_content_disposition(request.headers.get("Content-Disposition"))
 
 
-def receive(binaries: BinaryStore) -> Upload:
-    """The request body received into the binary store before any write lock is
-    taken (``BinaryStore.receive``: read, hashed in the store's algorithm and in
-    those of the ``Digest`` header, and written, at once); the write stores it
-    with a rename, and closing it removes it if the write did not."""
+def receive() -> Upload:
+    """The request body received into the repository's binary store before any
+    write lock is taken (``BinaryStore.receive``: read, hashed in the store's
+    algorithm and in those of the ``Digest`` header, and written, at once); the
+    write, which checks access, stores it with a rename, and closing it removes
+    it if the write did not."""
+    binaries: BinaryStore = current_app.extensions["lakesuperior"].repository.binaries
     return binaries.receive(LimitedBody(), algorithms=_digest_algorithms())
 
 

@@ -9,7 +9,7 @@ import itertools
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO, cast
 
 from flask import Response, current_app, render_template, request
 from werkzeug.wsgi import wrap_file
@@ -175,7 +175,8 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
         start, end = ranges[0]
         headers["Content-Range"] = hdr.content_range(start, end, size)
         headers["Content-Length"] = str(end - start + 1)
-        return Response(wrap_file(request.environ, FileRange(stream, start, end), CHUNK),
+        return Response(wrap_file(request.environ, cast(IO[bytes], FileRange(stream, start, end)),
+                                  CHUNK),
                         status=206, headers=headers, direct_passthrough=True)
     boundary = uuid.uuid4().hex
     parts = [(start, end, (f"--{boundary}\r\nContent-Type: {headers['Content-Type']}\r\n"

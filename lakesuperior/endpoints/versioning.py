@@ -80,7 +80,7 @@ def _import(call: Call, header: str) -> str:
             if media_type is None:
                 raise UnsupportedMediaTypeError("A version of a binary needs the "
                                                 "Content-Type of its content")
-            spool = bodies.receive(call.repo.binaries)
+            spool = bodies.receive()
             kwargs.update(stream=spool, media_type=media_type,
                           digests=bodies.upload_digests(), filename=bodies.filename())
         elif bodies.has_body():

@@ -148,7 +148,7 @@ def _create_binary(call: Call, segment: str | None, model: str | None,
     filename = bodies.filename()
     # A conditional POST holds the write lock while it checks: receive the body first.
     stream: Upload | bodies.LimitedBody = (
-        bodies.receive(call.repo.binaries) if call.conditions else bodies.LimitedBody())
+        bodies.receive() if call.conditions else bodies.LimitedBody())
     try:
         return checked_write(call, "POST", lambda _: call.repo.create(
             call.uid, stream=stream, slug=segment, media_type=media_type,
@@ -212,7 +212,7 @@ def put(call: Call) -> Response:
     data = b""
     body = None
     if not rdf_body and (bodies.has_body() or model == interaction.NON_RDF_SOURCE):
-        spool = bodies.receive(call.repo.binaries)   # binary, or a body we will refuse
+        spool = bodies.receive()   # binary, or a body we will refuse
     elif bodies.has_body():
         data = bodies.read()
         if model != interaction.NON_RDF_SOURCE and data.strip() and media_type is not None:

@@ -185,7 +185,7 @@ class BinaryStore:
 
     # -- writing --------------------------------------------------------------
 
-    def receive(self, stream: BinaryIO | bytes, *, algorithms: Iterable[str] = (),
+    def receive(self, stream: pipeline.Readable | bytes, *, algorithms: Iterable[str] = (),
                 max_size: int | None = None) -> Upload:
         """Read ``stream`` (a readable binary file or bytes) into a temporary file of
         the store, hashing it in the store's algorithm and ``algorithms`` as it is
@@ -224,7 +224,7 @@ class BinaryStore:
             raise
         return Upload(self, tmp, result.size, result.digests, synced)
 
-    def put(self, stream: BinaryIO | bytes | Upload, *,
+    def put(self, stream: pipeline.Readable | bytes | Upload, *,
             expected: Mapping[str, str] | None = None,
             max_size: int | None = None) -> BinaryInfo:
         """Store the content of ``stream`` (a readable binary file, bytes, or an
@@ -406,7 +406,7 @@ def _new_hash(algorithm: str) -> hashlib._Hash:
     return hashlib.new(algorithm, usedforsecurity=False)
 
 
-def _reader(stream: BinaryIO | bytes) -> pipeline.Read:
+def _reader(stream: pipeline.Readable | bytes) -> pipeline.Read:
     """A ``read(size)`` of ``stream``: a file's own, or slices of bytes."""
     if not isinstance(stream, (bytes, bytearray, memoryview)):
         return stream.read

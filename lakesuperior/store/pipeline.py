@@ -7,7 +7,7 @@ network, hashing (``hashlib`` releases the GIL while it hashes more than 2 KiB)
 and writing overlap. Each of those threads takes its chunks from a queue of at
 most ``DEPTH`` chunks, so the reader is never more than ``DEPTH + 1`` chunks
 ahead of the slowest of them: an upload holds at most ``max_buffered(chunk,
-depth)`` bytes (``(DEPTH + 2) * CHUNK``, 6 MiB) whatever its size.
+depth)`` bytes (``(DEPTH + 2) * CHUNK``, 1.5 MiB) whatever its size.
 
 Content that fits in one chunk is hashed and written in the calling thread: no
 thread is started for a small binary.
@@ -24,20 +24,26 @@ import queue
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from lakesuperior.exceptions import PayloadTooLargeError
 
 #: Bytes per read of the source. Measured (docs/performance.md, "Large uploads"):
-#: SHA-512 runs at its full speed from 256 KiB chunks on; 1 MiB is also the
-#: largest read gunicorn makes from the socket at once.
-CHUNK = 1 << 20
+#: 256 KiB, 512 KiB and 1 MiB upload at the same speed (SHA-512 runs at full
+#: speed from 256 KiB on), and a worker grows least with 256 KiB.
+CHUNK = 1 << 18
 #: Chunks each hashing or writing thread may have waiting.
 DEPTH = 4
 
 Chunk = bytes | memoryview
 Read = Callable[[int], Chunk]
 Sink = Callable[[Chunk], Any]
+
+
+class Readable(Protocol):
+    """What content is read from: a binary file, a request body."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
 
 
 def max_buffered(chunk: int = CHUNK, depth: int = DEPTH) -> int:
