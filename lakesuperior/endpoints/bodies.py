@@ -147,10 +147,11 @@ class LimitedBody:
     """The request body as a stream that raises ``PayloadTooLargeError`` (413) past
     ``max_body_size``, however the body is sent: with a ``Content-Length`` or chunked.
 
-    A chunked body is read from the server's own input (which ends it, PEP 3333
-    ``wsgi.input_terminated``; gunicorn does) and counted here: Werkzeug's capped
-    stream would return a body cut short at the limit from ``read()``, and refuse
-    one of exactly the limit. Under a server that does not end the input, a chunked
+    The body is read from the server's own input (``wsgi.input``), up to its
+    ``Content-Length``, or, chunked, to the end the server sets (PEP 3333
+    ``wsgi.input_terminated``; gunicorn does), and counted here: Werkzeug's capped
+    stream would return a chunked body cut short at the limit from ``read()``, and
+    refuse a body of exactly the limit. Under a server that does not end the input, a chunked
     body is a 400 (Werkzeug would read it as empty), or a 413 if the server says it
     is longer than the limit.
 
@@ -171,8 +172,13 @@ class LimitedBody:
             # Werkzeug would give an empty body: the write would lose its content.
             raise BadRequest("This server cannot read a chunked request body (its WSGI "
                              "server does not end the input): send a Content-Length")
-        self._stream = request.input_stream if chunked else request.stream
         self._length = request.content_length
+        if self._length is not None and self._limit is not None and self._length > self._limit:
+            raise _too_large(self._limit, self._length)
+        # The server's own input, never read past the Content-Length (or, chunked, to
+        # the end the server sets): Werkzeug's stream over it copies each byte twice more.
+        self._stream = (request.input_stream if chunked or self._length is not None
+                        else request.stream)
         self._count = 0
 
     def read(self, size: int = -1) -> bytes:
@@ -180,10 +186,7 @@ class LimitedBody:
         if size < 0:
             return b"".join(iter(lambda: self.read(CHUNK), b""))
         if self._length is not None and size > self._length - self._count:
-            # Not past the Content-Length: Werkzeug's stream, capped at the limit
-            # under a server that ends the input, refuses a read after a body of
-            # exactly the limit.
-            size = self._length - self._count
+            size = self._length - self._count      # never past the Content-Length
             if not size:
                 return b""
         try:
