@@ -10,10 +10,10 @@ and runs ``--rounds`` rounds, alternating which goes first, of:
   plus one pass of the store's digest (hashlib, 1 MiB reads) over the file;
 * ours: a PUT of the file to a new binary, the client streaming it from the
   file (as ``curl -T``), with HTTP Basic authentication; the resident set of
-  the server's workers sampled meanwhile (every 20 ms): its peak, and how much
-  it grew during the upload (after a warm-up in which each worker checked the
-  password once: Argon2 takes 64 MiB for that), and the CPU time the workers
-  used (load-independent, unlike the wall clock);
+  the server's processes sampled meanwhile (every 20 ms): the peak, and the
+  largest growth during the upload (after a warm-up in which each worker
+  checked the password once: Argon2 takes 64 MiB for that), and the CPU time
+  the server used (less moved by the load than the wall clock);
 * Fedora (``--fedora URL`` of its ``/rest``, ``--fedora-user`` and
   ``--fedora-password``): the same PUT there.
 
@@ -34,7 +34,6 @@ import hashlib
 import http.client
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -48,6 +47,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from lakesuperior.auth.users import UserDB
+from lakesuperior.bench import serving
 from lakesuperior.bench.clients import process_cpu_s
 from lakesuperior.bench.figures import machine, write_json
 from lakesuperior.bench.memory import process_memory
@@ -57,7 +57,6 @@ from lakesuperior.config import defaults
 USER, PASSWORD = "bench", "a-long-enough-password"
 BLOCK = 1 << 20
 SAMPLE_S = 0.02
-START_TIMEOUT = 120.0
 
 
 def size_arg(text: str) -> int:
@@ -161,50 +160,19 @@ class RssSampler:
         self.sample()
 
 
-def children(pid: int) -> list[int]:
-    out = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text()
-        out += [int(p) for p in text.split()]
-    return out
-
-
-def start_server(root: Path, size: int, stack: ExitStack) -> tuple[str, list[int]]:
-    """``lsup-server`` on a free loopback port, data in ``root/data``: its base URL
-    and its workers' pids."""
+def start_server(root: Path, size: int, stack: ExitStack) -> tuple[str, int]:
+    """``lsup-server`` (``bench.serving``) on a free loopback port, data in
+    ``root/data``, warmed up: its base URL and its pid."""
     data = root / "data"
     data.mkdir()
     UserDB(str(data)).add(USER, PASSWORD, admin=True)
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LSUP_")}
-    env.update({"LSUP_DATA_DIR": str(data), "LSUP_SERVER_BIND": f"127.0.0.1:{port}",
-                "LSUP_MAX_BODY_SIZE": str(max(size, defaults()["max_body_size"]))})
-    log = stack.enter_context(open(root / "server.log", "wb"))
-    proc = subprocess.Popen([sys.executable, "-m", "lakesuperior.server"], cwd=root, env=env,
-                            stdout=log, stderr=subprocess.STDOUT)
-
-    def stop() -> None:
-        proc.terminate()
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-    stack.callback(stop)
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        if proc.poll() is not None:
-            raise SystemExit("lsup-server exited:\n" + (root / "server.log").read_text())
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise SystemExit("lsup-server did not start") from None
-            time.sleep(0.2)
+    proc = stack.enter_context(serving.lsup_server(
+        data, port, root / "server.log",
+        settings={"LSUP_MAX_BODY_SIZE": str(max(size, defaults()["max_body_size"]))}))
     base = f"http://127.0.0.1:{port}/rest"
     warm_up(base)
-    return base, children(proc.pid)
+    return base, proc.pid
 
 
 def warm_up(base: str, connections: int = 16) -> None:
@@ -226,10 +194,13 @@ def warm_up(base: str, connections: int = 16) -> None:
 
 
 def cpu_s(pids: list[int]) -> float:
+    """CPU seconds of processes, their exited threads included (an upload's
+    pipeline threads end with it: ``serving.tree_cpu_s`` counts live threads)."""
     return sum(process_cpu_s(p) or 0.0 for p in pids)
 
 
-def ours(base: str, path: Path, workers: list[int]) -> dict[str, Any]:
+def ours(base: str, path: Path, server: int) -> dict[str, Any]:
+    workers = serving.descendants(server)
     before = {p: (process_memory(p) or {}).get("rss_bytes", 0) for p in workers}
     cpu = cpu_s(workers)
     with RssSampler(workers) as rss:
@@ -275,12 +246,11 @@ def main(argv: list[str] | None = None) -> int:
         stack.callback(shutil.rmtree, root, True)
         src = root / "content.bin"
         make_file(src, args.size)
-        base, workers = start_server(root, args.size, stack)
-        print(f"{args.size} bytes, {algorithm}; lsup-server at {base} (workers {workers}); "
-              f"load {load()}")
+        base, server = start_server(root, args.size, stack)
+        print(f"{args.size} bytes, {algorithm}; lsup-server at {base}; load {load()}")
         for i in range(args.rounds):
             runs = {"floor": lambda: floor(src, root / "dd.out", args.bs, algorithm),
-                    "ours": lambda: ours(base, src, workers)}
+                    "ours": lambda: ours(base, src, server)}
             if args.fedora:
                 runs["fedora"] = lambda: fedora(args.fedora, src, fed_auth)
             order = list(runs) if i % 2 == 0 else list(reversed(runs))
