@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from lakesuperior.bench.ports import free_port
+from tests.servers import START_TIMEOUT
 
 BASE = "http://test.example/rest"
 BIN_DIR = os.path.dirname(sys.executable)
@@ -50,6 +51,7 @@ def populate(path: Path | str, **overrides) -> dict[str, str]:
     from lakesuperior import Repository
     overrides.setdefault("base_uri", BASE)
     overrides.setdefault("sync", False)
+    overrides.setdefault("indexer_process", False)    # a Python start saved
     with Repository(path, **overrides) as repo:
         repo.create_or_replace("/coll", data=f'<> {DC_TITLE} "A collection"@en .'.encode(),
                                media_type="text/turtle")
@@ -92,7 +94,7 @@ def data_dir(tmp_path) -> Path:
 def state(path: Path | str) -> dict:
     """Everything a repository holds (graphs with triples, binary digests)."""
     from lakesuperior import Repository
-    with Repository(path, sync=False) as repo:
+    with Repository(path, sync=False, indexer_process=False) as repo:
         with repo.store.read() as txn:
             graphs = {g: sorted(txn.triples(g)) for g in txn.graphs()}
         return {"graphs": graphs, "binaries": sorted(repo.binaries)}
@@ -118,7 +120,7 @@ class LsupServer:
                                      cwd=str(data_dir.parent),
                                      env=env, stdout=self.log, stderr=subprocess.STDOUT)
 
-    def wait_ready(self, timeout: float = 30.0) -> None:
+    def wait_ready(self, timeout: float = START_TIMEOUT) -> None:
         import http.client
         deadline = time.monotonic() + timeout
         while True:
