@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -152,6 +153,18 @@ class LsupServer:
             self.proc.kill()
             self.proc.wait()
         self.log.close()
+
+
+@contextmanager
+def running_server(data: Path, log: Path) -> Iterator[LsupServer]:
+    """``lsup-server`` on ``data`` (its log in ``log``) for the block: for a
+    fixture of wider scope than ``start_server``'s."""
+    srv = LsupServer(data, log)
+    try:
+        srv.wait_ready()
+        yield srv
+    finally:
+        srv.stop()
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from lakesuperior.cli.support import open_elsewhere
 from lakesuperior.config import Config
 
-from .conftest import LsupServer, populate, script, state
+from .conftest import LsupServer, populate, running_server, script, state
 
 pytestmark = pytest.mark.slow
 
@@ -35,12 +35,8 @@ def served(tmp_path_factory) -> Iterator[tuple[Path, LsupServer]]:
     server: one for the commands it must refuse (they change nothing)."""
     tmp = tmp_path_factory.mktemp("in-use")
     populate(tmp / "data", versioning_auto=False)
-    srv = LsupServer(tmp / "data", tmp / "server.log")
-    try:
-        srv.wait_ready()
+    with running_server(tmp / "data", tmp / "server.log") as srv:
         yield tmp / "data", srv
-    finally:
-        srv.stop()
 
 
 @pytest.mark.parametrize("command", [
