@@ -22,6 +22,8 @@ BASE = "http://test.example/rest"
 BIN_DIR = os.path.dirname(sys.executable)
 DC_TITLE = "<http://purl.org/dc/terms/title>"
 LINK = "<http://ex.org/link>"
+#: The environment of an in-process command whose indexer need not be a process.
+THREAD_INDEXER = {"LSUP_STORE_INDEXER_PROCESS": "false"}
 
 
 def script(name: str) -> str:
@@ -35,13 +37,16 @@ def runner() -> CliRunner:
 
 @pytest.fixture
 def invoke(runner, monkeypatch):
-    """Run ``lsup-admin`` in-process with a clean environment; returns the result."""
+    """Run ``lsup-admin`` in-process with a clean environment (the indexer of the
+    repository it opens a thread, unless ``env`` says otherwise: a process would
+    cost each command a Python start); returns the result."""
     from lakesuperior.cli import cli
     for var in ("LSUP_CONFIG", "LSUP_DATA_DIR"):
         monkeypatch.delenv(var, raising=False)
 
     def run(*args: str, input: str | None = None, env: dict | None = None):
-        return runner.invoke(cli, [str(a) for a in args], input=input, env=env)
+        return runner.invoke(cli, [str(a) for a in args], input=input,
+                             env={**THREAD_INDEXER, **(env or {})})
 
     return run
 
