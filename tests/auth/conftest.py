@@ -3,6 +3,8 @@ authentication on, on a data folder with seeded users."""
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterable
+from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher
@@ -27,7 +29,8 @@ def basic(user: str, password: str) -> dict[str, str]:
     return {"Authorization": f"Basic {token}"}
 
 
-def user_file(folder, users, admins=()) -> bytes:
+def user_file(folder: Path, users: Iterable[tuple[str, str]],
+              admins: Iterable[tuple[str, str]] = ()) -> bytes:
     """The bytes of a user file (made in ``folder``) with the ``(name, password)``
     pairs of ``users``, and of ``admins`` as administrators, hashed by ``CHEAP_HASHER``."""
     db = UserDB(folder)
@@ -40,7 +43,7 @@ def user_file(folder, users, admins=()) -> bytes:
         return fh.read()
 
 
-def write_users(data_dir, content: bytes) -> None:
+def write_users(data_dir: Path, content: bytes) -> None:
     """Put the user file ``content`` into the data folder ``data_dir`` (made if missing)."""
     data_dir.mkdir(exist_ok=True)
     (data_dir / "users.json").write_bytes(content)
