@@ -9,17 +9,21 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from lakesuperior.bench.ports import free_port
+from tests.servers import START_TIMEOUT
 
 BASE = "http://test.example/rest"
 BIN_DIR = os.path.dirname(sys.executable)
 DC_TITLE = "<http://purl.org/dc/terms/title>"
 LINK = "<http://ex.org/link>"
+#: The environment of an in-process command whose indexer need not be a process.
+THREAD_INDEXER = {"LSUP_STORE_INDEXER_PROCESS": "false"}
 
 
 def script(name: str) -> str:
@@ -33,13 +37,16 @@ def runner() -> CliRunner:
 
 @pytest.fixture
 def invoke(runner, monkeypatch):
-    """Run ``lsup-admin`` in-process with a clean environment; returns the result."""
+    """Run ``lsup-admin`` in-process with a clean environment (the indexer of the
+    repository it opens a thread, unless ``env`` says otherwise: a process would
+    cost each command a Python start); returns the result."""
     from lakesuperior.cli import cli
     for var in ("LSUP_CONFIG", "LSUP_DATA_DIR"):
         monkeypatch.delenv(var, raising=False)
 
     def run(*args: str, input: str | None = None, env: dict | None = None):
-        return runner.invoke(cli, [str(a) for a in args], input=input, env=env)
+        return runner.invoke(cli, [str(a) for a in args], input=input,
+                             env={**THREAD_INDEXER, **(env or {})})
 
     return run
 
@@ -50,6 +57,7 @@ def populate(path: Path | str, **overrides) -> dict[str, str]:
     from lakesuperior import Repository
     overrides.setdefault("base_uri", BASE)
     overrides.setdefault("sync", False)
+    overrides.setdefault("indexer_process", False)    # a Python start saved
     with Repository(path, **overrides) as repo:
         repo.create_or_replace("/coll", data=f'<> {DC_TITLE} "A collection"@en .'.encode(),
                                media_type="text/turtle")
@@ -92,7 +100,7 @@ def data_dir(tmp_path) -> Path:
 def state(path: Path | str) -> dict:
     """Everything a repository holds (graphs with triples, binary digests)."""
     from lakesuperior import Repository
-    with Repository(path, sync=False) as repo:
+    with Repository(path, sync=False, indexer_process=False) as repo:
         with repo.store.read() as txn:
             graphs = {g: sorted(txn.triples(g)) for g in txn.graphs()}
         return {"graphs": graphs, "binaries": sorted(repo.binaries)}
@@ -118,7 +126,7 @@ class LsupServer:
                                      cwd=str(data_dir.parent),
                                      env=env, stdout=self.log, stderr=subprocess.STDOUT)
 
-    def wait_ready(self, timeout: float = 30.0) -> None:
+    def wait_ready(self, timeout: float = START_TIMEOUT) -> None:
         import http.client
         deadline = time.monotonic() + timeout
         while True:
@@ -150,6 +158,18 @@ class LsupServer:
             self.proc.kill()
             self.proc.wait()
         self.log.close()
+
+
+@contextmanager
+def running_server(data: Path, log: Path) -> Iterator[LsupServer]:
+    """``lsup-server`` on ``data`` (its log in ``log``) for the block: for a
+    fixture of wider scope than ``start_server``'s."""
+    srv = LsupServer(data, log)
+    try:
+        srv.wait_ready()
+        yield srv
+    finally:
+        srv.stop()
 
 
 @pytest.fixture

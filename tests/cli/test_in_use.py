@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from lakesuperior.cli.support import open_elsewhere
 from lakesuperior.config import Config
 
-from .conftest import script, state
+from .conftest import LsupServer, populate, running_server, script, state
 
 pytestmark = pytest.mark.slow
 
@@ -27,18 +29,27 @@ def worker_pids(server_pid: int) -> set[int]:
     return {int(p) for p in out.split()}
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[tuple[Path, LsupServer]]:
+    """A populated repository that a real ``lsup-server`` holds open, and that
+    server: one for the commands it must refuse (they change nothing)."""
+    tmp = tmp_path_factory.mktemp("in-use")
+    populate(tmp / "data", versioning_auto=False)
+    with running_server(tmp / "data", tmp / "server.log") as srv:
+        yield tmp / "data", srv
+
+
 @pytest.mark.parametrize("command", [
     ("bootstrap", "--yes"),
     ("cleanup", "--min-age", "0"),
     ("export-ocfl", "/nonexistent/ocfl-export"),
     ("import-ocfl", "/nonexistent/ocfl-root"),
 ])
-def test_refused_while_a_server_has_it_open(data_dir, start_server, command):
+def test_refused_while_a_server_has_it_open(served, command):
+    data_dir, srv = served
     before = state(data_dir)
-    srv = start_server(data_dir)
     r = admin(*command, "--data-dir", data_dir)
     workers = worker_pids(srv.proc.pid)
-    srv.stop()
     assert r.returncode == 2, (r.stdout, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: "), r.stderr

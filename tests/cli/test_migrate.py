@@ -15,7 +15,7 @@ from rdflib.compare import isomorphic
 
 from lakesuperior.config import Config
 
-from .conftest import free_port, populate
+from .conftest import free_port, populate, running_server
 
 pytestmark = pytest.mark.slow
 
@@ -61,17 +61,18 @@ def _source_triples(url: str):
     return rdfio.parse(body, "text/turtle", url)
 
 
-@pytest.fixture
-def source(tmp_path, start_server):
+@pytest.fixture(scope="module")
+def source(tmp_path_factory):
     """A populated repository served by lsup-server, with one more resource linked
-    only from another (not contained by a start point)."""
-    data = tmp_path / "source"
-    uids = populate(data)
-    srv = start_server(data)
-    status, _, _ = _request(srv.url + "/coll/linker", "PUT",
-                            f"<> <http://ex.org/see> <{srv.url}/flat> .".encode(), TTL)
-    assert status == 201
-    return srv, uids
+    only from another (not contained by a start point); the module's tests only
+    read it."""
+    tmp = tmp_path_factory.mktemp("migrate-source")
+    uids = populate(tmp / "source")
+    with running_server(tmp / "source", tmp / "server.log") as srv:
+        status, _, _ = _request(srv.url + "/coll/linker", "PUT",
+                                f"<> <http://ex.org/see> <{srv.url}/flat> .".encode(), TTL)
+        assert status == 201
+        yield srv, uids
 
 
 def test_migrate_our_server(invoke, source, tmp_path):
@@ -84,9 +85,9 @@ def test_migrate_our_server(invoke, source, tmp_path):
     assert (tmp_path / "report.csv").read_text().strip() == "status,url,reason"
 
     from lakesuperior import Repository
-    with Repository(srv.data_dir, sync=False) as src_repo:
+    with Repository(srv.data_dir, sync=False, indexer_process=False) as src_repo:
         src_uids = sorted(_all_uids(src_repo))
-    with Repository(dest, base_uri=DEST_BASE, sync=False) as repo:
+    with Repository(dest, base_uri=DEST_BASE, sync=False, indexer_process=False) as repo:
         assert sorted(_all_uids(repo)) == src_uids
         for uid in src_uids:
             mine = repo.get(uid, incl_membership=False)
@@ -136,7 +137,7 @@ def test_migrate_from_a_start_point_follows_links(invoke, source, tmp_path):
     res = invoke("migrate", srv.url + "/", dest, "--start", "/coll")
     assert res.exit_code == 0, res.output
     from lakesuperior import Repository
-    with Repository(dest, sync=False) as repo:
+    with Repository(dest, sync=False, indexer_process=False) as repo:
         got = sorted(_all_uids(repo))
     # /flat only through the link from /coll/linker; /dc not reachable
     assert got == ["/", "/coll", "/coll/doc", "/coll/file.bin", "/coll/linker",
@@ -151,7 +152,7 @@ def test_migrate_list_file(invoke, source, tmp_path):
                  "--start", "/dc")
     assert res.exit_code == 0, res.output
     from lakesuperior import Repository
-    with Repository(tmp_path / "dest", sync=False) as repo:
+    with Repository(tmp_path / "dest", sync=False, indexer_process=False) as repo:
         # /dc links to its membership resource /coll, which contains the rest
         assert "/coll/doc" in _all_uids(repo) and "/flat" in _all_uids(repo)
 
@@ -233,7 +234,7 @@ def test_migrate_skip_errors_reports_everything(invoke, stub_server, tmp_path):
     assert sorted((r[0], r[1].rsplit("/", 1)[1]) for r in rows[1:]) == [
         ("failed", "bad"), ("failed", "garbage"), ("failed", "html"), ("skipped", "missing")]
     from lakesuperior import Repository
-    with Repository(tmp_path / "d", sync=False) as repo:
+    with Repository(tmp_path / "d", sync=False, indexer_process=False) as repo:
         assert repo.get("/").children == ["/good"]
         assert ("<http://purl.org/dc/terms/title>", '"good"') in {
             (p, o) for s, p, o in repo.get("/good").triples}
@@ -296,7 +297,7 @@ def test_migrate_verifies_binary_digests(invoke, stub_server, tmp_path):
     res = invoke("migrate", url + "/rest", tmp_path / "ok")
     assert res.exit_code == 0, res.output
     from lakesuperior import Repository
-    with Repository(tmp_path / "ok", sync=False) as repo:
+    with Repository(tmp_path / "ok", sync=False, indexer_process=False) as repo:
         b = repo.get("/b")
         assert b.digest == hashlib.sha512(content).hexdigest()
         assert b.digests["md5"] == md5
@@ -321,7 +322,7 @@ def test_migrate_copies_versions(invoke, tmp_path, start_server):
     data = tmp_path / "source"
     populate(data)
     old = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
-    with Repository(data, sync=False) as repo:
+    with Repository(data, sync=False, indexer_process=False) as repo:
         repo.import_version("/coll/doc", old, data=b'<> <http://ex.org/v> "old" .\n'
                             b'<#part> <http://ex.org/v> "old part" .', media_type="text/turtle")
         repo.import_version("/coll/note.txt", old, data=b"old note", media_type="text/csv",
@@ -332,10 +333,10 @@ def test_migrate_copies_versions(invoke, tmp_path, start_server):
     dest = tmp_path / "dest"
     res = invoke("migrate", srv.url, dest)
     assert res.exit_code == 0, res.output + srv.log_text()
-    with Repository(data, sync=False) as repo:
+    with Repository(data, sync=False, indexer_process=False) as repo:
         total = sum(len(repo.versions(u)) for u in _all_uids(repo) if u != "/")
     assert f" {total:,} versions, " in res.output
-    with Repository(dest, base_uri=DEST_BASE, sync=False) as repo:
+    with Repository(dest, base_uri=DEST_BASE, sync=False, indexer_process=False) as repo:
         for uid, ids in want.items():
             assert [v.id for v in repo.versions(uid)] == ids, uid
         doc = repo.get_version("/coll/doc", "20010203040506")
@@ -364,17 +365,19 @@ def _acl(uid: str, who: str, *, default: bool = True, extra: str = "") -> bytes:
             + (f" ; acl:default {target}" if default else "") + " .\n" + extra).encode()
 
 
-@pytest.fixture
-def guarded_source(tmp_path, start_server):
+@pytest.fixture(scope="module")
+def guarded_source(tmp_path_factory):
     """The populated source with ACLs: /coll and what is below it readable by Alice
     only, the binary /coll/note.txt by everyone, /flat by Alice without acl:default,
-    plus an untyped node and an accessTo naming a resource below."""
+    plus an untyped node and an accessTo naming a resource below (the module's
+    tests only read it)."""
     from lakesuperior import Repository
 
     from .conftest import BASE
-    data = tmp_path / "source"
+    tmp = tmp_path_factory.mktemp("guarded-source")
+    data = tmp / "source"
     populate(data)
-    with Repository(data, base_uri=BASE, sync=False) as repo:
+    with Repository(data, base_uri=BASE, sync=False, indexer_process=False) as repo:
         repo.set_acl("/coll", data=_acl("/coll", f"acl:agent <{ALICE}>", extra=(
             f"<#doc> a acl:Authorization ; acl:mode acl:Write ; acl:agent <{ALICE}> ; "
             f"acl:accessTo <{BASE}/coll/doc> ; acl:default <{BASE}/coll> .\n"
@@ -384,7 +387,8 @@ def guarded_source(tmp_path, start_server):
                      media_type="text/turtle")
         repo.set_acl("/flat", data=_acl("/flat", f"acl:agent <{ALICE}>", default=False),
                      media_type="text/turtle")
-    return start_server(data)
+    with running_server(data, tmp / "server.log") as srv:
+        yield srv
 
 
 def _acl_graph(triples, old_base: str | None = None, new_base: str | None = None):
@@ -399,7 +403,7 @@ def test_migrate_copies_acls(invoke, guarded_source, tmp_path):
     res = invoke("migrate", srv.url, dest)
     assert res.exit_code == 0, res.output + srv.log_text()
     assert " 4 ACLs, " in res.output                    # the root's, /coll, the binary, /flat
-    with Repository(dest, base_uri=DEST_BASE, sync=False) as repo:
+    with Repository(dest, base_uri=DEST_BASE, sync=False, indexer_process=False) as repo:
         for uid in ("/", "/coll", "/coll/note.txt", "/flat"):
             status, _, body = _request(srv.url + uid.rstrip("/") + "/fcr:acl",
                                        headers={"Accept": "text/turtle"})
@@ -429,7 +433,7 @@ def test_migrate_from_a_start_point_copies_the_acls_above_it(invoke, guarded_sou
     assert res.exit_code == 0, res.output
     assert "Migrated 1 resources" in res.output
     assert " 2 ACLs, " in res.output                    # /coll's and the root's
-    with Repository(dest, base_uri=DEST_BASE, sync=False) as repo:
+    with Repository(dest, base_uri=DEST_BASE, sync=False, indexer_process=False) as repo:
         assert repo.has_acl("/coll") and repo.has_acl("/")
         assert repo.get("/coll").children == ["/coll/file.bin"]
         with pytest.raises(AccessDeniedError):

@@ -2,23 +2,16 @@
 seq or time, for administrators and messaging.feed_reader only."""
 from __future__ import annotations
 
-import base64
 import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from lakesuperior.auth.users import UserDB
 from lakesuperior.endpoints import changes as changes_mod
 from lakesuperior.messaging.fedora import activity
+from tests.auth.conftest import basic, user_file, write_users
 
 TTL = "text/turtle"
-
-
-def basic(user: str, password: str) -> dict[str, str]:
-    return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
-
-
 ADMIN = basic("root", "root-pass-1")
 READER = basic("indexer", "reader-pass-1")
 OTHER = basic("alice", "alice-pass-1")
@@ -26,20 +19,14 @@ OTHER = basic("alice", "alice-pass-1")
 
 @pytest.fixture(scope="module")
 def users_file(tmp_path_factory) -> bytes:
-    db = UserDB(tmp_path_factory.mktemp("users"))
-    db.add("root", "root-pass-1", admin=True)
-    db.add("indexer", "reader-pass-1")
-    db.add("alice", "alice-pass-1")
-    with open(db.path, "rb") as fh:
-        return fh.read()
+    return user_file(tmp_path_factory.mktemp("users"),
+                     [("indexer", "reader-pass-1"), ("alice", "alice-pass-1")],
+                     [("root", "root-pass-1")])
 
 
 @pytest.fixture
 def app_config(tmp_path, users_file):
-    data = tmp_path / "data"
-    data.mkdir()
-    (data / "users.json").write_bytes(users_file)
-    (data / "users.json").chmod(0o600)
+    write_users(tmp_path / "data", users_file)
     return {"auth_enabled": True, "messaging_feed_reader": "indexer"}
 
 

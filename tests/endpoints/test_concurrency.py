@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from lakesuperior.auth.users import UserDB
+from tests.auth.conftest import user_file, write_users
 from tests.servers import lsup_server
 
 LOAD_SECONDS = 6.0
@@ -151,11 +151,8 @@ def _seed(client: Client) -> None:
 
 @pytest.fixture
 def server(tmp_path):
-    data = tmp_path / "data"
-    data.mkdir()
-    users = UserDB(data)
-    users.add(*ADMIN, admin=True)
-    users.add(*ALICE)
+    (tmp_path / "users").mkdir()
+    write_users(tmp_path / "data", user_file(tmp_path / "users", [ALICE], [ADMIN]))
     with lsup_server(tmp_path, {"LSUP_AUTH_ENABLED": "true"}) as (_proc, port, _log):
         yield port
 

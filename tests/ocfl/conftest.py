@@ -3,6 +3,7 @@ imported for real, every export checked by ocfl-py (``validator.py``)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -70,15 +71,27 @@ def fill(repo: Repository) -> None:
 
 
 @pytest.fixture
-def source(tmp_path) -> Repository:
-    """A filled repository (automatic versioning on, as by default)."""
-    with Repository(tmp_path / "source", base_uri=BASE, sync=False) as repo:
+def source(tmp_path) -> Iterator[Repository]:
+    """A filled repository (automatic versioning on, as by default), this test's own."""
+    with Repository(config=config(tmp_path / "source")) as repo:
         fill(repo)
         yield repo
 
 
-def config(path: Path) -> Config:
-    return Config().with_(data_dir=str(path), base_uri=BASE, sync=False)
+@pytest.fixture(scope="module")
+def shared_source(tmp_path_factory) -> Iterator[Repository]:
+    """The ``source`` of every test of a module that only reads it (filling one
+    takes a second: its versions are a second apart)."""
+    with Repository(config=config(tmp_path_factory.mktemp("ocfl") / "source")) as repo:
+        fill(repo)
+        yield repo
+
+
+def config(path: Path, **settings) -> Config:
+    """The configuration of a test repository in ``path`` (the indexer a thread:
+    a process per repository would cost a Python start each; tests/store tests it)."""
+    return Config().with_(data_dir=str(path), base_uri=BASE, sync=False,
+                          indexer_process=False, **settings)
 
 
 def uids(repo: Repository) -> tuple[list[str], list[str]]:

@@ -17,14 +17,16 @@ from lakesuperior.ocfl.export import export_ocfl
 from lakesuperior.ocfl.imports import import_ocfl
 from lakesuperior.ocfl.storage import object_path
 
-from .conftest import BASE, config
+from .conftest import config
 
 DOC = "info:fedora/coll/doc"
 
 
-@pytest.fixture
-def export(tmp_path) -> Path:
-    with Repository(tmp_path / "src", base_uri=BASE, sync=False) as repo:
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    """A small export, made once per module: tests damage copies of it (``export``)."""
+    tmp_path = tmp_path_factory.mktemp("pristine")
+    with Repository(config=config(tmp_path / "src")) as repo:
         repo.create_or_replace("/coll", data=b'<> <http://ex.org/p> "c" .',
                                media_type="text/turtle")
         repo.create_or_replace("/coll/doc", data=b'<> <http://ex.org/p> "d" .',
@@ -36,6 +38,13 @@ def export(tmp_path) -> Path:
         repo.create_or_replace("/other", data=b'<> <http://ex.org/p> "o" .',
                                media_type="text/turtle")
         export_ocfl(repo, tmp_path / "ocfl")
+    return tmp_path / "ocfl"
+
+
+@pytest.fixture
+def export(pristine, tmp_path) -> Path:
+    """This test's copy of the ``pristine`` export."""
+    shutil.copytree(pristine, tmp_path / "ocfl")
     return tmp_path / "ocfl"
 
 

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from lakesuperior import Repository
 from lakesuperior.ocfl.storage import object_path
+from tests.cli.conftest import THREAD_INDEXER
 
 from .conftest import BASE, summary
 from .validator import assert_valid
@@ -22,14 +23,14 @@ def invoke(monkeypatch):
     runner = CliRunner()
 
     def run(*args):
-        return runner.invoke(cli, [str(a) for a in args])
+        return runner.invoke(cli, [str(a) for a in args], env=THREAD_INDEXER)
     return run
 
 
 @pytest.fixture
 def data(tmp_path):
     path = tmp_path / "data"
-    with Repository(path, base_uri=BASE, sync=False) as repo:
+    with Repository(path, base_uri=BASE, sync=False, indexer_process=False) as repo:
         repo.create_or_replace("/a", data=b'<> <http://ex.org/p> "a" .',
                                media_type="text/turtle")
         repo.create_or_replace("/a/b", data=b"bytes", media_type="text/plain")
@@ -44,8 +45,8 @@ def test_export_then_import(invoke, data, tmp_path):
     r = invoke("import-ocfl", tmp_path / "ocfl", "--data-dir", tmp_path / "new")
     assert r.exit_code == 0, r.output
     assert "Imported 3 OCFL objects" in r.output and "0 not imported" in r.output
-    with Repository(data, base_uri=BASE) as a, Repository(tmp_path / "new",
-                                                          base_uri=BASE) as b:
+    with Repository(data, base_uri=BASE, indexer_process=False) as a, \
+            Repository(tmp_path / "new", base_uri=BASE, indexer_process=False) as b:
         assert summary(a) == summary(b)
     r = invoke("import-ocfl", tmp_path / "ocfl", "--data-dir", tmp_path / "new")
     assert r.exit_code == 0 and "3 objects already imported" in r.output
@@ -127,13 +128,14 @@ def test_an_interrupted_export_leaves_no_root_and_is_cleaned_up(data, tmp_path, 
     def boom(*args, **kwargs):
         raise KeyboardInterrupt
     monkeypatch.setattr(export_mod.ObjectWriter, "commit", boom)
-    with Repository(data, base_uri=BASE) as repo, pytest.raises(KeyboardInterrupt):
+    with Repository(data, base_uri=BASE, indexer_process=False) as repo, \
+            pytest.raises(KeyboardInterrupt):
         export_mod.export_ocfl(repo, tmp_path / "ocfl")
     assert not (tmp_path / "ocfl").exists()
     assert not [n for n in os.listdir(tmp_path) if ".exporting-" in n]
     monkeypatch.undo()
     stale = tmp_path / f".ocfl.exporting-999999999@{files._host()}-abcdefgh"
     stale.mkdir()
-    with Repository(data, base_uri=BASE) as repo:
+    with Repository(data, base_uri=BASE, indexer_process=False) as repo:
         export_mod.export_ocfl(repo, tmp_path / "ocfl")
     assert not stale.exists() and (tmp_path / "ocfl" / "0=ocfl_1.1").exists()

@@ -15,10 +15,12 @@ from lakesuperior.ocfl.storage import object_path
 NT = "application/n-triples"
 
 
-@pytest.fixture
-def out(source, tmp_path) -> Path:
-    export_ocfl(source, tmp_path / "ocfl")
-    return tmp_path / "ocfl"
+@pytest.fixture(scope="module")
+def out(shared_source, tmp_path_factory) -> Path:
+    """The export of ``shared_source``: one per module, the tests only read it."""
+    root = tmp_path_factory.mktemp("format") / "ocfl"
+    export_ocfl(shared_source, root)
+    return root
 
 
 def newest(root: Path, oid: str) -> tuple[Path, dict, dict[str, str]]:

@@ -13,7 +13,7 @@ from lakesuperior.ocfl.export import export_ocfl
 from lakesuperior.ocfl.imports import import_ocfl
 from lakesuperior.ocfl.storage import object_path
 
-from .conftest import BASE, config, summary
+from .conftest import config, summary
 from .validator import assert_valid
 
 ROOTLESS = ("/",)   # the root's creation belongs to the repository that holds it
@@ -21,9 +21,9 @@ ROOTLESS = ("/",)   # the root's creation belongs to the repository that holds i
 
 @pytest.mark.parametrize("version,digest", [("1.1", "sha512"), ("1.0", "sha256"),
                                             ("1.0", "sha512")])
-def test_round_trip_keeps_everything(source, tmp_path, version, digest):
-    before = summary(source)
-    report = export_ocfl(source, tmp_path / "ocfl", ocfl_version=version, digest=digest)
+def test_round_trip_keeps_everything(shared_source, tmp_path, version, digest):
+    before = summary(shared_source)
+    report = export_ocfl(shared_source, tmp_path / "ocfl", ocfl_version=version, digest=digest)
     # sha256 is a choice OCFL allows and warns of (W004: it prefers sha512)
     assert_valid(str(tmp_path / "ocfl"), allowed=("W004",) if digest == "sha256" else ())
     assert (tmp_path / "ocfl" / f"0=ocfl_{version}").read_text() == f"ocfl_{version}\n"
@@ -50,17 +50,17 @@ def test_round_trip_keeps_everything(source, tmp_path, version, digest):
     assert len(binary["versions"]) >= 2 and binary["acl"]
 
 
-def test_import_keeps_dates_and_agents(source, tmp_path):
-    export_ocfl(source, tmp_path / "ocfl")
+def test_import_keeps_dates_and_agents(shared_source, tmp_path):
+    export_ocfl(shared_source, tmp_path / "ocfl")
     import_ocfl(str(tmp_path / "ocfl"), config(tmp_path / "dest"))
     with Repository(config=config(tmp_path / "dest")) as dest:
         for uid in ("/coll", "/coll/doc", "/coll/file.bin", "/ag/part/img"):
-            a, b = source.get(uid), dest.get(uid)
+            a, b = shared_source.get(uid), dest.get(uid)
             assert (b.created, b.last_modified) == (a.created, a.last_modified), uid
 
 
-def test_a_second_import_resumes_and_changes_nothing(source, tmp_path):
-    export_ocfl(source, tmp_path / "ocfl")
+def test_a_second_import_resumes_and_changes_nothing(shared_source, tmp_path):
+    export_ocfl(shared_source, tmp_path / "ocfl")
     first = import_ocfl(str(tmp_path / "ocfl"), config(tmp_path / "dest"))
     with Repository(config=config(tmp_path / "dest")) as dest:
         once = summary(dest)
@@ -70,11 +70,11 @@ def test_a_second_import_resumes_and_changes_nothing(source, tmp_path):
         assert summary(dest) == once
 
 
-def test_an_interrupted_import_resumes(source, tmp_path):
+def test_an_interrupted_import_resumes(shared_source, tmp_path):
     """The import of /coll stops (its object is damaged); once repaired, running the
     import again brings in what is left, and the result is the whole repository."""
-    before = summary(source)
-    export_ocfl(source, tmp_path / "ocfl")
+    before = summary(shared_source)
+    export_ocfl(shared_source, tmp_path / "ocfl")
     inv = tmp_path / "ocfl" / object_path("info:fedora/coll") / "inventory.json"
     good = inv.read_bytes()
     inv.write_bytes(good.replace(b'"head"', b'"heads"', 1))
@@ -92,8 +92,7 @@ def test_unversioned_changes_are_the_mutable_head(tmp_path):
     """With automatic versioning off, a change after the last version is not a
     version: it is the object's mutable head (as Fedora writes it then), and the
     import makes no version of it."""
-    with Repository(tmp_path / "src", base_uri=BASE, sync=False,
-                    versioning_auto=False) as repo:
+    with Repository(config=config(tmp_path / "src", versioning_auto=False)) as repo:
         repo.create_or_replace("/r", data=b'<> <http://ex.org/p> "v1" .',
                                media_type="text/turtle")
         repo.create_version("/r")

@@ -203,12 +203,27 @@ def evaluator(request, monkeypatch):
     return request.param
 
 
-def both(repo, text):
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """(``data``, its ``oracle``) made once for the tests that only query them."""
+    from lakesuperior import Repository
+    repo = Repository(tmp_path_factory.mktemp("query") / "repo", base_uri=BASE, sync=False,
+                      indexer_process=False)
+    try:
+        populate(repo)
+        yield repo, oracle(repo)
+    finally:
+        repo.close()
+
+
+def both(repo, text, ds: rdflib.Dataset | None = None):
+    """The answers of ``repo`` and of its oracle (``ds`` if given) to ``text``."""
     ours = repo.sparql_query(PREFIXES + text)
     with warnings.catch_warnings():   # rdflib 7's evaluator uses its deprecated members
         warnings.simplefilter("ignore", DeprecationWarning)
-        theirs = oracle(repo).query(PREFIXES + text, initNs=dict(query.QUERY_NAMESPACES),
-                                    base=BASE + "/")
+        theirs = (ds or oracle(repo)).query(PREFIXES + text,
+                                            initNs=dict(query.QUERY_NAMESPACES),
+                                            base=BASE + "/")
         if theirs.type == "SELECT":
             _ = theirs.bindings   # evaluated here
     return ours, theirs
@@ -224,27 +239,27 @@ def rows(result):
 
 
 @pytest.mark.parametrize("text", QUERIES)
-def test_select_matches_rdflib(data, evaluator, text):
-    ours, theirs = both(data, text)
+def test_select_matches_rdflib(shared, evaluator, text):
+    ours, theirs = both(shared[0], text, shared[1])
     assert rows(ours) == rows(theirs)
     assert [str(v) for v in ours.vars] == [str(v) for v in theirs.vars]
 
 
 @pytest.mark.parametrize("text", ORDERED)
-def test_ordered_select_matches_rdflib(data, evaluator, text):
-    ours, theirs = both(data, text)
+def test_ordered_select_matches_rdflib(shared, evaluator, text):
+    ours, theirs = both(shared[0], text, shared[1])
     assert [tuple(r) for r in ours] == [tuple(r) for r in theirs]
 
 
 @pytest.mark.parametrize("text", ASKS)
-def test_ask_matches_rdflib(data, evaluator, text):
-    ours, theirs = both(data, text)
+def test_ask_matches_rdflib(shared, evaluator, text):
+    ours, theirs = both(shared[0], text, shared[1])
     assert ours.askAnswer is theirs.askAnswer
 
 
 @pytest.mark.parametrize("text", GRAPHS)
-def test_graph_queries_match_rdflib(data, evaluator, text):
-    ours, theirs = both(data, text)
+def test_graph_queries_match_rdflib(shared, evaluator, text):
+    ours, theirs = both(shared[0], text, shared[1])
     assert len(ours.graph) and isomorphic(ours.graph, theirs.graph)
 
 

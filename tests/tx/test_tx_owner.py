@@ -9,8 +9,7 @@ from email.utils import parsedate_to_datetime
 
 import pytest
 
-from lakesuperior.auth.users import UserDB
-from tests.auth.conftest import basic
+from tests.auth.conftest import basic, user_file, write_users
 from tests.conftest import store_state
 from tests.tx.conftest import ROOT, TTL, tx_app
 from tests.webac.conftest import grant
@@ -23,12 +22,7 @@ ALICE_WEBID = "info:fedora/local-user#alice"
 
 @pytest.fixture(scope="module")
 def users_file(tmp_path_factory) -> bytes:
-    db = UserDB(tmp_path_factory.mktemp("users"))
-    db.add(*ALICE)
-    db.add(*BOB)
-    db.add(*ROOT_USER, admin=True)
-    with open(db.path, "rb") as fh:
-        return fh.read()
+    return user_file(tmp_path_factory.mktemp("users"), [ALICE, BOB], [ROOT_USER])
 
 
 @pytest.fixture
@@ -37,8 +31,7 @@ def make(tmp_path, users_file, clock):
 
     def build(**settings):
         data = tmp_path / f"data{len(apps)}"
-        data.mkdir()
-        (data / "users.json").write_bytes(users_file)
+        write_users(data, users_file)
         app = tx_app(data, auth_enabled=True, **settings)
         app.extensions["lakesuperior"].staging.clock = clock
         apps.append(app)
