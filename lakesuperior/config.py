@@ -42,7 +42,8 @@ _BASE_PATH = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+")
 #: The signature algorithms ``auth.jwt.algorithm`` may name.
 JWT_ALGORITHMS = ("HS256", "HS384", "HS512", "RS256", "RS384", "RS512")
 #: First path segments the application serves itself: no base path goes under them.
-RESERVED_PATHS = ("query", "admin", "constraints", "static")
+RESERVED_PATHS = ("query", "admin", "constraints", "static", "login", "logout", "search",
+                  "health", "metrics")
 _ORIGIN = re.compile(r"https?://(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?")
 
 
@@ -94,6 +95,9 @@ class Config:
     messaging_retention_days: float = _DEFAULT
     messaging_feed_reader: str = _DEFAULT
     auth_root_acl: str = _DEFAULT
+    auth_session_lifetime: float = _DEFAULT
+    health_index_stall: float = _DEFAULT
+    metrics_allowed: tuple[str, ...] = _DEFAULT
     auth_jwt_key: str = field(default=_DEFAULT, repr=False)
     auth_jwt_key_file: str = _DEFAULT
     auth_jwt_algorithm: str = _DEFAULT
@@ -217,12 +221,16 @@ class Config:
         if self.auth_proxy_header and not _TOKEN.fullmatch(self.auth_proxy_header):
             raise ConfigError("auth.proxy_header must be an HTTP header name, not "
                               f"{self.auth_proxy_header!r}")
-        for entry in self.auth_trusted_proxies:
-            try:
-                ipaddress.ip_network(entry, strict=False)
-            except ValueError:
-                raise ConfigError(f"auth.trusted_proxies: {entry!r} is not an IP address "
-                                  "or network (CIDR)") from None
+        for key, entries in (("auth.trusted_proxies", self.auth_trusted_proxies),
+                             ("metrics.allowed", self.metrics_allowed)):
+            for entry in entries:
+                try:
+                    ipaddress.ip_network(entry, strict=False)
+                except ValueError:
+                    raise ConfigError(f"{key}: {entry!r} is not an IP address or network "
+                                      "(CIDR)") from None
+        if self.auth_session_lifetime <= 0 or self.health_index_stall <= 0:
+            raise ConfigError("auth.session.lifetime and health.index_stall must be positive")
         if self.auth_jwt_algorithm not in JWT_ALGORITHMS:
             raise ConfigError(f"auth.jwt.algorithm must be one of {', '.join(JWT_ALGORITHMS)}, "
                               f"not {self.auth_jwt_algorithm!r}")
@@ -250,6 +258,16 @@ class Config:
     @property
     def binary_dir(self) -> str:
         return os.path.join(self.data_dir, "ldpnr")
+
+    @property
+    def sessions_dir(self) -> str:
+        """The sessions of the login page and their signing key (``auth.sessions``)."""
+        return os.path.join(self.data_dir, "sessions")
+
+    @property
+    def metrics_dir(self) -> str:
+        """The figures each ``lsup-server`` worker counts, summed by ``GET /metrics``."""
+        return os.path.join(self.data_dir, "metrics")
 
     @property
     def staging_dir(self) -> str:

@@ -16,6 +16,11 @@ random password written to ``DATA_DIR/initial-admin-password`` (mode 0600), and
 one log line says where; with ``auth.enabled: false`` a warning is logged.
 
 
+Each worker counts its requests for ``GET /metrics`` in files of
+``DATA_DIR/metrics`` (emptied at each start; prometheus_client's multiprocess
+mode, switched on by ``PROMETHEUS_MULTIPROC_DIR``, set here before any worker
+exists), so that a scrape answered by any worker sums them all.
+
 With ``messaging.broker_url`` set, each worker runs a publisher thread; the
 data directory's lock makes one of them drain the change feed to the broker
 (``lakesuperior.messaging``).
@@ -33,6 +38,7 @@ import os
 import re
 import runpy
 import shlex
+import shutil
 import socket
 import sys
 from importlib import resources
@@ -49,8 +55,11 @@ from lakesuperior.config import Config
 from lakesuperior.exceptions import LakesuperiorError
 from lakesuperior.messaging.publisher import PublisherThread
 from lakesuperior.repository import Repository
+from lakesuperior.store import private
 
 EXIT_ERROR = 2
+#: What switches prometheus_client to its multiprocess mode, naming the folder.
+METRICS_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
 class Server(BaseApplication):
@@ -59,6 +68,8 @@ class Server(BaseApplication):
     def __init__(self, config: Config, overrides: dict[str, Any] | None = None):
         self.lsup_config = config
         self.overrides = overrides or {}
+        #: The workers' figures (``prepare_metrics``); None: each worker counts alone.
+        self.metrics_dir: str | None = None
         self.notices: list[tuple[int, str]] = []   #: (logging level, message) logged at start
         super().__init__()
 
@@ -86,7 +97,7 @@ class Server(BaseApplication):
 
     def load(self):
         from lakesuperior.endpoints.app import create_app
-        app = create_app(self.lsup_config)
+        app = create_app(self.lsup_config, metrics_dir=self.metrics_dir)
         if self.lsup_config.messaging_broker_url:
             # In every worker; the data directory's lock lets one of them publish.
             PublisherThread(app.extensions["lakesuperior"].repository,
@@ -195,6 +206,22 @@ def prepare_auth(config: Config) -> list[tuple[int, str]]:
     return notices
 
 
+def prepare_metrics(config: Config) -> str:
+    """Empty ``DATA_DIR/metrics`` (the figures of an earlier run) and name it to
+    prometheus_client in ``PROMETHEUS_MULTIPROC_DIR``, before any worker imports it;
+    the folder."""
+    path = os.path.abspath(config.metrics_dir)
+    try:
+        shutil.rmtree(path, ignore_errors=False)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        raise StartupError(f"Cannot empty {path}: {e.strerror or e}") from e
+    private.make_dirs(path)
+    os.environ[METRICS_ENV] = path
+    return path
+
+
 def check_store(config: Config) -> None:
     """Open (creating it if new) and close the repository of ``config``, so that a
     store of another format or an unusable data directory stops the start."""
@@ -242,6 +269,7 @@ def cli(bind: str | None, workers: int | None, threads: int | None, data_dir: st
     check_bind(server.cfg.bind)
     check_store(config)
     server.notices = prepare_auth(config)
+    server.metrics_dir = prepare_metrics(config)
     server.run()
 
 

@@ -5,7 +5,9 @@ gunicorn, in each worker after the fork) and keeps it in
 ``app.extensions["lakesuperior"]``. The LDP blueprint is mounted twice, at
 ``http.base_path`` (``/rest`` by default, as Fedora clients expect; the
 ``rest`` blueprint) and ``/ldp``; the constraints document is at
-``/constraints``; HTTP transactions at ``<base_path>/fcr:tx`` (``tx``).
+``/constraints``; HTTP transactions at ``<base_path>/fcr:tx`` (``tx``); signing
+in and out at ``/login`` and ``/logout`` (``session``); the search page at
+``/search``; ``/health`` and ``/metrics`` (``operations``).
 """
 from __future__ import annotations
 
@@ -17,13 +19,15 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from lakesuperior import rdfio
 from lakesuperior.config import Config
-from lakesuperior.endpoints import authn, errors, origins, paths, tx
+from lakesuperior.endpoints import authn, errors, operations, origins, paths, session, tx
 from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints.admin import bp as admin_bp
 from lakesuperior.endpoints.call import LDP_ALIAS
 from lakesuperior.endpoints.changes import bp as changes_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
+from lakesuperior.endpoints.operations import Operations
 from lakesuperior.endpoints.query import bp as query_bp
+from lakesuperior.endpoints.search import bp as search_bp
 from lakesuperior.endpoints.tx.staging import Staging
 from lakesuperior.endpoints.ui import bp as ui_bp
 from lakesuperior.http import mediatypes
@@ -43,18 +47,24 @@ class State:
     owned: bool = True   #: whether ``close()`` closes the repository
     #: SPARQL queries running per client (``query_max_per_agent``)
     queries: QuerySlots = field(default_factory=lambda: QuerySlots(0))
+    #: ``/health`` and ``/metrics``
+    operations: Operations | None = None
 
     def close(self) -> None:
         self.staging.close()
+        if self.operations is not None:
+            self.operations.close()
         if self.owned:
             self.repository.close()
 
 
-def create_app(config: Config | None = None, *, repository: Repository | None = None) -> Flask:
+def create_app(config: Config | None = None, *, repository: Repository | None = None,
+               metrics_dir: str | None = None) -> Flask:
     """Build the WSGI app on ``config`` (``Config.load()`` if None).
 
     ``repository``: an open ``Repository`` to serve instead of opening one from
-    ``config`` (the caller keeps ownership).
+    ``config`` (the caller keeps ownership). ``metrics_dir``: the folder where the
+    workers of one server keep their figures (``endpoints.metrics``; lsup-server's).
     """
     config = config or Config.load()
     authenticator = authn.Authenticator(config)    # a bad auth setting fails before the store opens
@@ -72,12 +82,14 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
                       max_bytes=config.transactions_max_bytes,
                       max_per_agent=config.transactions_max_per_agent,
                       max_lifetime=config.transactions_max_lifetime)
-    app.extensions["lakesuperior"] = State(config, repository, staging, owned,
-                                           QuerySlots(config.query_max_per_agent))
+    state = State(config, repository, staging, owned, QuerySlots(config.query_max_per_agent))
+    app.extensions["lakesuperior"] = state
     errors.register(app)
     app.before_request(_check_path)
     origins.register(app, config)     # before authentication: refused unauthenticated
     authn.register(app, authenticator)
+    session.register(app)             # after authentication: the CSRF check
+    state.operations = operations.register(app, config, repository, metrics_dir)
     prefixes = endpoint_prefixes(config)
     tx.register(app, prefixes)
     for name, prefix in prefixes.items():
@@ -86,6 +98,7 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
     app.register_blueprint(admin_bp, url_prefix="/admin")
     app.register_blueprint(changes_bp, url_prefix="/changes")
     app.register_blueprint(ui_bp, url_prefix="/ui")
+    app.register_blueprint(search_bp)
 
     @app.get("/", endpoint="root_redirect")
     def root_redirect() -> BaseResponse:

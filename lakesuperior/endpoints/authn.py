@@ -11,7 +11,12 @@ before every view; ``request_agent()`` returns its result):
   itself (as Fedora's ``UserUtil``);
 * HTTP Basic (RFC 7617) against the user database of the data directory;
 * with ``auth.jwt.key`` (or ``key_file``) set, ``Authorization: Bearer <JWT>``
-  (``auth.bearer``: Islandora's Syn tokens).
+  (``auth.bearer``: Islandora's Syn tokens);
+* without ``Authorization``, the session cookie of the login page
+  (``auth.sessions``; signing in and out in ``endpoints.session``). A cookie that
+  names no live session (expired, ended, tampered with) counts as no credentials:
+  the request is anonymous and ``session_stale()`` says so, so that a refusal can
+  say the session ended.
 
 No credentials: the anonymous agent. Credentials that are wrong or malformed
 (any ``Authorization`` that is not a well-formed Basic pair of a known user
@@ -43,7 +48,7 @@ import os
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from urllib.parse import quote
 
 from flask import Flask, current_app, request
@@ -52,12 +57,15 @@ from werkzeug.datastructures import Headers
 from lakesuperior.auth.agents import ANONYMOUS, Agent
 from lakesuperior.auth.bearer import BearerAuth
 from lakesuperior.auth.guessing import GuessingGuard
+from lakesuperior.auth.sessions import COOKIE, Session, SessionStore
 from lakesuperior.auth.users import NAME, User, UserDB
 from lakesuperior.config import Config
 from lakesuperior.exceptions import AccessDeniedError, AuthenticationError
 
 __all__ = ["ANONYMOUS_NAME", "ADMIN", "Authenticator", "parse_basic", "register",
-           "request_agent", "require_admin", "recorded_name"]
+           "networks", "address_in",
+           "request_agent", "request_session", "session_stale", "require_admin",
+           "recorded_name"]
 
 #: The user name recorded (``fcrepo:createdBy``) for the anonymous agent.
 ANONYMOUS_NAME = "anonymous"
@@ -68,9 +76,11 @@ _ENVIRON_KEY = "lakesuperior.agent"
 #: Where ``request_agent`` keeps the request's agent in the WSGI environ (a request
 #: built by the server itself, such as a staged one, may carry its agent there).
 AGENT_KEY = _ENVIRON_KEY
+_SESSION_KEY = "lakesuperior.session"     #: environ: (the cookie's session, stale or not)
 _CACHE_SIZE = 1024
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _URI = re.compile(r"https?://[^\s<>\"{}|\\^`]+")
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
 def parse_basic(value: str) -> tuple[str, str]:
@@ -111,17 +121,21 @@ class Authenticator:
         self.enabled = config.auth_enabled
         self.webid_base = config.auth_webid_base
         self.proxy_header = config.auth_proxy_header
-        self.trusted = tuple(ipaddress.ip_network(p, strict=False)
-                             for p in config.auth_trusted_proxies)
+        self.trusted = networks(config.auth_trusted_proxies)
         self.users = users or UserDB(config.data_dir)
         self.bearer = BearerAuth(config)
+        #: The login page's sessions (None with authentication off).
+        self.sessions = (SessionStore(config.sessions_dir, config.auth_session_lifetime,
+                                      self.users) if self.enabled else None)
         self._key = os.urandom(32)
         self._verified: OrderedDict[tuple[str, bytes], str] = OrderedDict()
         self._lock = threading.Lock()
         self.guard = GuessingGuard.of(config)
 
-    def agent(self, headers: Mapping[str, str] | Headers, remote_addr: str | None) -> Agent:
-        """The agent of a request with these ``headers`` from ``remote_addr``."""
+    def agent(self, headers: Mapping[str, str] | Headers, remote_addr: str | None,
+              session: Session | None = None) -> Agent:
+        """The agent of a request with these ``headers`` from ``remote_addr``, and
+        the live ``session`` its cookie names (if any)."""
         if not self.enabled:
             return ADMIN
         if self.proxy_header and self.is_trusted(remote_addr):
@@ -130,7 +144,8 @@ class Authenticator:
                 return self._proxy_agent(principal)
         authorization = headers.get("Authorization")
         if authorization is None:
-            return ANONYMOUS
+            return ANONYMOUS if session is None else self.user_agent(session.user,
+                                                                     session.admin)
         scheme, _, token = authorization.strip().partition(" ")
         if self.bearer.enabled and scheme.lower() == "bearer":
             return self._token_agent(token)
@@ -152,15 +167,7 @@ class Authenticator:
 
     def is_trusted(self, remote_addr: str | None) -> bool:
         """Whether ``remote_addr`` is one of the trusted proxies."""
-        if not remote_addr or not self.trusted:
-            return False
-        try:
-            addr = ipaddress.ip_address(remote_addr.split("%", 1)[0])
-        except ValueError:
-            return False
-        mapped = getattr(addr, "ipv4_mapped", None)
-        return any(addr in net or (mapped is not None and mapped in net)
-                   for net in self.trusted)
+        return address_in(remote_addr, self.trusted)
 
     def client_address(self, headers: Mapping[str, str] | Headers,
                        remote_addr: str | None) -> str:
@@ -211,6 +218,23 @@ class Authenticator:
         return checked
 
 
+def networks(entries: Iterable[str]) -> tuple[IPNetwork, ...]:
+    """The networks of configured addresses or CIDR networks (checked by ``Config``)."""
+    return tuple(ipaddress.ip_network(p, strict=False) for p in entries)
+
+
+def address_in(address: str | None, nets: tuple[IPNetwork, ...]) -> bool:
+    """Whether ``address`` (an IP address, IPv4-mapped IPv6 included) is in one of ``nets``."""
+    if not address or not nets:
+        return False
+    try:
+        addr = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(addr, "ipv4_mapped", None)
+    return any(addr in net or (mapped is not None and mapped in net) for net in nets)
+
+
 def register(app: Flask, authenticator: Authenticator) -> None:
     """Authenticate every request of ``app`` with ``authenticator`` before its view runs."""
     app.extensions[EXTENSION] = authenticator
@@ -227,9 +251,37 @@ def request_agent() -> Agent:
     if agent is None:
         authn: Authenticator | None = current_app.extensions.get(EXTENSION)
         agent = ADMIN if authn is None else authn.agent(request.headers,
-                                                        request.remote_addr)
+                                                        request.remote_addr,
+                                                        request_session())
         request.environ[_ENVIRON_KEY] = agent
     return agent
+
+
+def _cookie_session() -> tuple[Session | None, bool]:
+    """(the live session of the request's cookie, whether the cookie names none)."""
+    found = request.environ.get(_SESSION_KEY)
+    if found is None:
+        authn: Authenticator | None = current_app.extensions.get(EXTENSION)
+        cookie = request.cookies.get(COOKIE)
+        session = None
+        if cookie is not None and authn is not None and authn.sessions is not None:
+            session = authn.sessions.open(cookie)
+        found = (session, cookie is not None and session is None
+                 and authn is not None and authn.sessions is not None)
+        request.environ[_SESSION_KEY] = found
+    return found
+
+
+def request_session() -> Session | None:
+    """The live session the current request's cookie names (None: no cookie, or
+    one that names no live session)."""
+    return _cookie_session()[0]
+
+
+def session_stale() -> bool:
+    """Whether the current request carries a session cookie that names no live
+    session (expired, ended by signing out, tampered with)."""
+    return _cookie_session()[1]
 
 
 def require_admin() -> None:

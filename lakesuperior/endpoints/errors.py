@@ -7,10 +7,13 @@ handlers registered by ``register(app)`` turn any exception into a response
 whose body says what was wrong: plain text by default, or HTML, JSON or RDF
 when the client's ``Accept`` asks for them. Every 4xx response links the
 constraints document with ``rel="http://www.w3.org/ns/ldp#constrainedBy"``
-(LDP 4.2.1.6, Fedora API 3.5 / 3.6.1 / 3.7 / 4.3.3). A 500 is a bug: it is
-logged with its traceback and its body names only the exception type. A 507
-(the store's map or the disk is full) is not a bug: it is logged as a warning
-and its body says what is full.
+(LDP 4.2.1.6, Fedora API 3.5 / 3.6.1 / 3.7 / 4.3.3). A 401 challenges for Basic,
+except for a browser whose session cookie names no live session (and that sent no
+``Authorization``): its challenge names the login page (``Cookie``, which no
+browser answers with a password dialog) and its message says the session ended.
+A 500 is a bug: it is logged with its traceback and its body names only the
+exception type. A 507 (the store's map or the disk is full) is not a bug: it is
+logged as a warning and its body says what is full.
 """
 from __future__ import annotations
 
@@ -23,6 +26,8 @@ from flask import Flask, Response, current_app, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from lakesuperior import exceptions as exc
+from lakesuperior.auth.sessions import COOKIE
+from lakesuperior.endpoints import authn
 from lakesuperior.endpoints.paths import CONSTRAINTS_PATH, PathError
 from lakesuperior.endpoints.representation import CONSTRAINED_BY
 from lakesuperior.http import headers as hdr
@@ -107,6 +112,21 @@ class PreconditionRequired(HttpError):
 
 #: The realm of ``WWW-Authenticate`` challenges.
 AUTH_REALM = "Lakesuperior"
+#: What a 401 says to a browser whose session ended.
+SESSION_ENDED = "Your session has expired or was ended: log in again"
+
+
+def login_challenge() -> str:
+    """The ``WWW-Authenticate`` challenge naming the login page (no browser answers
+    it with a password dialog)."""
+    return (f'Cookie realm="{AUTH_REALM}", form-action="{request.script_root}/login", '
+            f'cookie-name="{COOKIE}"')
+
+
+def session_ended() -> bool:
+    """Whether the current request comes from a browser whose session ended: its
+    cookie names no live session and it sent no other credentials."""
+    return "Authorization" not in request.headers and authn.session_stale()
 
 #: Exception class -> HTTP status. Looked up along the exception's MRO.
 STATUS: dict[type[BaseException], int] = {
@@ -250,7 +270,9 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
         headers.append(("Content-Range", hdr.unsatisfied_content_range(error.size)))
     if isinstance(error, exc.TryLaterError):
         headers.append(("Retry-After", str(max(1, math.ceil(error.retry_after)))))
-    if status == 401:
+    if status == 401 and session_ended():
+        headers.append(("WWW-Authenticate", login_challenge()))
+    elif status == 401:
         headers.append(("WWW-Authenticate", f'Basic realm="{AUTH_REALM}"'))
         if isinstance(error, exc.BearerTokenError):   # RFC 6750 section 3.1
             headers.append(("WWW-Authenticate",
@@ -275,6 +297,8 @@ def _message(error: BaseException, status: int) -> str:
                 "see the server log")
     if isinstance(error, HTTPException):
         return error.description or HTTPStatus(status).phrase
+    if status == 401 and session_ended():
+        return f"{SESSION_ENDED} ({error})" if str(error) != SESSION_ENDED else SESSION_ENDED
     return str(error) or type(error).__name__
 
 

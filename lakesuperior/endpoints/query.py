@@ -40,7 +40,7 @@ from lakesuperior.exceptions import (
 )
 from lakesuperior.http import mediatypes
 
-__all__ = ["bp", "MAX_QUERY_LENGTH"]
+__all__ = ["bp", "MAX_QUERY_LENGTH", "query_slot"]
 
 bp = Blueprint("query", __name__)
 
@@ -167,7 +167,7 @@ def sparql() -> Response:
     if req.query is None:
         raise BadRequest("No query: give it as the 'query' parameter (GET or form POST) or "
                          f"as an {SPARQL_QUERY} body")
-    with _slot():
+    with query_slot():
         result = _run(req)
         offered = _GRAPH_TYPES if result.type in ("CONSTRUCT", "DESCRIBE") else _RESULT_TYPES
         media_type = mediatypes.negotiate(accept, offered)
@@ -179,7 +179,7 @@ def sparql() -> Response:
 
 
 @contextmanager
-def _slot() -> Iterator[None]:
+def query_slot() -> Iterator[None]:
     """One of the client's query slots for the block (429 if it has none left)."""
     agent = authn.request_agent()
     key = (agent.webid or agent.name if agent.authenticated
@@ -204,7 +204,7 @@ def _page() -> Response:
         req = _parse_request()
         if req.query is not None:
             context["query"] = req.query
-            with _slot():
+            with query_slot():
                 result = _run(req)
                 names, rows = api.result_table(result)
             context["result"] = {

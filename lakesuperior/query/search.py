@@ -30,8 +30,9 @@ __all__ = ["triple_match", "term_search", "TERM_OPERATORS"]
 
 #: ``term_search`` operators: ``_id`` matches an IRI object; the comparisons take the
 #: string form of the object when the value is a ``str``, the typed value otherwise
-#: (numbers, dates, rdflib literals); ``contains`` is a case-insensitive substring.
-TERM_OPERATORS = ("_id", "=", "!=", "<", ">", "<=", ">=", "contains")
+#: (numbers, dates, rdflib literals); ``contains`` is a case-insensitive substring;
+#: ``text`` is one of a literal's lexical form (never an IRI).
+TERM_OPERATORS = ("_id", "=", "!=", "<", ">", "<=", ">=", "contains", "text")
 
 
 def _pattern_text(term: Any, role: str) -> str | None:
@@ -122,6 +123,9 @@ def _term_block(i: int, op: str, as_string: bool) -> str:
         return f"?s ?p{i} ?v{i} ."
     if op == "contains":
         return f"{pattern} FILTER(CONTAINS(LCASE(STR(?o{i})), LCASE(STR(?v{i}))))"
+    if op == "text":
+        return (f"{pattern} FILTER(isLiteral(?o{i}) && "
+                f"CONTAINS(LCASE(STR(?o{i})), LCASE(STR(?v{i}))))")
     left = f"STR(?o{i})" if as_string else f"?o{i}"
     return f"{pattern} FILTER({left} {_COMPARE[op]} ?v{i})"
 
@@ -147,7 +151,8 @@ def term_search(source: Snapshots, terms: Iterable[Any], *, or_logic: bool = Fal
     """The uids of the resources with triples matching the terms, sorted.
 
     Each term is ``(predicate, operator, value)`` (or a mapping with ``pred``,
-    ``op``, ``val``); operators are ``TERM_OPERATORS``. Terms combine with AND
+    ``op``, ``val``); operators are ``TERM_OPERATORS``; a predicate of None is any
+    predicate. Terms combine with AND
     (the same subject) or, with ``or_logic``, OR. The query is built from the
     operators only; predicates and values are bound as parameters (rdflib
     ``initBindings``), never written into the query text. A subject that is a
@@ -166,7 +171,8 @@ def term_search(source: Snapshots, terms: Iterable[Any], *, or_logic: bool = Fal
             raise SparqlError(f"Unknown search operator {op!r}; use one of "
                               f"{', '.join(TERM_OPERATORS)}")
         value, as_string = _search_value(op, val)
-        bindings[Variable(f"p{i}")] = _predicate(pred)
+        if pred is not None:
+            bindings[Variable(f"p{i}")] = _predicate(pred)
         bindings[Variable(f"v{i}")] = value
         blocks.append(_term_block(i, op, as_string))
     if not blocks:

@@ -651,6 +651,10 @@ class Repository:
         """How many committed writes the union-graph indices have not taken in yet."""
         return self.store.pending()
 
+    def disk_size(self) -> int:
+        """Bytes of the store's LMDB files on disk (binaries not counted)."""
+        return self.store.disk_size()
+
     def make_durable(self) -> None:
         """Return once every write committed before the call is on disk."""
         self.store.make_durable()

@@ -25,11 +25,17 @@ thread (the sync's error is then its own).
 
 ``solo()`` is the write transaction of one thread for a block of its own code
 (``Repository.transaction()``): the same lock, no queue.
+
+Observers (``observe_waits``) are told, for every write, how long it waited for
+the write lock: from the call until its work began (for a member of a group,
+the time queued behind the writes before it). They run under the lock: they
+must be quick, and what they raise is ignored.
 """
 from __future__ import annotations
 
 import contextvars
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,9 +53,11 @@ _T = TypeVar("_T")
 class _Member(Generic[_T]):
     """One write of a group: its callable, the caller's context, its outcome."""
 
-    __slots__ = ("work", "context", "wake", "lead", "result", "error", "durable", "woken")
+    __slots__ = ("work", "context", "wake", "lead", "result", "error", "durable", "woken",
+                 "queued")
 
     def __init__(self, work: Callable[[Any], _T]):
+        self.queued = time.perf_counter()
         self.work = work
         self.context = contextvars.copy_context()
         self.wake = threading.Lock()      # held until the leader wakes the member
@@ -85,6 +93,24 @@ class WriteGroups:
         self._collecting = False     # a leader will take what is queued
         self.commits = 0
         self.writes = 0
+        self._observers: list[Callable[[float], None]] = []
+
+    def observe_waits(self, observer: Callable[[float], None]) -> None:
+        """Call ``observer(seconds)`` with each write's wait for the write lock."""
+        self._observers.append(observer)
+
+    def forget_observer(self, observer: Callable[[float], None]) -> None:
+        """Stop calling ``observer`` (given to ``observe_waits``)."""
+        if observer in self._observers:
+            self._observers.remove(observer)
+
+    def _waited(self, since: float) -> None:
+        seconds = time.perf_counter() - since
+        for observer in list(self._observers):
+            try:
+                observer(seconds)
+            except Exception:     # a figure lost, never a write
+                pass
 
     @property
     def waiting(self) -> int:
@@ -112,7 +138,9 @@ class WriteGroups:
     def solo(self) -> Iterator[Any]:
         """The write transaction of the calling thread alone, for a block of code:
         committed when the block ends (aborted if it raises), then made durable."""
+        since = time.perf_counter()
         with self.lock:
+            self._waited(since)
             with self.store.write(durable=False) as txn:
                 yield txn
             self.commits += 1
@@ -170,6 +198,7 @@ class WriteGroups:
         """Run one write in its own savepoint; keep it (1), or undo it and wake its
         caller (0: a failed member waits for no commit)."""
         depth = txn.savepoint()
+        self._waited(m.queued)
         try:
             m.result = m.work(txn) if own else m.context.run(m.work, txn)
         except BaseException as e:
