@@ -190,7 +190,9 @@ def _check_csrf() -> None:
 
 
 def _clear_stale_cookie(response: BaseResponse) -> BaseResponse:
-    if COOKIE in request.cookies and authn.session_stale():
+    setting = any(value.startswith(COOKIE + "=")
+                  for value in response.headers.getlist("Set-Cookie"))
+    if not setting and COOKIE in request.cookies and authn.session_stale():
         _delete_cookie(response)
     return response
 

@@ -24,7 +24,8 @@ OTHER = {"digest_algorithm": "md5", "referential_integrity": "strict",
          "external_content_allowed": ("http://a.org/x, file:///srv/in",
                                       ("http://a.org/x", "file:///srv/in")),
          "http_allowed_origins": ("https://app.example.org, http://localhost:3000",
-                                  ("https://app.example.org", "http://localhost:3000"))}
+                                  ("https://app.example.org", "http://localhost:3000")),
+         "metrics_allowed": ("10.0.0.7, 192.168.1.0/24", ("10.0.0.7", "192.168.1.0/24"))}
 
 
 def documented_keys() -> list[tuple[tuple[str, ...], list[str]]]:
