@@ -80,6 +80,7 @@ def test_login_sets_the_session_cookie_and_returns_to_the_page(client):
     assert "Signed in as <strong>alice</strong>" in top
     assert '<button type="submit">Log out</button>' in top
     assert ">Log in<" not in top
+    assert ">Statistics<" not in top and ">SPARQL<" in top       # alice is no admin
 
 
 def test_login_over_https_sets_a_secure_cookie(client):
@@ -176,7 +177,10 @@ def test_authorization_header_wins_over_the_cookie(client):
     r = client.get("/rest/", headers=basic("alice", "wrong"))
     assert r.status_code == 401
     r = client.get("/rest/", headers={**basic(*ROOT), **HTML})
-    assert "Signed in as <strong>root</strong>" in r.get_data(as_text=True)
+    top = header(r.get_data(as_text=True))
+    assert "Signed in as <strong>root</strong>" in top
+    assert '<a href="/admin/stats">Statistics</a>' in top
+    assert "Log out" not in top          # HTTP Basic: the browser, not a session, holds it
 
 
 def test_logout_ends_the_session_everywhere(app, client):
