@@ -25,6 +25,7 @@ app made otherwise (tests, an embedding program) counts in its own registry.
 """
 from __future__ import annotations
 
+import struct
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -44,6 +45,7 @@ __all__ = ["Metrics", "StoreFigures", "instrument"]
 METHODS = frozenset(("GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"))
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
                    60.0)
+SCRAPE_TRIES = 5
 WAIT_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 5.0)
 
 
@@ -100,6 +102,10 @@ class Metrics:
                                  "answer", ["method"], buckets=LATENCY_BUCKETS, registry=own)
         self.lock_wait = Histogram("lsup_write_lock_wait_seconds", "Seconds a write waited "
                                    "for the write lock", buckets=WAIT_BUCKETS, registry=own)
+        # Each worker's files made now, before it answers: a file another worker is
+        # making is empty for an instant, which a scrape cannot read (see exposition).
+        self.requests.labels("GET", "200")
+        self.latency.labels("GET")
         self.store = StoreFigures(repository)
         if own is not None:
             own.register(self.store)
@@ -118,7 +124,15 @@ class Metrics:
             registry = CollectorRegistry()
             MultiProcessCollector(registry, path=self.multiprocess_dir)
             registry.register(self.store)
-        return generate_latest(registry)
+        tries = 1
+        while True:
+            try:
+                return generate_latest(registry)
+            except struct.error:     # a worker's file made this instant, still empty
+                if tries == SCRAPE_TRIES:
+                    raise
+                tries += 1
+                time.sleep(0.02)
 
     def close(self) -> None:
         self.repository.write_groups.forget_observer(self.lock_wait.observe)

@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import re
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -16,7 +17,7 @@ from tests.servers import child_pids, lsup_server
 
 pytestmark = pytest.mark.slow
 
-REQUESTS = 60
+BURST = 20
 
 
 def request(port: int, method: str, path: str, body: bytes | None = None,
@@ -32,6 +33,12 @@ def request(port: int, method: str, path: str, body: bytes | None = None,
         conn.close()
 
 
+def scrape(port: int, log) -> str:
+    status, body = request(port, "GET", "/metrics")
+    assert status == 200, log.read_text(errors="replace")[-3000:]
+    return body.decode()
+
+
 def count(text: str, method: str, status: str) -> float:
     line = f'lsup_http_requests_total{{method="{method}",status="{status}"}} '
     found = re.search("^" + re.escape(line) + r"([0-9.e+]+)$", text, re.MULTILINE)
@@ -43,27 +50,38 @@ def test_metrics_sum_every_worker(tmp_path):
     stale = tmp_path / "data" / "metrics"
     stale.mkdir(parents=True)
     (stale / "counter_1.db").write_bytes(b"\0" * 16)      # a file of an earlier run
-    with lsup_server(tmp_path, env) as (proc, port, _log):
+    with lsup_server(tmp_path, env) as (proc, port, log):
         assert not (stale / "counter_1.db").exists()
         assert request(port, "PUT", "/rest/bin", b"x" * 100_000,
                        {"Content-Type": "image/png"})[0] == 201
+        workers = set(child_pids(proc.pid))
+        assert len(workers) == 2
+
+        def answered() -> set[int]:
+            """The workers that have counted a request (their counter files)."""
+            return {int(m.group(1)) for f in os.listdir(stale)
+                    if (m := re.fullmatch(r"counter_(\d+)\.db", f))} & workers
+
+        sent = 0
         with ThreadPoolExecutor(8) as pool:
-            statuses = list(pool.map(lambda _: request(port, "GET", "/rest/missing")[0],
-                                     range(REQUESTS)))
+            # bursts until both workers have answered some (the kernel picks the worker)
+            while answered() != workers and sent < 40 * BURST:
+                statuses = set(pool.map(lambda _: request(port, "GET", "/rest/missing")[0],
+                                        range(BURST)))
+                assert statuses == {404}
+                sent += BURST
             ranges = list(pool.map(lambda _: request(port, "GET", "/rest/bin",
                                                      headers={"Range": "bytes=0-9"})[0],
                                    range(10)))
-        assert set(statuses) == {404} and set(ranges) == {206}
-        workers = child_pids(proc.pid)
-        files = os.listdir(stale)
-        answered = {int(m.group(1)) for f in files
-                    if (m := re.fullmatch(r"counter_(\d+)\.db", f))}
-        assert len(answered & set(workers)) == 2, (files, workers)     # both answered some
+        assert answered() == workers and set(ranges) == {206}
+        # an answer is counted once the server has sent it: wait for the last ones
+        deadline = time.monotonic() + 10
+        while scrape(port, log).count('method="GET",status="206"} 10.0') == 0:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
         for _ in range(6):                   # whichever worker answers, the same sums
-            status, body = request(port, "GET", "/metrics")
-            assert status == 200
-            text = body.decode()
-            assert count(text, "GET", "404") == REQUESTS
+            text = scrape(port, log)
+            assert count(text, "GET", "404") == sent
             assert count(text, "GET", "206") == 10
             assert count(text, "PUT", "201") == 1
             assert re.search(r"^lsup_write_lock_wait_seconds_count ([1-9][0-9.e+]*)$", text,
