@@ -7,7 +7,8 @@ session (``auth.sessions``), sets its cookie (``HttpOnly``, ``SameSite=Lax``,
 ``Secure`` over https, for ``auth.session.lifetime`` seconds) and redirects (303)
 to ``next``: a path of this server only, anything else (another host, a scheme,
 ``//host``, a backslash) goes to the repository root. ``POST /logout`` ends the
-session everywhere and clears the cookie.
+session everywhere, clears the cookie and redirects to the repository root (or
+to ``next``, checked the same way).
 
 CSRF: a state-changing request (not GET, HEAD, OPTIONS, TRACE) that carries the
 session cookie must carry the session's token, in the form field ``csrf_token``
@@ -17,7 +18,8 @@ refused with 401 saying the session ended (nothing is done as the anonymous
 agent), except signing in and out. Requests without the cookie (Basic, bearer,
 anonymous) are not concerned: the cross-site check of ``endpoints.origins``
 covers them. Templates get ``csrf_token()`` (the session's token, or "") and
-``viewer`` (who is signed in, for the common header).
+``viewer`` (who is signed in, for the common header); every HTML page is sent
+``Cache-Control: no-store``.
 """
 from __future__ import annotations
 
@@ -54,6 +56,7 @@ def register(app: Flask) -> None:
     app.register_blueprint(bp)
     app.before_request(_check_csrf)
     app.after_request(_clear_stale_cookie)
+    app.after_request(_not_stored)
     app.jinja_env.globals["csrf_token"] = _csrf_token
     app.context_processor(lambda: {"viewer": _viewer()})
 
@@ -194,6 +197,15 @@ def _clear_stale_cookie(response: BaseResponse) -> BaseResponse:
                   for value in response.headers.getlist("Set-Cookie"))
     if not setting and COOKIE in request.cookies and authn.session_stale():
         _delete_cookie(response)
+    return response
+
+
+def _not_stored(response: BaseResponse) -> BaseResponse:
+    """A page is never kept by the browser: it names who is signed in and holds the
+    session's CSRF token, so a page cached before signing in or out (and revalidated
+    by its ETag, which does not change) would show the wrong one."""
+    if response.mimetype == "text/html":
+        response.headers["Cache-Control"] = "no-store"
     return response
 
 

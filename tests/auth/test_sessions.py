@@ -200,6 +200,16 @@ def test_logout_ends_the_session_everywhere(app, client):
     assert "Signed in" not in top and ">Log in<" in top
 
 
+def test_pages_are_never_stored(client):
+    """A page cached before signing out would show the user still signed in (its ETag
+    does not change, so a revalidation answers 304)."""
+    login(client)
+    r = client.get("/rest/", headers=HTML)
+    assert r.headers["Cache-Control"] == "no-store"
+    r = client.get("/rest/", headers={"Accept": "text/turtle"})
+    assert "no-store" not in r.headers.get("Cache-Control", "")
+
+
 def test_logout_needs_the_token(client):
     login(client)
     assert client.post("/logout").status_code == 403
