@@ -718,6 +718,10 @@ def rdflib_to_text(triple):
     ([(f"{EX}p", "=", "hash")], ["/a"]),                  # hash subject: its resource
     ([(f"{EX}when", ">", __import__("datetime").date(2020, 1, 1))], ["/a"]),
     ([{"pred": f"{EX}n", "op": "=", "val": 10}], ["/b"]),
+    ([(None, "text", "CHILD")], [f"/col/c{i}" for i in range(1, 6)]),   # any predicate
+    ([(None, "text", "alph")], ["/a"]),
+    ([(f"{EX}rel", "contains", "/COL")], [f"/col/c{i}" for i in range(1, 6)]),   # IRIs too
+    ([(f"{EX}rel", "text", "/col")], []),                                   # literals only
 ])
 def test_term_search(data, terms, expected):
     assert data.term_search(terms) == expected

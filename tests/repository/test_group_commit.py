@@ -40,6 +40,28 @@ def test_concurrent_writes_share_one_commit_and_one_sync(repo_factory):
     assert sorted(repo.get("/").children) == sorted(f"/w{i}" for i in range(8))
 
 
+def test_observers_hear_each_writes_wait_for_the_lock(repo):
+    waits: list[float] = []
+
+    def broken(seconds: float) -> None:
+        raise RuntimeError("an observer's bug is not the write's")
+    repo.write_groups.observe_waits(waits.append)
+    repo.write_groups.observe_waits(broken)
+    group = OneGroup(repo.write_groups)
+    for i in range(3):
+        group.start(f"w{i}", repo.create_or_replace, f"/w{i}")
+    threading.Event().wait(0.2)                  # the lock held: they all wait
+    results = group.run()
+    assert all(r[0] == "ok" for r in results.values()), results
+    assert len(waits) == 3 and min(waits) >= 0.2
+    with repo.transaction():                     # a write of its own: it waits too
+        pass
+    assert len(waits) == 4 and waits[-1] < 0.2
+    repo.write_groups.forget_observer(waits.append)
+    repo.create_or_replace("/after")
+    assert len(waits) == 4
+
+
 def test_each_write_of_a_group_sees_the_writes_before_it(repo):
     repo.create_or_replace("/c")
     seen: list[int] = []
