@@ -217,14 +217,14 @@ class Viewer:
     admin: bool
     session: bool               #: signed in with the login page (can sign out)
     session_ended: bool         #: the cookie names no live session any more
-    login_url: str
+    login_url: str              #: the login page, returning here
     logout_url: str
-    here: str                   #: this page, for the forms' ``next``
 
 
 def _viewer() -> Viewer:
     agent: Agent | None = request.environ.get(authn.AGENT_KEY)
-    here = request.full_path.rstrip("?") if request.method == "GET" else _root()
+    here = request.script_root + request.full_path.rstrip("?") if request.method == "GET" \
+        else _root()
     script = request.script_root
     session = authn.request_session() if agent is not None else None
     return Viewer(
@@ -232,7 +232,6 @@ def _viewer() -> Viewer:
         admin=agent is not None and agent.admin,
         session=session is not None and agent is not None and agent.name == session.user,
         session_ended=agent is not None and authn.session_stale(),
-        login_url=f"{script}/login?next={quote(script + here, safe='/')}",
-        logout_url=f"{script}/logout",
-        here=script + here)
+        login_url=f"{script}/login?next={quote(here, safe='/')}",
+        logout_url=f"{script}/logout")
 

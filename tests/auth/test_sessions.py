@@ -399,3 +399,25 @@ def test_html_in_a_user_name_is_escaped(client):
     page = r.get_data(as_text=True)
     assert "<script>alert" not in page
     assert "&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_under_a_script_root(client):
+    """Mounted below a path (WSGI ``SCRIPT_NAME``): the cookie, the targets and the
+    links stay below it."""
+    mounted = "http://localhost/repo"
+    r = client.get("/rest/", headers=HTML, base_url=mounted)
+    assert 'href="/repo/login?next=/repo/rest/"' in r.get_data(as_text=True)
+    r = client.post("/login", data={"username": ALICE[0], "password": ALICE[1],
+                                    "next": "/rest/elsewhere"}, base_url=mounted)
+    assert r.headers["Location"] == "/repo/rest/"          # not below the mount: refused
+    assert "Path=/repo" in r.headers["Set-Cookie"]
+    r = client.post("/login", data={"username": ALICE[0], "password": ALICE[1],
+                                    "next": "/repo/rest/x?y=1",
+                                    "csrf_token": token_of_at(client, mounted)},
+                    base_url=mounted)
+    assert r.headers["Location"] == "/repo/rest/x?y=1"
+
+
+def token_of_at(client, base_url: str) -> str:
+    page = client.get("/query/sparql", headers=HTML, base_url=base_url).get_data(as_text=True)
+    return TOKEN.search(page).group(1)
