@@ -43,7 +43,7 @@ _BASE_PATH = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+")
 JWT_ALGORITHMS = ("HS256", "HS384", "HS512", "RS256", "RS384", "RS512")
 #: First path segments the application serves itself: no base path goes under them.
 RESERVED_PATHS = ("query", "admin", "constraints", "static", "login", "logout", "search",
-                  "health", "metrics")
+                  "health", "metrics", "ui")
 _ORIGIN = re.compile(r"https?://(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?")
 
 

@@ -94,6 +94,7 @@ def test_ldp_as_the_base_path(make_app):
 
 @pytest.mark.parametrize("value", ["/", "", "rest", "/rest/", "/a//b", "/a/../b", "/a/./b",
                                    "/query", "/admin/rest", "/constraints", "/static/x",
+                                   "/login", "/search/rest", "/health", "/metrics", "/ui/x",
                                    "/a b", "/fcr:rest", "/a?b"])
 def test_bad_base_paths_are_refused(value):
     with pytest.raises(ConfigError, match="http.base_path"):

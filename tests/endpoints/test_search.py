@@ -83,7 +83,7 @@ def test_search_box_on_every_page(client):
     for path in ("/rest/", "/query/sparql", "/search", "/constraints", "/rest/missing"):
         page = client.get(path, headers=HTML).get_data(as_text=True)
         assert '<form class="search" role="search" method="get" action="/search">' in page
-        assert '<label class="hidden-label" for="site-search">Search</label>' in page
+        assert '<label class="visually-hidden" for="site-search">Search</label>' in page
         assert '<a href="/query/sparql">SPARQL</a>' in page
         assert '<a href="/admin/stats">Statistics</a>' in page   # authentication off: admin
 
