@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from lakesuperior.auth.users import UserDB
-from lakesuperior.endpoints import operations
+from lakesuperior.endpoints import authn, operations
+from tests.auth.conftest import CHEAP_HASHER, user_file, write_users
 from tests.endpoints.conftest import TTL
 
 USERS = {"alice": ("alice-pw", False), "root": ("root-pw", True)}
@@ -19,11 +19,9 @@ USERS = {"alice": ("alice-pw", False), "root": ("root-pw", True)}
 
 @pytest.fixture(scope="module")
 def users_file(tmp_path_factory) -> bytes:
-    db = UserDB(tmp_path_factory.mktemp("users"))
-    for name, (password, admin) in USERS.items():
-        db.add(name, password, admin=admin)
-    with open(db.path, "rb") as fh:
-        return fh.read()
+    return user_file(tmp_path_factory.mktemp("users"),
+                     [(n, p) for n, (p, admin) in USERS.items() if not admin],
+                     [(n, p) for n, (p, admin) in USERS.items() if admin])
 
 
 @pytest.fixture
@@ -31,10 +29,10 @@ def secured(make_app, tmp_path, users_file):
     """``secured(**config)``: an app with authentication on and the users above."""
     def build(**settings):
         data = tmp_path / f"secured{len(list(tmp_path.glob('secured*')))}"
-        data.mkdir(mode=0o700)
-        (data / "users.json").write_bytes(users_file)
-        (data / "users.json").chmod(0o600)
-        return make_app(data_dir=str(data), auth_enabled=True, **settings)
+        write_users(data, users_file)
+        app = make_app(data_dir=str(data), auth_enabled=True, **settings)
+        app.extensions[authn.EXTENSION].users.hasher = CHEAP_HASHER
+        return app
     return build
 
 
