@@ -3,17 +3,20 @@
 ``chromium`` package when it is missing, as it does ActiveMQ)."""
 from __future__ import annotations
 
+import base64
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from lakesuperior.auth.users import UserDB
+from tests.auth.conftest import user_file
 from tests.servers import lsup_server
 
+#: Seconds an expectation waits for what a page should show (a loaded machine).
+expect.set_options(timeout=15_000)
 #: The users of the test site: name -> password (``root`` is an administrator).
 USERS = {"alice": "alice-pw", "bob": "bob-pw", "root": "root-pw"}
 ADMINS = frozenset({"root"})
@@ -33,12 +36,11 @@ class Site:
 
 @pytest.fixture(scope="session")
 def browser_users(tmp_path_factory) -> bytes:
-    """The bytes of a user file with USERS (hashed once per session)."""
-    db = UserDB(tmp_path_factory.mktemp("browser-users"))
-    for name, password in USERS.items():
-        db.add(name, password, admin=name in ADMINS)
-    with open(db.path, "rb") as fh:
-        return fh.read()
+    """The bytes of a user file with USERS (cheaply hashed: what is tested here
+    is the pages, not the cost of a password)."""
+    users = [(name, pw) for name, pw in USERS.items() if name not in ADMINS]
+    admins = [(name, pw) for name, pw in USERS.items() if name in ADMINS]
+    return user_file(tmp_path_factory.mktemp("browser-users"), users, admins)
 
 
 @pytest.fixture(scope="module")
@@ -67,21 +69,40 @@ def browser() -> Iterator[Browser]:
 def page(browser: Browser) -> Iterator[Page]:
     """A page of a fresh browser context, without credentials."""
     context = browser.new_context()
+    context.set_default_timeout(15_000)
     yield context.new_page()
     context.close()
 
 
+def basic(user: str) -> dict[str, str]:
+    """The HTTP Basic ``Authorization`` header of ``user``."""
+    token = base64.b64encode(f"{user}:{USERS[user]}".encode()).decode("ascii")
+    return {"Authorization": f"Basic {token}"}
+
+
+def sign_in(page: Page, site: Site, user: str, next_: str = "/rest/") -> None:
+    """Sign ``user`` in through the login form, coming from ``next_``."""
+    page.goto(f"{site.url}/login?next={next_}")
+    page.get_by_label("User name").fill(user)
+    page.get_by_label("Password").fill(USERS[user])
+    page.get_by_role("button", name="Log in").click()
+
+
 @pytest.fixture
-def basic_page(browser: Browser) -> Iterator[Callable[[str], Page]]:
-    """``basic_page(user)``: a page of a fresh context sending ``user``'s HTTP Basic
-    credentials."""
+def signed_in(browser: Browser, site: Site) -> Iterator[Callable[[str], Page]]:
+    """``signed_in(user)``: a page of a fresh browser context in which ``user``
+    signed in through the login form (a session cookie: every form then carries
+    its CSRF token)."""
     contexts = []
 
     def make(user: str) -> Page:
-        context = browser.new_context(
-            http_credentials={"username": user, "password": USERS[user]})
+        context = browser.new_context()
+        context.set_default_timeout(15_000)
         contexts.append(context)
-        return context.new_page()
+        page = context.new_page()
+        sign_in(page, site, user)
+        expect(page.get_by_role("button", name="Log out")).to_be_visible()
+        return page
 
     yield make
     for context in contexts:

@@ -4,10 +4,11 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 
-def test_the_root_page_names_the_repository(site, basic_page):
-    page = basic_page("root")
+def test_the_root_page_names_the_repository(site, signed_in):
+    page = signed_in("root")
     response = page.goto(site.root)
     assert response is not None and response.status == 200
+    expect(page.get_by_text("Signed in as root")).to_be_visible()
     expect(page.get_by_role("link", name="Lakesuperior")).to_be_visible()
     expect(page.get_by_role("heading", level=1)).to_be_visible()
 

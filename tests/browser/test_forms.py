@@ -2,34 +2,10 @@
 delete and restore, found by their accessible names (roles, labels, buttons)."""
 from __future__ import annotations
 
-import base64
 import itertools
 import re
-from collections.abc import Callable, Iterator
 
-import pytest
-from playwright.sync_api import Browser, Page, expect
-
-from .conftest import USERS
-
-
-@pytest.fixture
-def user_page(browser: Browser) -> Iterator[Callable[[str], Page]]:
-    """``user_page(user)``: a page sending ``user``'s Basic credentials on every
-    request (``user_page`` sends them only after a 401, and the pages anyone may
-    read never ask: they would show what the anonymous agent may do)."""
-    contexts = []
-
-    def make(user: str) -> Page:
-        token = base64.b64encode(f"{user}:{USERS[user]}".encode()).decode("ascii")
-        context = browser.new_context(extra_http_headers={"Authorization": f"Basic {token}"})
-        context.set_default_timeout(10_000)
-        contexts.append(context)
-        return context.new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
+from playwright.sync_api import Page, expect
 
 
 def new_container(page: Page, site, parent: str, title: str, slug: str) -> None:
@@ -41,8 +17,8 @@ def new_container(page: Page, site, parent: str, title: str, slug: str) -> None:
     expect(page).to_have_url(site.root + (parent + "/" if parent else "") + slug)
 
 
-def test_create_upload_and_edit(site, user_page, tmp_path):
-    page = user_page("root")
+def test_create_upload_and_edit(site, signed_in, tmp_path):
+    page = signed_in("root")
     new_container(page, site, "", "Letters <b>1</b>", "letters")
     expect(page.get_by_text("Letters <b>1</b>", exact=True)).to_be_visible()   # text, not markup
     upload = page.get_by_role("form", name="Upload")
@@ -72,8 +48,8 @@ def test_create_upload_and_edit(site, user_page, tmp_path):
     expect(page.get_by_label("Turtle")).to_have_value(broken)
 
 
-def test_make_and_revert_a_version(site, user_page):
-    page = user_page("root")
+def test_make_and_revert_a_version(site, signed_in):
+    page = signed_in("root")
     new_container(page, site, "", "Draft", "versioned")
     page.get_by_role("button", name="Make version").click()
     expect(page).to_have_url(site.root + "versioned")
@@ -90,10 +66,10 @@ def test_make_and_revert_a_version(site, user_page):
     expect(page.get_by_text("Draft", exact=True)).to_be_visible()
 
 
-def test_share_with_another_user(site, user_page):
-    root = user_page("root")
+def test_share_with_another_user(site, signed_in):
+    root = signed_in("root")
     new_container(root, site, "", "Shared", "shared")
-    bob = user_page("bob")
+    bob = signed_in("bob")
     bob.goto(site.root + "shared")
     expect(bob.get_by_role("link", name="Edit", exact=True)).to_have_count(0)
     expect(bob.get_by_role("form", name="New container")).to_have_count(0)
@@ -111,7 +87,7 @@ def test_share_with_another_user(site, user_page):
     expect(bob.get_by_role("link", name="Edit", exact=True)).to_be_visible()
     expect(bob.get_by_role("link", name="Access", exact=True)).to_have_count(0)
     new_container(bob, site, "shared", "By bob", "by-bob")
-    alice = user_page("alice")
+    alice = signed_in("alice")
     alice.goto(site.root + "shared")
     expect(alice.get_by_role("link", name="Edit", exact=True)).to_have_count(0)
 
@@ -121,8 +97,8 @@ def test_share_with_another_user(site, user_page):
     expect(bob.get_by_role("link", name="Edit", exact=True)).to_have_count(0)
 
 
-def test_delete_and_restore(site, user_page):
-    page = user_page("root")
+def test_delete_and_restore(site, signed_in):
+    page = signed_in("root")
     new_container(page, site, "", "Doomed", "doomed")
     page.get_by_role("link", name="Delete", exact=True).click()
     expect(page.get_by_text("Delete /doomed and everything below it?")).to_be_visible()
@@ -141,8 +117,8 @@ UNLABELLED = """() => [...document.querySelectorAll(
 HEADINGS = """() => [...document.querySelectorAll('h1, h2, h3, h4')].map(h => +h.tagName[1])"""
 
 
-def test_every_field_is_labelled_and_headings_go_in_order(site, user_page):
-    page = user_page("root")
+def test_every_field_is_labelled_and_headings_go_in_order(site, signed_in):
+    page = signed_in("root")
     new_container(page, site, "", "Labels", "labels")
     for url in (site.root + "labels", site.url + "/ui/edit?path=/labels",
                 site.url + "/ui/access?path=/labels", site.root + "labels/fcr:versions"):

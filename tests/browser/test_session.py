@@ -3,12 +3,10 @@ names of the pages (labels, roles, button names); and the basics of accessibilit
 every field labelled, headings in order, the sign-in done with the keyboard."""
 from __future__ import annotations
 
-import base64
-
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import USERS
+from tests.browser.conftest import USERS, basic, sign_in
 
 TITLE = "http://purl.org/dc/terms/title"
 #: Every field without a label, and the heading levels in order (JavaScript).
@@ -20,18 +18,6 @@ AUDIT = """() => ({
   headings: [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
     .map(h => Number(h.tagName[1])),
 })"""
-
-
-def basic(user: str) -> dict[str, str]:
-    token = base64.b64encode(f"{user}:{USERS[user]}".encode()).decode()
-    return {"Authorization": f"Basic {token}"}
-
-
-def sign_in(page: Page, site, user: str, next_: str = "/rest/") -> None:
-    page.goto(f"{site.url}/login?next={next_}")
-    page.get_by_label("User name").fill(user)
-    page.get_by_label("Password").fill(USERS[user])
-    page.get_by_role("button", name="Log in").click()
 
 
 def audit(page: Page) -> None:
@@ -79,7 +65,8 @@ def test_a_wrong_password_says_so(site, page):
 
 def test_sign_in_with_the_keyboard(site, page):
     page.goto(site.url + "/login")
-    page.keyboard.type("root")                 # the user name field has the focus
+    expect(page.get_by_label("User name")).to_be_focused()
+    page.keyboard.type("root")
     page.keyboard.press("Tab")
     page.keyboard.type(USERS["root"])
     page.keyboard.press("Enter")
