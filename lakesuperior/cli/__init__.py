@@ -288,15 +288,20 @@ def index_command(ctx: click.Context, config_path: str | None, data_dir: str | N
 
 @cli.command("backup")
 @_common_options
+@click.option("--with-binaries", is_flag=True,
+              help="With the S3 backend, copy the objects too (default: list them, "
+                   "with their digests and sizes, in the manifest).")
 @click.argument("dest", metavar="DEST")
 @click.pass_context
 @_command
 def backup_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
-           dest: str) -> None:
+                   with_binaries: bool, dest: str) -> None:
     """Write a consistent backup of the repository to the new directory DEST.
 
     Safe while the server runs: the store is copied from one snapshot and the
-    binaries it refers to are copied and re-hashed. DEST must not exist.
+    binaries it refers to are copied and re-hashed. With the S3 backend the
+    objects stay in the bucket and are listed in the manifest (each checked to
+    exist), unless --with-binaries copies them. DEST must not exist.
     Restore it with `lsup-admin restore DEST --data-dir NEW_DIR`.
     """
     cfg = _load_config(ctx, config_path, data_dir)
@@ -304,7 +309,8 @@ def backup_command(ctx: click.Context, config_path: str | None, data_dir: str | 
         raise CommandError(f"The backup destination {os.path.abspath(dest)} exists "
                            "already: give a new path")
     with _open(cfg) as repo:
-        report = backup.backup(repo, dest, progress=ClickProgress())
+        report = backup.backup(repo, dest, with_binaries=with_binaries,
+                               progress=ClickProgress())
     c = report.counts
     click.echo(f"Backup written to {report.path}: {c['resources']:,} resources, "
                f"{c['binaries']:,} binaries ({_size(c['binary_bytes'])}), "

@@ -151,6 +151,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.QueryTimeoutError: 503,
     exc.TooManyQueriesError: 429,
     exc.StoreBusyError: 503,
+    exc.BinaryStoreUnavailableError: 503,
     exc.SparqlError: 400,
     exc.TermError: 400,
     exc.PayloadTooLargeError: 413,

@@ -1,0 +1,520 @@
+"""Content-addressed objects in an S3 bucket: the ``s3`` binary backend.
+
+Keys mirror the file store's paths, under the configured prefix::
+
+    PREFIX ab/cd/abcd...        (the full hex digest in the store's algorithm)
+    PREFIX tmp/put-*            (multipart writes in progress; leftovers of killed ones)
+
+A write hashes while it streams. Content that fits in one part
+(``binaries.s3.part_size``) is hashed, checked, then sent in one ``PutObject``
+under its digest's key. Larger content goes part by part (one part in memory at
+a time) into a multipart upload under a temporary key; the digests are checked
+before it is completed (a mismatch, a body too large or any failure aborts it:
+no object), then the completed object is copied to its digest's key (server
+side) and the temporary key removed. Either way the object is whole in S3 when
+``put`` returns, before the LMDB commit that names it. Content stored before is
+not sent again: its object is renewed (copied onto itself) so that ``cleanup``'s
+grace period counts from now.
+
+Every S3 request has bounded timeouts and attempts (``binaries.s3.timeout``,
+``binaries.s3.attempts``); an object store that cannot be reached, fails or
+refuses access raises ``BinaryStoreUnavailableError``.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import re
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+
+from lakesuperior.exceptions import (
+    BinaryNotFoundError,
+    BinaryStoreUnavailableError,
+    ChecksumValidationError,
+    ConfigError,
+    InvalidDigestError,
+    PayloadTooLargeError,
+)
+from lakesuperior.store.binaries import BinaryInfo, normalize_algorithm, normalize_digest
+
+if TYPE_CHECKING:
+    from lakesuperior.config import Config
+
+_TMP = "tmp/"
+#: Between a temporary key and the id of its unfinished multipart upload, in ``leftovers``.
+_UPLOAD = "?uploadId="
+_HEX = re.compile(r"[0-9a-f]+")
+#: Largest object one ``CopyObject`` copies; larger ones are copied in parts.
+_MAX_COPY = 5 << 30
+#: Bytes read from the network per ``read`` of an open object.
+READ_CHUNK = 1 << 20
+
+
+class S3BinaryStore:
+    """Objects addressed by the digest of their content, in ``bucket`` under ``prefix``."""
+
+    def __init__(self, client: Any, bucket: str, *, prefix: str = "", algorithm: str,
+                 part_size: int, redirect: bool = False, redirect_expires: int = 300,
+                 where: str = "") -> None:
+        self.client = client
+        self.bucket = bucket
+        self.prefix = prefix
+        self.algorithm = normalize_algorithm(algorithm)
+        self.part_size = part_size
+        self.redirect = redirect
+        self.redirect_expires = redirect_expires
+        self._hex_len = 2 * hashlib.new(self.algorithm).digest_size
+        self._where = where or "the object store"
+        self._check_bucket()
+
+    @classmethod
+    def from_config(cls, cfg: Config, client: Any = None) -> S3BinaryStore:
+        """The store ``cfg``'s ``binaries.s3.*`` settings describe (through
+        ``client``, one of ``make_client(cfg)``, if given); ``ConfigError`` if its
+        bucket is missing or the credentials are refused."""
+        client = client or cls.make_client(cfg)
+        where = f"bucket {cfg.binaries_s3_bucket} at {client.meta.endpoint_url}"
+        return cls(client, cfg.binaries_s3_bucket, prefix=cfg.binaries_s3_prefix,
+                   algorithm=cfg.digest_algorithm, part_size=cfg.binaries_s3_part_size,
+                   redirect=cfg.binaries_s3_redirect,
+                   redirect_expires=cfg.binaries_s3_redirect_expires, where=where)
+
+    @staticmethod
+    def make_client(cfg: Config) -> Any:
+        """A boto3 S3 client with ``cfg``'s endpoint, region, credentials, timeouts
+        and attempts (thread-safe: one serves every thread of a process)."""
+        import boto3                         # not at import: it takes 0.1 s to load
+        from botocore.config import Config as BotoConfig
+
+        options = BotoConfig(
+            connect_timeout=cfg.binaries_s3_timeout, read_timeout=cfg.binaries_s3_timeout,
+            retries={"max_attempts": cfg.binaries_s3_attempts, "mode": "standard"},
+            signature_version="s3v4", max_pool_connections=32,
+            s3={"addressing_style": "path" if cfg.binaries_s3_endpoint else "auto"},
+            request_checksum_calculation="when_required",
+            response_checksum_validation="when_required")
+        session = boto3.session.Session(
+            aws_access_key_id=cfg.binaries_s3_access_key_id or None,
+            aws_secret_access_key=cfg.binaries_s3_secret_access_key or None,
+            region_name=cfg.binaries_s3_region or None)
+        return session.client("s3", endpoint_url=cfg.binaries_s3_endpoint or None,
+                              config=options)
+
+    def __repr__(self) -> str:
+        return f"S3BinaryStore({self.bucket!r}, {self.prefix!r}, {self.algorithm!r})"
+
+    def describe(self) -> str:
+        return f"{self._where}, keys under {self.prefix!r}" if self.prefix else self._where
+
+    def _check_bucket(self) -> None:
+        try:
+            self.client.head_bucket(Bucket=self.bucket)
+        except NoCredentialsError:
+            raise ConfigError(f"No S3 credentials for {self._where}: set "
+                              "binaries.s3.access_key_id and binaries.s3.secret_access_key "
+                              "or the AWS_* variables") from None
+        except ClientError as e:
+            status = _status(e)
+            if status == 404:
+                raise ConfigError(f"binaries.s3.bucket: there is no {self._where}") from None
+            if status in (301, 400, 401, 403):
+                raise ConfigError(f"The object store refused access to {self._where} "
+                                  f"({_code(e)}): check the credentials "
+                                  "(binaries.s3.access_key_id, secret_access_key) and "
+                                  "binaries.s3.region") from None
+            raise _unavailable(e, f"cannot reach {self._where}") from None
+        except BotoCoreError as e:
+            raise _unavailable(e, f"cannot reach {self._where}") from None
+
+    # -- keys -------------------------------------------------------------------
+
+    def key(self, digest: str) -> str:
+        """The object key of a digest (whether stored or not). Raises
+        ``InvalidDigestError`` unless ``digest`` is a lowercase hex digest of the
+        store's algorithm."""
+        if not (isinstance(digest, str) and len(digest) == self._hex_len
+                and _HEX.fullmatch(digest)):
+            raise InvalidDigestError(f"Not a {self.algorithm} hex digest: {digest!r}")
+        return f"{self.prefix}{digest[:2]}/{digest[2:4]}/{digest}"
+
+    def _digest_of(self, key: str) -> str | None:
+        name = key[len(self.prefix):]
+        digest = name[6:]
+        if (len(name) == 6 + self._hex_len and name[2] == "/" and name[5] == "/"
+                and _HEX.fullmatch(digest) and name[:2] + name[3:5] == digest[:4]):
+            return digest
+        return None
+
+    # -- writing ----------------------------------------------------------------
+
+    def put(self, stream: BinaryIO | bytes, *, expected: Mapping[str, str] | None = None,
+            max_size: int | None = None) -> BinaryInfo:
+        """Store the content of ``stream`` (see the module doc). ``expected``: digests
+        the client gave (``ChecksumValidationError`` on a mismatch); more than
+        ``max_size`` bytes: ``PayloadTooLargeError``. Either way, and on any
+        failure, no object is left."""
+        hashing = _Hashing(self.algorithm, expected)
+        parts = _parts(stream, self.part_size, hashing, max_size)
+        first = next(parts)
+        if len(first) < self.part_size:            # the whole content, in memory
+            digests = hashing.check()
+            info = BinaryInfo(digests[self.algorithm], self.algorithm, hashing.size, digests)
+            key = self.key(info.digest)
+            with _errors(f"storing content in {self._where} (nothing was stored)"):
+                if not self._renew(key):
+                    self.client.put_object(Bucket=self.bucket, Key=key, Body=bytes(first))
+            return info
+        return self._put_parts(first, parts, hashing)
+
+    def _put_parts(self, first: bytes | memoryview, parts: Iterator[bytes | memoryview],
+                   hashing: _Hashing) -> BinaryInfo:
+        tmp = f"{self.prefix}{_TMP}put-{uuid.uuid4().hex}"
+        what = f"storing content in {self._where} (nothing was stored)"
+        with _errors(what):
+            upload = self.client.create_multipart_upload(Bucket=self.bucket, Key=tmp)["UploadId"]
+        done: list[dict[str, Any]] = []
+        completed = False
+        try:
+            part: bytes | memoryview | None = first
+            while part is not None:
+                with _errors(what):
+                    answer = self.client.upload_part(
+                        Bucket=self.bucket, Key=tmp, UploadId=upload,
+                        PartNumber=len(done) + 1, Body=bytes(part))
+                done.append({"PartNumber": len(done) + 1, "ETag": answer["ETag"]})
+                part = next(parts, None)
+                if part is not None and not part:
+                    part = None                         # the content ended with a full part
+            digests = hashing.check()
+            info = BinaryInfo(digests[self.algorithm], self.algorithm, hashing.size, digests)
+            key = self.key(info.digest)
+            with _errors(what):
+                if self._renew(key):
+                    return info                         # the finally aborts the upload
+                self.client.complete_multipart_upload(
+                    Bucket=self.bucket, Key=tmp, UploadId=upload,
+                    MultipartUpload={"Parts": done})
+                completed = True
+                self._copy(tmp, key, info.size)
+            return info
+        finally:
+            with contextlib.suppress(BotoCoreError, ClientError):
+                if completed:
+                    self.client.delete_object(Bucket=self.bucket, Key=tmp)
+                else:
+                    self.client.abort_multipart_upload(Bucket=self.bucket, Key=tmp,
+                                                       UploadId=upload)
+
+    def _copy(self, source: str, key: str, size: int, renew: bool = False) -> None:
+        """Copy an object server side (in parts beyond 5 GiB); ``renew``: onto itself,
+        which S3 allows only with new metadata."""
+        extra = {"MetadataDirective": "REPLACE", "Metadata": {"renewed": str(time.time())}
+                 } if renew else {}
+        src = {"Bucket": self.bucket, "Key": source}
+        if size < _MAX_COPY:
+            self.client.copy_object(Bucket=self.bucket, Key=key, CopySource=src, **extra)
+            return
+        from boto3.s3.transfer import TransferConfig   # boto3's managed copy
+        self.client.copy(src, self.bucket, key, ExtraArgs=extra or None,
+                         Config=TransferConfig(multipart_chunksize=1 << 30, use_threads=True))
+
+    def _renew(self, key: str) -> bool:
+        """Whether ``key`` is stored; its time renewed if so (``cleanup``'s age)."""
+        head = self._head(key)
+        if head is None:
+            return False
+        self._copy(key, key, head["ContentLength"], renew=True)
+        return True
+
+    def delete(self, digest: str) -> bool:
+        """Remove a binary; False if there was none."""
+        key = self.key(digest)
+        with _errors(f"deleting from {self._where}"):
+            if self._head(key) is None:
+                return False
+            self.client.delete_object(Bucket=self.bucket, Key=key)
+        return True
+
+    def remove_temp_files(self, min_age: float = 0.0) -> int:
+        """Remove leftovers of interrupted writes (temporary objects, unfinished
+        multipart uploads) older than ``min_age`` seconds. With the default age of
+        0, call it only when no ``put`` is running."""
+        limit = time.time() - min_age
+        return sum(self.remove_leftover(name) for name, _size, mtime in list(self.leftovers())
+                   if mtime <= limit)
+
+    def leftovers(self) -> Iterator[tuple[str, int, float]]:
+        """(name, size, time) of each temporary object and unfinished multipart
+        upload (``NAME?uploadId=ID``, size 0) under ``PREFIX tmp/``."""
+        tmp = self.prefix + _TMP
+        with _errors(f"listing {self._where}"):
+            for page in self.client.get_paginator("list_objects_v2").paginate(
+                    Bucket=self.bucket, Prefix=tmp):
+                for obj in page.get("Contents", ()):
+                    yield (obj["Key"][len(tmp):], int(obj["Size"]),
+                           obj["LastModified"].timestamp())
+            for page in self.client.get_paginator("list_multipart_uploads").paginate(
+                    Bucket=self.bucket, Prefix=tmp):
+                for up in page.get("Uploads", ()):
+                    yield (f"{up['Key'][len(tmp):]}{_UPLOAD}{up['UploadId']}", 0,
+                           up["Initiated"].timestamp())
+
+    def remove_leftover(self, name: str) -> bool:
+        """Remove one of ``leftovers``; False if it was gone."""
+        base, upload, upload_id = name.partition(_UPLOAD)
+        if not base or "/" in base:
+            raise ValueError(f"Not a leftover's name: {name!r}")
+        key = self.prefix + _TMP + base
+        with _errors(f"removing a leftover from {self._where}"):
+            if upload:
+                try:
+                    self.client.abort_multipart_upload(Bucket=self.bucket, Key=key,
+                                                       UploadId=upload_id)
+                except ClientError as e:
+                    if _status(e) == 404:
+                        return False
+                    raise
+                return True
+            if self._head(key) is None:
+                return False
+            self.client.delete_object(Bucket=self.bucket, Key=key)
+        return True
+
+    # -- reading ----------------------------------------------------------------
+
+    def _head(self, key: str) -> dict[str, Any] | None:
+        try:
+            return self.client.head_object(Bucket=self.bucket, Key=key)  # type: ignore[no-any-return]
+        except ClientError as e:
+            if _status(e) == 404:
+                return None
+            raise
+
+    def _stat(self, digest: str) -> dict[str, Any]:
+        with _errors(f"reading {self._where}"):
+            head = self._head(self.key(digest))
+        if head is None:
+            raise BinaryNotFoundError(f"No binary with digest {digest}")
+        return head
+
+    def open(self, digest: str) -> BinaryIO:
+        """The stored content, readable and seekable (each read after a seek is one
+        ranged ``GetObject``, streamed); the caller closes it."""
+        head = self._stat(digest)
+        raw = S3Object(self.client, self.bucket, self.key(digest), head["ContentLength"],
+                       self._where)
+        return raw  # type: ignore[return-value]
+
+    def exists(self, digest: str) -> bool:
+        key = self.key(digest)
+        with _errors(f"reading {self._where}"):
+            return self._head(key) is not None
+
+    def __contains__(self, digest: object) -> bool:
+        try:
+            return self.exists(digest)  # type: ignore[arg-type]
+        except InvalidDigestError:
+            return False
+
+    def size(self, digest: str) -> int:
+        return int(self._stat(digest)["ContentLength"])
+
+    def modified(self, digest: str) -> float:
+        return float(self._stat(digest)["LastModified"].timestamp())
+
+    def objects(self) -> Iterator[tuple[str, int, float]]:
+        """(digest, size, modification time) of every stored binary, in key order."""
+        with _errors(f"listing {self._where}"):
+            for page in self.client.get_paginator("list_objects_v2").paginate(
+                    Bucket=self.bucket, Prefix=self.prefix):
+                for obj in page.get("Contents", ()):
+                    digest = self._digest_of(obj["Key"])
+                    if digest is not None:
+                        yield digest, int(obj["Size"]), obj["LastModified"].timestamp()
+
+    def __iter__(self) -> Iterator[str]:
+        for digest, _size, _mtime in self.objects():
+            yield digest
+
+    def total_size(self) -> int:
+        return sum(size for _digest, size, _mtime in self.objects())
+
+    def compute(self, digest: str, algorithms: Iterable[str]) -> dict[str, str]:
+        """Hex digests of a stored binary, keyed by hashlib name, read from S3."""
+        hashing = _Hashing(None, {a: "" for a in algorithms})
+        with self.open(digest) as f:
+            while chunk := f.read(READ_CHUNK):
+                hashing.add(chunk, None)
+        return hashing.hexdigests()
+
+    def verify(self, digest: str) -> bool:
+        return self.compute(digest, [self.algorithm])[self.algorithm] == digest
+
+    def presigned_url(self, digest: str, *, content_type: str | None = None,
+                      disposition: str | None = None) -> str:
+        """A URL that GETs the object for ``redirect_expires`` seconds, without
+        credentials; S3 answers it with ``content_type`` and ``disposition``."""
+        params = {"Bucket": self.bucket, "Key": self.key(digest)}
+        if content_type:
+            params["ResponseContentType"] = content_type
+        if disposition:
+            params["ResponseContentDisposition"] = disposition
+        with _errors(f"signing a URL of {self._where}"):
+            return str(self.client.generate_presigned_url(
+                "get_object", Params=params, ExpiresIn=self.redirect_expires))
+
+
+class S3Object(io.RawIOBase):
+    """A stored object as a read-only, seekable stream: a read at a new position
+    opens a ranged ``GetObject`` from there, read as it streams."""
+
+    def __init__(self, client: Any, bucket: str, key: str, size: int, where: str) -> None:
+        super().__init__()
+        self._client, self._bucket, self._key = client, bucket, key
+        self.size = size
+        self._where = where
+        self._pos = 0
+        self._body: Any = None
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self.size}[whence]
+        pos = max(0, base + offset)
+        if pos != self._pos:
+            self._drop()
+            self._pos = pos
+        return pos
+
+    def read(self, size: int | None = -1) -> bytes:
+        if self.closed:
+            raise ValueError("I/O operation on closed file")
+        left = self.size - self._pos
+        if left <= 0 or size == 0:
+            return b""
+        want = left if size is None or size < 0 else min(size, left)
+        what = f"reading {self._key} from {self._where}"
+        with _errors(what):
+            if self._body is None:
+                self._body = self._client.get_object(
+                    Bucket=self._bucket, Key=self._key, Range=f"bytes={self._pos}-")["Body"]
+            data = self._body.read(want)
+        if not data:
+            raise BinaryStoreUnavailableError(f"The object store ended {self._key} early "
+                                              f"({self._pos} of {self.size} bytes)")
+        self._pos += len(data)
+        return bytes(data)
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
+
+    def readall(self) -> bytes:
+        return self.read(-1)
+
+    def _drop(self) -> None:
+        if self._body is not None:
+            with contextlib.suppress(Exception):
+                self._body.close()
+            self._body = None
+
+    def close(self) -> None:
+        self._drop()
+        super().close()
+
+
+class _Hashing:
+    """The digests of content seen part by part: the store's ``algorithm`` and each
+    of ``expected`` (algorithm -> the client's digest, checked by ``check``)."""
+
+    def __init__(self, algorithm: str | None, expected: Mapping[str, str] | None) -> None:
+        self.checks = [(normalize_algorithm(a), normalize_digest(a, v) if v else "", a)
+                       for a, v in (expected or {}).items()]
+        names = dict.fromkeys([*([algorithm] if algorithm else []),
+                               *(c[0] for c in self.checks)])
+        self.hashers = {a: hashlib.new(a, usedforsecurity=False) for a in names}
+        self.size = 0
+
+    def add(self, data: bytes | memoryview, max_size: int | None) -> None:
+        self.size += len(data)
+        if max_size is not None and self.size > max_size:
+            raise PayloadTooLargeError(f"Content is larger than {max_size} bytes")
+        for h in self.hashers.values():
+            h.update(data)
+
+    def hexdigests(self) -> dict[str, str]:
+        return {a: h.hexdigest() for a, h in self.hashers.items()}
+
+    def check(self) -> dict[str, str]:
+        digests = self.hexdigests()
+        for algo, want, name in self.checks:
+            if digests[algo] != want:
+                raise ChecksumValidationError(
+                    msg=f"{name} digest mismatch: expected {want}, got {digests[algo]}")
+        return digests
+
+
+def _parts(stream: BinaryIO | bytes, size: int, hashing: _Hashing, max_size: int | None
+           ) -> Iterator[bytes | memoryview]:
+    """``stream`` in parts of ``size`` bytes (the last shorter: a part shorter than
+    ``size`` is the last one), each piece hashed and counted as it is read, so that
+    a body over ``max_size`` stops the reading there."""
+    if isinstance(stream, (bytes, bytearray, memoryview)):
+        view = memoryview(stream).cast("B")
+        for start in range(0, max(len(view), 1), size):
+            hashing.add(view[start:start + size], max_size)
+            yield view[start:start + size]
+        return
+    while True:
+        part = bytearray()
+        while len(part) < size:
+            chunk = stream.read(min(size - len(part), 1 << 20))
+            if not chunk:
+                break
+            hashing.add(chunk, max_size)
+            part += chunk
+        yield part
+        if len(part) < size:
+            return
+
+
+def _status(error: ClientError) -> int:
+    return int(error.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0)
+
+
+def _code(error: ClientError) -> str:
+    return str(error.response.get("Error", {}).get("Code") or _status(error))
+
+
+def _unavailable(error: Exception, what: str) -> BinaryStoreUnavailableError:
+    reason = (f"{_code(error)}" if isinstance(error, ClientError)
+              else type(error).__name__)
+    return BinaryStoreUnavailableError(f"The binary store is unavailable: {what} failed "
+                                       f"({reason}); try again later")
+
+
+@contextlib.contextmanager
+def _errors(what: str) -> Iterator[None]:
+    """S3 and connection failures as ``BinaryStoreUnavailableError``."""
+    try:
+        yield
+    except ClientError as e:
+        if _status(e) == 404 and _code(e) in ("NoSuchKey", "404"):
+            raise BinaryNotFoundError(f"Not in the binary store: {what}") from None
+        raise _unavailable(e, what) from None
+    except (BotoCoreError, OSError) as e:
+        raise _unavailable(e, what) from None
