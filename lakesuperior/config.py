@@ -264,8 +264,6 @@ class Config:
         if self.binaries_backend not in BINARY_BACKENDS:
             raise ConfigError(f"binaries.backend must be one of {', '.join(BINARY_BACKENDS)}, "
                               f"not {self.binaries_backend!r}")
-        if self.binaries_backend == "s3" and not self.binaries_s3_bucket:
-            raise ConfigError("binaries.backend is s3 but binaries.s3.bucket names no bucket")
         if self.binaries_s3_endpoint and not re.fullmatch(r"https?://\S+",
                                                           self.binaries_s3_endpoint):
             raise ConfigError("binaries.s3.endpoint must be an http:// or https:// URL, not "
@@ -278,9 +276,6 @@ class Config:
                               f"{S3_MAX_EXPIRES} seconds")
         if self.binaries_s3_timeout <= 0 or self.binaries_s3_attempts <= 0:
             raise ConfigError("binaries.s3.timeout and binaries.s3.attempts must be positive")
-        if bool(self.binaries_s3_access_key_id) != bool(self.binaries_s3_secret_access_key):
-            raise ConfigError("Set both binaries.s3.access_key_id and "
-                              "binaries.s3.secret_access_key, or neither")
 
     # -- derived paths --------------------------------------------------------
 

@@ -149,7 +149,7 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     if res.filename:
         headers["Content-Disposition"] = hdr.content_disposition(res.filename)
     _protect(headers)
-    store = call.repo.binaries
+    store = current_app.extensions["lakesuperior"].repository.binaries
     if (handling is None and not head and isinstance(store, S3BinaryStore) and store.redirect
             and not request.headers.get("Want-Digest") and res.digest):
         # binaries.s3.redirect: the bytes come from the object store, not through here.

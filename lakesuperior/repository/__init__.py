@@ -65,8 +65,8 @@ from lakesuperior.query.view import GraphFilterFactory
 from lakesuperior.repository import access_control, feed, maintenance
 from lakesuperior.repository.transactions import Transactions
 from lakesuperior.store import private
-from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.backends import BinaryBackend, open_backend
+from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.group import WriteGroups
 from lakesuperior.store.indexer_process import IndexerProcess
 from lakesuperior.store.quadstore import QuadStore, Reader

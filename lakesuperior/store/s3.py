@@ -89,7 +89,7 @@ class S3BinaryStore:
     def make_client(cfg: Config) -> Any:
         """A boto3 S3 client with ``cfg``'s endpoint, region, credentials, timeouts
         and attempts (thread-safe: one serves every thread of a process)."""
-        import boto3                         # not at import: it takes 0.1 s to load
+        import boto3  # not at import: it takes 0.1 s to load
         from botocore.config import Config as BotoConfig
 
         options = BotoConfig(
@@ -172,7 +172,8 @@ class S3BinaryStore:
             return info
         return self._put_parts(first, parts, hashing)
 
-    def _put_parts(self, first: bytes | memoryview, parts: Iterator[bytes | memoryview],
+    def _put_parts(self, first: bytes | bytearray | memoryview,
+                   parts: Iterator[bytes | bytearray | memoryview],
                    hashing: _Hashing) -> BinaryInfo:
         tmp = f"{self.prefix}{_TMP}put-{uuid.uuid4().hex}"
         what = f"storing content in {self._where} (nothing was stored)"
@@ -181,7 +182,7 @@ class S3BinaryStore:
         done: list[dict[str, Any]] = []
         completed = False
         try:
-            part: bytes | memoryview | None = first
+            part: bytes | bytearray | memoryview | None = first
             while part is not None:
                 with _errors(what):
                     answer = self.client.upload_part(
@@ -220,7 +221,7 @@ class S3BinaryStore:
         if size < _MAX_COPY:
             self.client.copy_object(Bucket=self.bucket, Key=key, CopySource=src, **extra)
             return
-        from boto3.s3.transfer import TransferConfig   # boto3's managed copy
+        from boto3.s3.transfer import TransferConfig  # boto3's managed copy
         self.client.copy(src, self.bucket, key, ExtraArgs=extra or None,
                          Config=TransferConfig(multipart_chunksize=1 << 30, use_threads=True))
 
@@ -290,7 +291,7 @@ class S3BinaryStore:
 
     def _head(self, key: str) -> dict[str, Any] | None:
         try:
-            return self.client.head_object(Bucket=self.bucket, Key=key)  # type: ignore[no-any-return]
+            return self.client.head_object(Bucket=self.bucket, Key=key)
         except ClientError as e:
             if _status(e) == 404:
                 return None
@@ -449,7 +450,7 @@ class _Hashing:
         self.hashers = {a: hashlib.new(a, usedforsecurity=False) for a in names}
         self.size = 0
 
-    def add(self, data: bytes | memoryview, max_size: int | None) -> None:
+    def add(self, data: bytes | bytearray | memoryview, max_size: int | None) -> None:
         self.size += len(data)
         if max_size is not None and self.size > max_size:
             raise PayloadTooLargeError(f"Content is larger than {max_size} bytes")
@@ -469,7 +470,7 @@ class _Hashing:
 
 
 def _parts(stream: BinaryIO | bytes, size: int, hashing: _Hashing, max_size: int | None
-           ) -> Iterator[bytes | memoryview]:
+           ) -> Iterator[bytes | bytearray | memoryview]:
     """``stream`` in parts of ``size`` bytes (the last shorter: a part shorter than
     ``size`` is the last one), each piece hashed and counted as it is read, so that
     a body over ``max_size`` stops the reading there."""

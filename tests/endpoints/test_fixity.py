@@ -10,7 +10,6 @@ import json
 import pytest
 
 from lakesuperior import rdfio
-
 from tests.binaries import rewrite
 
 from .conftest import LDP, ROOT, TTL, graph, links, put_ttl
