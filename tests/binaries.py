@@ -52,3 +52,14 @@ def age(store: Any, digest: str, seconds: float) -> None:
     path = store.path(digest)
     when = os.stat(path).st_mtime - seconds
     os.utime(path, (when, when))
+
+
+def cli_env(repo: Any) -> dict[str, str | None]:
+    """The ``LSUP_BINARIES_*`` variables of ``repo``'s binary backend, for a command
+    run on its data directory (none for the file store)."""
+    cfg = repo.config
+    if cfg.binaries_backend != "s3":
+        return {}
+    keys = ("backend", "s3_endpoint", "s3_bucket", "s3_region", "s3_prefix",
+            "s3_access_key_id", "s3_secret_access_key")
+    return {f"LSUP_BINARIES_{k.upper()}": str(getattr(cfg, f"binaries_{k}")) for k in keys}

@@ -203,6 +203,8 @@ def backup(repo: Repository, dest: str | os.PathLike, *, with_binaries: bool = F
             finally:
                 progress.finish()
             counts = _counts(copy)
+            if not copies:              # the objects stay where the restore will find them
+                counts.update(binaries=len(listed), binary_bytes=sum(listed.values()))
             users = content_users(copy, missing + corrupt)
         manifest = {
             "kind": BACKUP_KIND, "backup_format": BACKUP_FORMAT,

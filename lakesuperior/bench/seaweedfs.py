@@ -131,6 +131,9 @@ class SeaweedFS:
         except client.exceptions.ClientError:
             client.create_bucket(Bucket=self.bucket)
             client.head_bucket(Bucket=self.bucket)
+        # The first write grows the volumes (seconds): done here, not in a test.
+        client.put_object(Bucket=self.bucket, Key="warm-up", Body=b"x")
+        client.delete_object(Bucket=self.bucket, Key="warm-up")
 
     def stop(self) -> None:
         """Kill the server (its process group: a graceful stop takes SeaweedFS 20 s)
