@@ -94,7 +94,9 @@ def repo_factory(tmp_path, binary_store):
         # suite a Python start each (tests/store/test_indexer_process.py and the
         # servers, which run the default, test the process).
         overrides.setdefault("indexer_process", False)
-        binaries, overrides = binary_store(overrides, name)
+        binaries = overrides.pop("binaries", None)
+        if binaries is None:
+            binaries, overrides = binary_store(overrides, name)
         repo = Repository(tmp_path / name, binaries=binaries, **overrides)
         opened.append(repo)
         return repo

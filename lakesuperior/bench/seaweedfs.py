@@ -91,7 +91,8 @@ class SeaweedFS:
                 f"-s3.port={p['s3']}", f"-s3.port.grpc={p['s3_grpc']}",
                 "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false",
                 f"-s3.config={self.config_path}", "-volume.max=16",
-                "-master.volumeSizeLimitMB=256"]
+                "-master.volumeSizeLimitMB=256", "-master.electionTimeout=1s",
+                "-volume.preStopSeconds=0"]
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, start_new_session=True)

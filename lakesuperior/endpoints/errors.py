@@ -263,7 +263,8 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
 
 #: Server-side errors that are not bugs: their message is the response body.
 _EXPECTED = (HTTPException, exc.QueryTimeoutError, exc.InsufficientStorageError,
-             exc.StoreBusyError, BadGateway, exc.TryLaterError)
+             exc.StoreBusyError, BadGateway, exc.TryLaterError,
+             exc.BinaryStoreUnavailableError)
 
 
 def _is_bug(error: BaseException, status: int) -> bool:
@@ -298,7 +299,7 @@ def error_response(error: BaseException) -> Response:
     if _is_bug(error, status):
         current_app.logger.error("Unhandled error on %s %s", request.method, request.path,
                                  exc_info=error)
-    elif isinstance(error, exc.InsufficientStorageError):
+    elif isinstance(error, (exc.InsufficientStorageError, exc.BinaryStoreUnavailableError)):
         current_app.logger.warning("%s %s: %s", request.method, request.path, error)
     try:
         phrase = HTTPStatus(status).phrase

@@ -62,6 +62,8 @@ class S3BinaryStore:
     def __init__(self, client: Any, bucket: str, *, prefix: str = "", algorithm: str,
                  part_size: int, redirect: bool = False, redirect_expires: int = 300,
                  where: str = "") -> None:
+        if not bucket:
+            raise ConfigError("binaries.backend is s3, but binaries.s3.bucket names no bucket")
         self.client = client
         self.bucket = bucket
         self.prefix = prefix
