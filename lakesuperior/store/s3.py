@@ -165,8 +165,7 @@ class S3BinaryStore:
         parts = _parts(stream, self.part_size, hashing, max_size)
         first = next(parts)
         if len(first) < self.part_size:            # the whole content, in memory
-            digests = hashing.check()
-            info = BinaryInfo(digests[self.algorithm], self.algorithm, hashing.size, digests)
+            info = self._info(hashing)
             key = self.key(info.digest)
             with _errors(f"storing content in {self._where} (nothing was stored)"):
                 if not self._renew(key):
@@ -177,42 +176,56 @@ class S3BinaryStore:
     def _put_parts(self, first: bytes | bytearray | memoryview,
                    parts: Iterator[bytes | bytearray | memoryview],
                    hashing: _Hashing) -> BinaryInfo:
-        tmp = f"{self.prefix}{_TMP}put-{uuid.uuid4().hex}"
+        """A multipart upload: under a temporary key, copied to its digest's key once
+        known; straight under the digest's key when the client gave that digest
+        (completed only if the content matches it), or not at all when that key is
+        stored already (the content is still read and checked)."""
         what = f"storing content in {self._where} (nothing was stored)"
+        known = hashing.expected(self.algorithm)
+        final = self.key(known) if known else None
         with _errors(what):
-            upload = self.client.create_multipart_upload(Bucket=self.bucket, Key=tmp)["UploadId"]
+            if final is not None and self._renew(final):
+                for _part in parts:
+                    pass                                # hashed and counted as read
+                return self._info(hashing)
+            target = final or f"{self.prefix}{_TMP}put-{uuid.uuid4().hex}"
+            upload = self.client.create_multipart_upload(
+                Bucket=self.bucket, Key=target)["UploadId"]
         done: list[dict[str, Any]] = []
         completed = False
         try:
             part: bytes | bytearray | memoryview | None = first
-            while part is not None:
+            while part:
                 with _errors(what):
                     answer = self.client.upload_part(
-                        Bucket=self.bucket, Key=tmp, UploadId=upload,
+                        Bucket=self.bucket, Key=target, UploadId=upload,
                         PartNumber=len(done) + 1, Body=bytes(part))
                 done.append({"PartNumber": len(done) + 1, "ETag": answer["ETag"]})
-                part = next(parts, None)
-                if part is not None and not part:
-                    part = None                         # the content ended with a full part
-            digests = hashing.check()
-            info = BinaryInfo(digests[self.algorithm], self.algorithm, hashing.size, digests)
+                part = next(parts, None)                # empty: it ended with a full part
+            info = self._info(hashing)
             key = self.key(info.digest)
             with _errors(what):
-                if self._renew(key):
+                if target != key and self._renew(key):
                     return info                         # the finally aborts the upload
                 self.client.complete_multipart_upload(
-                    Bucket=self.bucket, Key=tmp, UploadId=upload,
+                    Bucket=self.bucket, Key=target, UploadId=upload,
                     MultipartUpload={"Parts": done})
                 completed = True
-                self._copy(tmp, key, info.size)
+                if target != key:
+                    self._copy(target, key, info.size)
             return info
         finally:
             with contextlib.suppress(BotoCoreError, ClientError):
-                if completed:
-                    self.client.delete_object(Bucket=self.bucket, Key=tmp)
-                else:
-                    self.client.abort_multipart_upload(Bucket=self.bucket, Key=tmp,
+                if not completed:
+                    self.client.abort_multipart_upload(Bucket=self.bucket, Key=target,
                                                        UploadId=upload)
+                elif target != final:
+                    self.client.delete_object(Bucket=self.bucket, Key=target)
+
+    def _info(self, hashing: _Hashing) -> BinaryInfo:
+        """What was stored, once the client's digests are checked."""
+        digests = hashing.check()
+        return BinaryInfo(digests[self.algorithm], self.algorithm, hashing.size, digests)
 
     def _copy(self, source: str, key: str, size: int, renew: bool = False) -> None:
         """Copy an object server side (in parts beyond 5 GiB); ``renew``: onto itself,
@@ -458,6 +471,11 @@ class _Hashing:
             raise PayloadTooLargeError(f"Content is larger than {max_size} bytes")
         for h in self.hashers.values():
             h.update(data)
+
+    def expected(self, algorithm: str) -> str | None:
+        """The client's digest in ``algorithm`` (hex), if it gave one."""
+        return next((want for algo, want, _name in self.checks if algo == algorithm and want),
+                    None)
 
     def hexdigests(self) -> dict[str, str]:
         return {a: h.hexdigest() for a, h in self.hashers.items()}

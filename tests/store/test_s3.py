@@ -67,6 +67,26 @@ def test_large_content_goes_in_parts_under_its_digest(store):
     assert store.verify(d)
 
 
+def test_content_whose_digest_the_client_gave_goes_straight_to_its_key(store):
+    data = os.urandom(PART + 7)
+    digest = hashlib.sha512(data).hexdigest()
+    copies: list[str] = []
+    store.client.meta.events.register("before-call.s3.CopyObject",
+                                      lambda **kw: copies.append("copy"))
+    info = store.put(io.BytesIO(data), expected={"sha-512": digest})
+    assert info.digest == digest and copies == []              # no temporary key, no copy
+    assert keys(store) == [store.key(digest)] and uploads(store) == []
+    stream = io.BytesIO(data)
+    assert store.put(stream, expected={"sha-512": digest}) == info   # stored: read, not sent
+    assert stream.tell() == len(data) and uploads(store) == []
+    wrong = hashlib.sha512(b"other").hexdigest()
+    with pytest.raises(ChecksumValidationError):
+        store.put(io.BytesIO(data), expected={"sha-512": wrong})
+    assert keys(store) == [store.key(digest)] and uploads(store) == []
+    with store.open(digest) as f:
+        assert f.read() == data
+
+
 @pytest.mark.parametrize("size", [100, 2 * PART + 5])
 def test_refused_writes_leave_no_object_and_no_upload(store, size):
     data = os.urandom(size)
