@@ -125,19 +125,22 @@ def _env(keywords: dict) -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize("change", [{"binaries_s3_bucket": "missing-bucket"},
-                                    {"binaries_s3_secret_access_key": "wrong-secret-5f1c"}])
-def test_server_and_admin_stop_with_one_error_line(tmp_path, s3_keywords, change):
+@pytest.mark.parametrize("cmd, change", [
+    (["lsup-admin", "stats"], {"binaries_s3_bucket": "missing-bucket"}),
+    (["lsup-server", "--bind", "127.0.0.1:1"], {"binaries_s3_bucket": "missing-bucket"}),
+    (["lsup-server", "--bind", "127.0.0.1:1"],
+     {"binaries_s3_secret_access_key": "wrong-secret-5f1c"}),
+])
+def test_server_and_admin_stop_with_one_error_line(tmp_path, s3_keywords, cmd, change):
     env = _env(dict(s3_keywords, **change))
     Repository(tmp_path / "d", background_index=False).close()       # a repository to open
-    for cmd in (["lsup-admin", "stats"], ["lsup-server", "--bind", "127.0.0.1:1"]):
-        r = subprocess.run([script(cmd[0]), *cmd[1:], "--data-dir", str(tmp_path / "d")],
-                           env=env, capture_output=True, text=True, timeout=60)
-        lines = [line for line in r.stderr.splitlines() if line.strip()]
-        assert r.returncode == 2 and len(lines) == 1, (cmd, r.stderr)
-        assert lines[0].startswith("Error: ") and "Traceback" not in r.stderr
-        assert ("missing-bucket" in lines[0]) or ("refused access" in lines[0])
-        assert "wrong-secret-5f1c" not in r.stderr + r.stdout
+    r = subprocess.run([script(cmd[0]), *cmd[1:], "--data-dir", str(tmp_path / "d")],
+                       env=env, capture_output=True, text=True, timeout=60)
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert r.returncode == 2 and len(lines) == 1, (cmd, r.stderr)
+    assert lines[0].startswith("Error: ") and "Traceback" not in r.stderr
+    assert ("missing-bucket" in lines[0]) or ("refused access" in lines[0])
+    assert "wrong-secret-5f1c" not in r.stderr + r.stdout
 
 
 # --- the object store goes down ----------------------------------------------------------
