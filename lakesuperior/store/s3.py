@@ -167,7 +167,7 @@ class S3BinaryStore:
         if len(first) < self.part_size:            # the whole content, in memory
             info = self._info(hashing)
             key = self.key(info.digest)
-            with _errors(f"storing content in {self._where} (nothing was stored)"):
+            with _errors("storing the content (nothing was stored)"):
                 if not self._renew(key):
                     self.client.put_object(Bucket=self.bucket, Key=key, Body=bytes(first))
             return info
@@ -180,7 +180,7 @@ class S3BinaryStore:
         known; straight under the digest's key when the client gave that digest
         (completed only if the content matches it), or not at all when that key is
         stored already (the content is still read and checked)."""
-        what = f"storing content in {self._where} (nothing was stored)"
+        what = "storing the content (nothing was stored)"
         known = hashing.expected(self.algorithm)
         final = self.key(known) if known else None
         with _errors(what):
@@ -313,7 +313,7 @@ class S3BinaryStore:
             raise
 
     def _stat(self, digest: str) -> dict[str, Any]:
-        with _errors(f"reading {self._where}"):
+        with _errors("reading the content"):
             head = self._head(self.key(digest))
         if head is None:
             raise BinaryNotFoundError(f"No binary with digest {digest}")
@@ -323,13 +323,12 @@ class S3BinaryStore:
         """The stored content, readable and seekable (each read after a seek is one
         ranged ``GetObject``, streamed); the caller closes it."""
         head = self._stat(digest)
-        raw = S3Object(self.client, self.bucket, self.key(digest), head["ContentLength"],
-                       self._where)
+        raw = S3Object(self.client, self.bucket, self.key(digest), head["ContentLength"])
         return raw  # type: ignore[return-value]
 
     def exists(self, digest: str) -> bool:
         key = self.key(digest)
-        with _errors(f"reading {self._where}"):
+        with _errors("reading the content"):
             return self._head(key) is not None
 
     def __contains__(self, digest: object) -> bool:
@@ -381,7 +380,7 @@ class S3BinaryStore:
             params["ResponseContentType"] = content_type
         if disposition:
             params["ResponseContentDisposition"] = disposition
-        with _errors(f"signing a URL of {self._where}"):
+        with _errors("signing a URL"):
             return str(self.client.generate_presigned_url(
                 "get_object", Params=params, ExpiresIn=self.redirect_expires))
 
@@ -390,11 +389,10 @@ class S3Object(io.RawIOBase):
     """A stored object as a read-only, seekable stream: a read at a new position
     opens a ranged ``GetObject`` from there, read as it streams."""
 
-    def __init__(self, client: Any, bucket: str, key: str, size: int, where: str) -> None:
+    def __init__(self, client: Any, bucket: str, key: str, size: int) -> None:
         super().__init__()
         self._client, self._bucket, self._key = client, bucket, key
         self.size = size
-        self._where = where
         self._pos = 0
         self._body: Any = None
 
@@ -422,7 +420,7 @@ class S3Object(io.RawIOBase):
         if left <= 0 or size == 0:
             return b""
         want = left if size is None or size < 0 else min(size, left)
-        what = f"reading {self._key} from {self._where}"
+        what = "reading the content"
         with _errors(what):
             if self._body is None:
                 self._body = self._client.get_object(
@@ -530,7 +528,9 @@ def _unavailable(error: Exception, what: str) -> BinaryStoreUnavailableError:
 
 @contextlib.contextmanager
 def _errors(what: str) -> Iterator[None]:
-    """S3 and connection failures as ``BinaryStoreUnavailableError``."""
+    """S3 and connection failures as ``BinaryStoreUnavailableError``. The messages
+of what a request does name no host (they reach HTTP clients); those of the
+operator's commands (listing, deleting) name the bucket."""
     try:
         yield
     except ClientError as e:

@@ -183,6 +183,7 @@ def test_object_store_down_mid_upload_loses_nothing_and_half_writes_nothing(
         assert repo.get("/rdf").user_data                          # RDF reads keep working
         r = client.put("/rest/new", data=b"while down", content_type="text/plain")
         assert r.status_code == 503 and b"try again later" in r.data
+        assert seaweedfs.endpoint.split("//")[1].encode() not in r.data   # no host named
         assert client.get("/rest/new").status_code == 404          # nothing committed
         assert client.get("/rest/").status_code == 200
         assert client.get("/rest/kept").status_code == 503         # its bytes are out of reach
