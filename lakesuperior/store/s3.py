@@ -94,6 +94,9 @@ class S3BinaryStore:
         import boto3  # not at import: it takes 0.1 s to load
         from botocore.config import Config as BotoConfig
 
+        if bool(cfg.binaries_s3_access_key_id) != bool(cfg.binaries_s3_secret_access_key):
+            raise ConfigError("Set both binaries.s3.access_key_id and "
+                              "binaries.s3.secret_access_key, or neither")
         options = BotoConfig(
             connect_timeout=cfg.binaries_s3_timeout, read_timeout=cfg.binaries_s3_timeout,
             retries={"max_attempts": cfg.binaries_s3_attempts, "mode": "standard"},

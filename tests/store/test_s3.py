@@ -119,6 +119,18 @@ def test_missing_bucket_and_refused_credentials_are_config_errors(s3_keywords, s
         S3BinaryStore.from_config(Config(**dict(s3_keywords, binaries_s3_bucket="")))
 
 
+def test_the_usual_aws_variables_are_the_credentials_when_none_are_configured(
+        s3_keywords, monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", s3_keywords.pop("binaries_s3_access_key_id"))
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY",
+                       s3_keywords.pop("binaries_s3_secret_access_key"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", "/nonexistent")
+    store = S3BinaryStore.from_config(Config(**s3_keywords))
+    assert store.put(b"by AWS_*").size == 8
+    with pytest.raises(ConfigError, match="Set both"):
+        S3BinaryStore.from_config(Config(**s3_keywords, binaries_s3_access_key_id="x"))
+
+
 def _env(keywords: dict) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LSUP_", "AWS_"))}
     env.update({f"LSUP_{k.upper()}": str(v) for k, v in keywords.items()})
