@@ -8,11 +8,14 @@ Keys mirror the file store's paths, under the configured prefix::
 A write hashes while it streams. Content that fits in one part
 (``binaries.s3.part_size``) is hashed, checked, then sent in one ``PutObject``
 under its digest's key. Larger content goes part by part (one part in memory at
-a time) into a multipart upload under a temporary key; the digests are checked
-before it is completed (a mismatch, a body too large or any failure aborts it:
-no object), then the completed object is copied to its digest's key (server
-side) and the temporary key removed. Either way the object is whole in S3 when
-``put`` returns, before the LMDB commit that names it. Content stored before is
+a time, hashed by this thread while another sends it) into a multipart upload
+under a temporary key; the digests are checked before it is completed (a
+mismatch, a body too large or any failure aborts it: no object), then the
+completed object is copied to its digest's key (server side) and the temporary
+key removed; when the client gave the digest in the store's algorithm, the
+upload goes straight to that key (completed only if the content matches it).
+Either way the object is whole in S3 when ``put`` returns, before the LMDB
+commit that names it. Content stored before is
 not sent again: its object is renewed (copied onto itself) so that ``cleanup``'s
 grace period counts from now.
 
@@ -29,6 +32,7 @@ import re
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
@@ -168,6 +172,7 @@ class S3BinaryStore:
         parts = _parts(stream, self.part_size, hashing, max_size)
         first = next(parts)
         if len(first) < self.part_size:            # the whole content, in memory
+            hashing.update(first)
             info = self._info(hashing)
             key = self.key(info.digest)
             with _errors("storing the content (nothing was stored)"):
@@ -188,21 +193,27 @@ class S3BinaryStore:
         final = self.key(known) if known else None
         with _errors(what):
             if final is not None and self._renew(final):
-                for _part in parts:
-                    pass                                # hashed and counted as read
+                hashing.update(first)
+                for rest in parts:
+                    hashing.update(rest)
                 return self._info(hashing)
             target = final or f"{self.prefix}{_TMP}put-{uuid.uuid4().hex}"
             upload = self.client.create_multipart_upload(
                 Bucket=self.bucket, Key=target)["UploadId"]
         done: list[dict[str, Any]] = []
         completed = False
+        sender = ThreadPoolExecutor(1, thread_name_prefix="s3-part")
         try:
             part: bytes | bytearray | memoryview | None = first
             while part:
+                # The part goes out while this thread hashes it (hashlib lets go of
+                # the GIL): one part in memory, its upload and its hashing at once.
+                sent = sender.submit(self.client.upload_part, Bucket=self.bucket, Key=target,
+                                     UploadId=upload, PartNumber=len(done) + 1,
+                                     Body=part)
+                hashing.update(part)
                 with _errors(what):
-                    answer = self.client.upload_part(
-                        Bucket=self.bucket, Key=target, UploadId=upload,
-                        PartNumber=len(done) + 1, Body=bytes(part))
+                    answer = sent.result()
                 done.append({"PartNumber": len(done) + 1, "ETag": answer["ETag"]})
                 part = next(parts, None)                # empty: it ended with a full part
             info = self._info(hashing)
@@ -218,6 +229,7 @@ class S3BinaryStore:
                     self._copy(target, key, info.size)
             return info
         finally:
+            sender.shutdown(wait=True)
             with contextlib.suppress(BotoCoreError, ClientError):
                 if not completed:
                     self.client.abort_multipart_upload(Bucket=self.bucket, Key=target,
@@ -368,7 +380,7 @@ class S3BinaryStore:
         hashing = _Hashing(None, {a: "" for a in algorithms})
         with self.open(digest) as f:
             while chunk := f.read(READ_CHUNK):
-                hashing.add(chunk, None)
+                hashing.update(chunk)
         return hashing.hexdigests()
 
     def verify(self, digest: str) -> bool:
@@ -466,10 +478,13 @@ class _Hashing:
         self.hashers = {a: hashlib.new(a, usedforsecurity=False) for a in names}
         self.size = 0
 
-    def add(self, data: bytes | bytearray | memoryview, max_size: int | None) -> None:
+    def count(self, data: bytes | bytearray | memoryview, max_size: int | None) -> None:
+        """Count bytes read: more than ``max_size`` raise ``PayloadTooLargeError``."""
         self.size += len(data)
         if max_size is not None and self.size > max_size:
             raise PayloadTooLargeError(f"Content is larger than {max_size} bytes")
+
+    def update(self, data: bytes | bytearray | memoryview) -> None:
         for h in self.hashers.values():
             h.update(data)
 
@@ -493,12 +508,12 @@ class _Hashing:
 def _parts(stream: BinaryIO | bytes, size: int, hashing: _Hashing, max_size: int | None
            ) -> Iterator[bytes | bytearray | memoryview]:
     """``stream`` in parts of ``size`` bytes (the last shorter: a part shorter than
-    ``size`` is the last one), each piece hashed and counted as it is read, so that
-    a body over ``max_size`` stops the reading there."""
+    ``size`` is the last one), each piece counted as it is read, so that a body
+    over ``max_size`` stops the reading there (the caller hashes the parts)."""
     if isinstance(stream, (bytes, bytearray, memoryview)):
         view = memoryview(stream).cast("B")
         for start in range(0, max(len(view), 1), size):
-            hashing.add(view[start:start + size], max_size)
+            hashing.count(view[start:start + size], max_size)
             yield view[start:start + size]
         return
     while True:
@@ -507,7 +522,7 @@ def _parts(stream: BinaryIO | bytes, size: int, hashing: _Hashing, max_size: int
             chunk = stream.read(min(size - len(part), 1 << 20))
             if not chunk:
                 break
-            hashing.add(chunk, max_size)
+            hashing.count(chunk, max_size)
             part += chunk
         yield part
         if len(part) < size:
