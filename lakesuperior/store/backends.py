@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, BinaryIO, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol, runtime_checkable
 
-from lakesuperior.store.binaries import BinaryInfo, BinaryStore
+from lakesuperior.store.binaries import BinaryInfo, BinaryStore, Upload
 from lakesuperior.store.s3 import S3BinaryStore
 
 if TYPE_CHECKING:
@@ -26,10 +26,15 @@ class BinaryBackend(Protocol):
 
     algorithm: str
 
-    def put(self, stream: BinaryIO | bytes, *, expected: Mapping[str, str] | None = None,
+    def put(self, stream: Any, *, expected: Mapping[str, str] | None = None,
             max_size: int | None = None) -> BinaryInfo:
         """Store the content of ``stream``; it is whole and durable when this returns.
         A refused or failed write stores nothing."""
+
+    def receive(self, stream: Any, *, algorithms: Iterable[str] = (),
+                max_size: int | None = None) -> Upload:
+        """Take in ``stream``, hashed (the store's algorithm and ``algorithms``), not
+        yet stored: ``put`` of the ``Upload`` stores it, closing it removes it."""
 
     def delete(self, digest: str) -> bool:
         """Remove a binary; False if there was none."""

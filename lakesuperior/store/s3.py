@@ -31,7 +31,7 @@ import io
 import re
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -45,7 +45,12 @@ from lakesuperior.exceptions import (
     InvalidDigestError,
     PayloadTooLargeError,
 )
-from lakesuperior.store.binaries import BinaryInfo, normalize_algorithm, normalize_digest
+from lakesuperior.store.binaries import (
+    BinaryInfo,
+    Upload,
+    normalize_algorithm,
+    normalize_digest,
+)
 
 if TYPE_CHECKING:
     from lakesuperior.config import Config
@@ -162,12 +167,15 @@ class S3BinaryStore:
 
     # -- writing ----------------------------------------------------------------
 
-    def put(self, stream: BinaryIO | bytes, *, expected: Mapping[str, str] | None = None,
+    def put(self, stream: BinaryIO | bytes | Upload, *,
+            expected: Mapping[str, str] | None = None,
             max_size: int | None = None) -> BinaryInfo:
         """Store the content of ``stream`` (see the module doc). ``expected``: digests
         the client gave (``ChecksumValidationError`` on a mismatch); more than
         ``max_size`` bytes: ``PayloadTooLargeError``. Either way, and on any
         failure, no object is left."""
+        if isinstance(stream, S3Upload):
+            return self._store_upload(stream, expected, max_size)
         hashing = _Hashing(self.algorithm, expected)
         parts = _parts(stream, self.part_size, hashing, max_size)
         first = next(parts)
@@ -197,7 +205,31 @@ class S3BinaryStore:
                 for rest in parts:
                     hashing.update(rest)
                 return self._info(hashing)
-            target = final or f"{self.prefix}{_TMP}put-{uuid.uuid4().hex}"
+        target = final or f"{self.prefix}{_TMP}put-{uuid.uuid4().hex}"
+        found: list[BinaryInfo] = []
+
+        def complete() -> bool:          # checked first; not when stored already
+            found.append(self._info(hashing))
+            key = self.key(found[0].digest)
+            return target == key or not self._renew(key)
+
+        if self._send(target, first, parts, hashing, what, complete) and target != final:
+            try:
+                with _errors(what):
+                    self._copy(target, self.key(found[0].digest), found[0].size)
+            finally:
+                with contextlib.suppress(BotoCoreError, ClientError):
+                    self.client.delete_object(Bucket=self.bucket, Key=target)
+        return found[0]
+
+    def _send(self, target: str, first: bytes | bytearray | memoryview,
+              parts: Iterator[bytes | bytearray | memoryview], hashing: _Hashing,
+              what: str, complete: Callable[[], bool]) -> bool:
+        """Send ``first`` and the rest of ``parts`` as a multipart upload to ``target``,
+        each part hashed while it is sent (hashlib lets go of the GIL: one part in
+        memory, its upload and its hashing at once); completed if ``complete()``
+        says so (True returned), else, and on any failure, aborted."""
+        with _errors(what):
             upload = self.client.create_multipart_upload(
                 Bucket=self.bucket, Key=target)["UploadId"]
         done: list[dict[str, Any]] = []
@@ -206,36 +238,62 @@ class S3BinaryStore:
         try:
             part: bytes | bytearray | memoryview | None = first
             while part:
-                # The part goes out while this thread hashes it (hashlib lets go of
-                # the GIL): one part in memory, its upload and its hashing at once.
                 sent = sender.submit(self.client.upload_part, Bucket=self.bucket, Key=target,
-                                     UploadId=upload, PartNumber=len(done) + 1,
-                                     Body=part)
+                                     UploadId=upload, PartNumber=len(done) + 1, Body=part)
                 hashing.update(part)
                 with _errors(what):
                     answer = sent.result()
                 done.append({"PartNumber": len(done) + 1, "ETag": answer["ETag"]})
                 part = next(parts, None)                # empty: it ended with a full part
-            info = self._info(hashing)
-            key = self.key(info.digest)
             with _errors(what):
-                if target != key and self._renew(key):
-                    return info                         # the finally aborts the upload
-                self.client.complete_multipart_upload(
-                    Bucket=self.bucket, Key=target, UploadId=upload,
-                    MultipartUpload={"Parts": done})
-                completed = True
-                if target != key:
-                    self._copy(target, key, info.size)
-            return info
+                if complete():
+                    self.client.complete_multipart_upload(
+                        Bucket=self.bucket, Key=target, UploadId=upload,
+                        MultipartUpload={"Parts": done})
+                    completed = True
+            return completed
         finally:
             sender.shutdown(wait=True)
-            with contextlib.suppress(BotoCoreError, ClientError):
-                if not completed:
+            if not completed:
+                with contextlib.suppress(BotoCoreError, ClientError):
                     self.client.abort_multipart_upload(Bucket=self.bucket, Key=target,
                                                        UploadId=upload)
-                elif target != final:
-                    self.client.delete_object(Bucket=self.bucket, Key=target)
+
+    def receive(self, stream: Any, *, algorithms: Iterable[str] = (),
+                max_size: int | None = None) -> S3Upload:
+        """Send ``stream`` to a temporary object of the store, hashed in the store's
+        algorithm and ``algorithms`` on the way (so an HTTP body is received before
+        any write lock is taken); ``put`` of the ``S3Upload`` then stores it under
+        its digest's key (a server-side copy), and leaving its ``with`` block
+        removes the temporary object. More than ``max_size`` bytes raise
+        ``PayloadTooLargeError``; on any error nothing is left."""
+        hashing = _Hashing(self.algorithm, {a: "" for a in algorithms})
+        tmp = f"{self.prefix}{_TMP}put-{uuid.uuid4().hex}"
+        what = "receiving the content (nothing was stored)"
+        parts = _parts(stream, self.part_size, hashing, max_size)
+        first = next(parts)
+        if len(first) < self.part_size:
+            hashing.update(first)
+            with _errors(what):
+                self.client.put_object(Bucket=self.bucket, Key=tmp, Body=bytes(first))
+        else:
+            self._send(tmp, first, parts, hashing, what, lambda: True)
+        return S3Upload(self, tmp, hashing.size, hashing.hexdigests())
+
+    def _store_upload(self, upload: S3Upload, expected: Mapping[str, str] | None,
+                      max_size: int | None) -> BinaryInfo:
+        with upload:
+            if max_size is not None and upload.size > max_size:
+                raise PayloadTooLargeError(f"Content is larger than {max_size} bytes")
+            checking = _Hashing(None, expected)
+            digests = upload.hexdigests([algo for algo, _, _ in checking.checks])
+            checking.check(digests)
+            info = BinaryInfo(digests[self.algorithm], self.algorithm, upload.size, digests)
+            key = self.key(info.digest)
+            with _errors("storing the content (nothing was stored)"):
+                if not self._renew(key):
+                    self._copy(upload.key, key, info.size)
+            return info
 
     def _info(self, hashing: _Hashing) -> BinaryInfo:
         """What was stored, once the client's digests are checked."""
@@ -466,6 +524,57 @@ class S3Object(io.RawIOBase):
         super().close()
 
 
+class S3Upload(Upload):
+    """Content received into a temporary object of an S3 store
+    (``S3BinaryStore.receive``), hashed, not yet stored: ``put`` stores it; leaving
+    its ``with`` block, or ``discard``, removes the object. It reads as a binary file
+    of its content, so it can stand for the stream it came from (as ``Upload``)."""
+
+    def __init__(self, store: S3BinaryStore, key: str, size: int,
+                 digests: dict[str, str]) -> None:
+        self.store3 = store
+        self.key = key
+        self.size = size
+        self.digests = digests
+        self._reader: S3Object | None = None
+        self._gone = False
+
+    def __repr__(self) -> str:
+        return f"S3Upload({self.key!r}, {self.size} bytes)"
+
+    def hexdigests(self, algorithms: Iterable[str]) -> dict[str, str]:
+        missing = [a for a in algorithms if a not in self.digests]
+        if missing:
+            hashing = _Hashing(None, {a: "" for a in missing})
+            with self._open() as f:
+                while chunk := f.read(READ_CHUNK):
+                    hashing.update(chunk)
+            self.digests.update(hashing.hexdigests())
+        return self.digests
+
+    def read(self, size: int = -1) -> bytes:
+        if self._reader is None:
+            self._reader = self._open()
+        return self._reader.read(size)
+
+    def take(self) -> str:
+        raise ValueError("An S3 upload has no file to take: store it with put()")
+
+    def discard(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        if not self._gone:
+            self._gone = True
+            with contextlib.suppress(BotoCoreError, ClientError):
+                self.store3.client.delete_object(Bucket=self.store3.bucket, Key=self.key)
+
+    def _open(self) -> S3Object:
+        if self._gone:
+            raise ValueError("This upload was stored or discarded")
+        return S3Object(self.store3.client, self.store3.bucket, self.key, self.size)
+
+
 class _Hashing:
     """The digests of content seen part by part: the store's ``algorithm`` and each
     of ``expected`` (algorithm -> the client's digest, checked by ``check``)."""
@@ -496,8 +605,9 @@ class _Hashing:
     def hexdigests(self) -> dict[str, str]:
         return {a: h.hexdigest() for a, h in self.hashers.items()}
 
-    def check(self) -> dict[str, str]:
-        digests = self.hexdigests()
+    def check(self, digests: dict[str, str] | None = None) -> dict[str, str]:
+        """The digests (these, or those computed), each checked against the client's."""
+        digests = self.hexdigests() if digests is None else digests
         for algo, want, name in self.checks:
             if digests[algo] != want:
                 raise ChecksumValidationError(
@@ -505,7 +615,7 @@ class _Hashing:
         return digests
 
 
-def _parts(stream: BinaryIO | bytes, size: int, hashing: _Hashing, max_size: int | None
+def _parts(stream: Any, size: int, hashing: _Hashing, max_size: int | None
            ) -> Iterator[bytes | bytearray | memoryview]:
     """``stream`` in parts of ``size`` bytes (the last shorter: a part shorter than
     ``size`` is the last one), each piece counted as it is read, so that a body

@@ -251,3 +251,20 @@ def test_redirect_mode_checks_access_first(make_app, s3_keywords):
                  b" acl:accessTo </rest/secret> ; acl:mode acl:Read .\n")
     r = app.test_client().get("/rest/secret")
     assert r.status_code == 401 and "Location" not in r.headers
+
+
+def test_http_bodies_are_received_into_s3_and_leave_no_temporary_object(make_app, s3_keywords):
+    """A PUT's body goes to a temporary object before the write lock (no local
+    spool), then to its digest's key; a refused one leaves nothing."""
+    app = make_app(auth_enabled=False, **dict(s3_keywords, binaries_s3_part_size=PART))
+    store = app.extensions["lakesuperior"].repository.binaries
+    client = app.test_client()
+    data = os.urandom(PART + 99)
+    assert client.put("/rest/big", data=data, content_type="video/mp4").status_code == 201
+    wrong = "sha-256=" + hashlib.sha256(b"other").hexdigest()
+    r = client.put("/rest/bad", data=data + b"x", content_type="video/mp4",
+                   headers={"Digest": wrong})
+    assert r.status_code == 409
+    assert list(store.leftovers()) == [] and uploads(store) == []
+    assert keys(store) == [store.key(hashlib.sha512(data).hexdigest())]
+    assert client.get("/rest/big").data == data
