@@ -25,6 +25,12 @@ from lakesuperior.exceptions import ConfigError
 from lakesuperior.http import digests
 
 REFINT_MODES = ("off", "lenient", "strict")
+BINARY_BACKENDS = ("file", "s3")
+#: S3's smallest part of a multipart upload (but the last).
+S3_MIN_PART = 5 << 20
+#: S3's largest part, and the longest life of a presigned URL (seven days, SigV4).
+S3_MAX_PART = 5 << 30
+S3_MAX_EXPIRES = 7 * 86400
 BINARY_PROTECTIONS = ("attachment", "sandbox", "off")
 ENV_PREFIX = "LSUP_"
 ENV_CONFIG = "LSUP_CONFIG"
@@ -63,6 +69,18 @@ class Config:
     resident_map_limit: int = _DEFAULT
     base_uri: str = _DEFAULT
     digest_algorithm: str = _DEFAULT
+    binaries_backend: str = _DEFAULT
+    binaries_s3_endpoint: str = _DEFAULT
+    binaries_s3_bucket: str = _DEFAULT
+    binaries_s3_region: str = _DEFAULT
+    binaries_s3_prefix: str = _DEFAULT
+    binaries_s3_access_key_id: str = _DEFAULT
+    binaries_s3_secret_access_key: str = field(default=_DEFAULT, repr=False)
+    binaries_s3_redirect: bool = _DEFAULT
+    binaries_s3_redirect_expires: int = _DEFAULT
+    binaries_s3_part_size: int = _DEFAULT
+    binaries_s3_timeout: float = _DEFAULT
+    binaries_s3_attempts: int = _DEFAULT
     referential_integrity: str = _DEFAULT
     allow_foreign_subjects: bool = _DEFAULT
     max_body_size: int = _DEFAULT
@@ -184,6 +202,7 @@ class Config:
         if self.http_binary_protection not in BINARY_PROTECTIONS:
             raise ConfigError(f"http.binary_protection must be one of {BINARY_PROTECTIONS}, "
                               f"not {self.http_binary_protection!r}")
+        self._check_binaries()
         if self.referential_integrity not in REFINT_MODES:
             raise ConfigError(f"referential_integrity must be one of {REFINT_MODES}, "
                               f"not {self.referential_integrity!r}")
@@ -248,6 +267,23 @@ class Config:
                 len(self.messaging_destination.split("/", 2)[2]) == 0):
             raise ConfigError(f"messaging_destination must be /topic/NAME or /queue/NAME, "
                               f"not {self.messaging_destination!r}")
+
+    def _check_binaries(self) -> None:
+        if self.binaries_backend not in BINARY_BACKENDS:
+            raise ConfigError(f"binaries.backend must be one of {', '.join(BINARY_BACKENDS)}, "
+                              f"not {self.binaries_backend!r}")
+        if self.binaries_s3_endpoint and not re.fullmatch(r"https?://\S+",
+                                                          self.binaries_s3_endpoint):
+            raise ConfigError("binaries.s3.endpoint must be an http:// or https:// URL, not "
+                              f"{self.binaries_s3_endpoint!r}")
+        if not S3_MIN_PART <= self.binaries_s3_part_size <= S3_MAX_PART:
+            raise ConfigError(f"binaries.s3.part_size must be between {S3_MIN_PART} and "
+                              f"{S3_MAX_PART} bytes (S3's limits)")
+        if not 0 < self.binaries_s3_redirect_expires <= S3_MAX_EXPIRES:
+            raise ConfigError("binaries.s3.redirect_expires must be between 1 and "
+                              f"{S3_MAX_EXPIRES} seconds")
+        if self.binaries_s3_timeout <= 0 or self.binaries_s3_attempts <= 0:
+            raise ConfigError("binaries.s3.timeout and binaries.s3.attempts must be positive")
 
     # -- derived paths --------------------------------------------------------
 

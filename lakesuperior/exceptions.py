@@ -33,6 +33,11 @@ class DiskFullError(InsufficientStorageError):
     """The file system holding the data is full or over quota (ENOSPC, EDQUOT)."""
 
 
+class BinaryStoreUnavailableError(StoreError):
+    """The binary store (an S3 object store) cannot be reached or fails: the
+    request's binary content was neither read nor stored; try again later."""
+
+
 class StoreBusyError(StoreError):
     """The store's map must be remapped (another process grew it) while other
     transactions of this process are open: retry when they have ended."""

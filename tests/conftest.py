@@ -4,21 +4,85 @@ one app fixture of the HTTP tests.
 ``app`` is the Flask app on a fresh repository, made by ``make_app`` from
 ``app_config``: a folder whose tests need another configuration overrides
 ``app_config`` (or wraps ``make_app``), never ``app``. ``client`` is its test client.
+
+Binary backends: a test (or module, ``pytestmark``) marked ``both_backends``
+runs twice, its repositories and apps storing binaries in files and then in a
+real S3 object store (``seaweedfs``: SeaweedFS on loopback, started once per
+session, by each pytest worker that needs it; every repository gets a key
+prefix of its own in the one bucket).
 """
 from __future__ import annotations
 
+import os
+import uuid
 from typing import Any
 
 import pytest
 
+from lakesuperior.bench.seaweedfs import SeaweedFS
 from lakesuperior.config import Config
+from lakesuperior.store.s3 import S3BinaryStore
 from tests.apps import build_app, close_app
 
 BASE = "http://test.example/rest"
 
 
+def pytest_generate_tests(metafunc):
+    if ("binaries_backend" in metafunc.fixturenames
+            and metafunc.definition.get_closest_marker("both_backends")):
+        metafunc.parametrize("binaries_backend", ["file", "s3"])
+
+
+@pytest.fixture(scope="session")
+def seaweedfs(tmp_path_factory):
+    """SeaweedFS's S3 gateway on loopback ports, for the session (started when a
+    test first asks for it)."""
+    server = SeaweedFS(tmp_path_factory.mktemp("seaweedfs")).start()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
-def repo_factory(tmp_path):
+def binaries_backend() -> str:
+    """``file``; ``file`` and ``s3`` for tests marked ``both_backends``."""
+    return "file"
+
+
+@pytest.fixture(scope="session")
+def s3_client(seaweedfs):
+    """One S3 client for the session's repositories (a client takes 0.3 s to make)."""
+    return S3BinaryStore.make_client(Config(**seaweedfs.config()))
+
+
+@pytest.fixture
+def binaries_config(request, binaries_backend) -> dict[str, Any]:
+    """``Config`` keywords of the binary backend: none for files; for S3 the
+    session's SeaweedFS with a key prefix of this test's own."""
+    if binaries_backend == "file":
+        return {}
+    server = request.getfixturevalue("seaweedfs")
+    return server.config(prefix=f"t{uuid.uuid4().hex[:16]}/")
+
+
+@pytest.fixture
+def binary_store(request, binaries_config):
+    """``binary_store(config_keywords, name)``: the S3 store of a repository named
+    ``name`` (its own prefix under the test's), through the session's client, and
+    the keywords with that prefix; (None, keywords) for the file store."""
+    def make(config: dict[str, Any], name: str) -> tuple[Any, dict[str, Any]]:
+        if not binaries_config:
+            return None, config
+        config = dict(config, binaries_s3_prefix=f"{binaries_config['binaries_s3_prefix']}"
+                      f"{name}/")
+        for key, value in binaries_config.items():
+            config.setdefault(key, value)
+        client = request.getfixturevalue("s3_client")
+        return S3BinaryStore.from_config(Config(**config), client=client), config
+    return make
+
+
+@pytest.fixture
+def repo_factory(tmp_path, binary_store):
     """Open repositories under this test's temp dir; all closed at teardown."""
     opened = []
 
@@ -30,7 +94,10 @@ def repo_factory(tmp_path):
         # suite a Python start each (tests/store/test_indexer_process.py and the
         # servers, which run the default, test the process).
         overrides.setdefault("indexer_process", False)
-        repo = Repository(tmp_path / name, **overrides)
+        binaries = overrides.pop("binaries", None)
+        if binaries is None:
+            binaries, overrides = binary_store(overrides, name)
+        repo = Repository(tmp_path / name, binaries=binaries, **overrides)
         opened.append(repo)
         return repo
 
@@ -43,21 +110,31 @@ def repo_factory(tmp_path):
 
 
 @pytest.fixture
-def make_app(tmp_path):
+def make_app(tmp_path, binary_store):
     """``make_app(**config)``: the app on a repository in this test's temp folder
     (``data``, then ``data1``, ...; ``sync`` off; the indexer a thread, see
     ``tests/apps.py``); every app closed at teardown."""
     apps: list[Any] = []
+    owned: list[Any] = []          # repositories made here for an S3 app (not the app's)
 
     def make(**config: Any) -> Any:
         config.setdefault("data_dir", str(tmp_path / (f"data{len(apps)}" if apps else "data")))
         config.setdefault("sync", False)
-        apps.append(build_app(Config(**config)))
+        binaries, config = binary_store(config, os.path.basename(config["data_dir"]))
+        if binaries is None:
+            apps.append(build_app(Config(**config)))
+        else:
+            from lakesuperior import Repository
+            cfg = Config(**dict(config, indexer_process=False))
+            owned.append(Repository(config=cfg, binaries=binaries))
+            apps.append(build_app(cfg, repository=owned[-1]))
         return apps[-1]
 
     yield make
     for app in apps:
         close_app(app)
+    for repo in owned:
+        repo.close()
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ A backup is a directory::
     DEST/manifest.json   what was copied: counts, digest algorithm, formats, versions
     DEST/ldprs/          the LMDB store, copied from one read snapshot
     DEST/ldpnr/          the binaries that snapshot refers to, re-hashed as copied
+                         (with the S3 backend, only with ``with_binaries``)
     DEST/users.json      the users (names, password hashes, admin flags), mode 0600
 
 It is itself a data directory (``LSUP_DATA_DIR=DEST`` opens it). The store
@@ -16,6 +17,15 @@ staging directory beside the destination and rename it into place only when it
 is complete and verified; an interruption (``KeyboardInterrupt``) removes it,
 and a backup removes the staging directories killed backups left beside its
 destination (``files.stale_staging``).
+
+With the S3 binary backend (``binaries.backend: s3``) a backup copies the
+objects only when asked (``with_binaries``): by default it records in the
+manifest where they are and, for each object the snapshot refers to, its
+digest and size (``s3_objects``), after checking that each exists; the objects
+stay in the bucket, whose own protection (versioning, replication) is the
+binaries' backup. A restore then checks that every object the store names is
+in the configured backend, and fails if one is not. A backup with ``ldpnr/``
+restores into either backend: its files are re-hashed and stored there.
 """
 from __future__ import annotations
 
@@ -44,6 +54,7 @@ from lakesuperior.config import Config
 from lakesuperior.exceptions import AdminError, BinaryNotFoundError
 from lakesuperior.repository import Repository
 from lakesuperior.store import private
+from lakesuperior.store.backends import open_backend
 from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.quadstore import FORMAT_VERSION
 from lakesuperior.version import __version__
@@ -132,14 +143,23 @@ def _copy_binary(src: Any, dst: Any, digest: str, missing: list[str],
         corrupt.append(digest)
 
 
-def backup(repo: Repository, dest: str | os.PathLike, *,
+def _list_binary(src: Any, digest: str, listed: dict[str, int], missing: list[str]) -> None:
+    """Record a stored object's size under its digest (not copied), or that it is missing."""
+    try:
+        listed[digest] = src.size(digest)
+    except BinaryNotFoundError:
+        missing.append(digest)
+
+
+def backup(repo: Repository, dest: str | os.PathLike, *, with_binaries: bool = False,
            progress: Progress = QUIET) -> BackupReport:
     """Write a backup of ``repo`` to the new directory ``dest`` (see the module doc).
 
     Safe while other processes write: the store is copied from one read
     snapshot, and exactly the binaries that snapshot refers to are copied
-    (each re-hashed on the way). Content missing or altered in the source is
-    reported (``missing_binaries``, ``corrupt_binaries``), not copied.
+    (each re-hashed on the way); with the S3 backend they are only listed,
+    unless ``with_binaries`` (see the module doc). Content missing or altered in
+    the source is reported (``missing_binaries``, ``corrupt_binaries``), not copied.
     ``AdminError`` if ``dest`` exists or lies inside the data directory.
     """
     t0 = time.perf_counter()
@@ -160,7 +180,8 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
         # the main copy, so drop it and rebuild it from the main copy.
         shutil.rmtree(os.path.join(store_dir, "index"), ignore_errors=True)
         progress.finish()
-        cfg = repo.config.with_(data_dir=staging, sync=False)
+        copies = with_binaries or repo.config.binaries_backend == "file"
+        cfg = repo.config.with_(data_dir=staging, sync=False, binaries_backend="file")
         with Repository(config=cfg) as copy:
             progress.start("Rebuilding the union index of the copy", None)
             copy.index()
@@ -169,14 +190,21 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
             keep = frozenset(wanted)
             missing: list[str] = []
             corrupt: list[str] = []
-            progress.start("Copying binaries", len(wanted))
+            listed: dict[str, int] = {}
+            progress.start("Copying binaries" if copies else "Listing binaries", len(wanted))
             try:
                 for digest in wanted:
-                    _copy_binary(repo.binaries, copy.binaries, digest, missing, corrupt, keep)
+                    if copies:
+                        _copy_binary(repo.binaries, copy.binaries, digest, missing, corrupt,
+                                     keep)
+                    else:
+                        _list_binary(repo.binaries, digest, listed, missing)
                     progress.advance()
             finally:
                 progress.finish()
             counts = _counts(copy)
+            if not copies:              # the objects stay where the restore will find them
+                counts.update(binaries=len(listed), binary_bytes=sum(listed.values()))
             users = content_users(copy, missing + corrupt)
         manifest = {
             "kind": BACKUP_KIND, "backup_format": BACKUP_FORMAT,
@@ -186,6 +214,8 @@ def backup(repo: Repository, dest: str | os.PathLike, *,
             "store_format": int(FORMAT_VERSION), "digest_algorithm": repo.binaries.algorithm,
             "counts": counts, "missing_binaries": missing, "corrupt_binaries": corrupt,
             "binary_users": users,
+            **({} if copies else {"s3_objects": {
+                "location": repo.binaries.describe(), "objects": listed}}),
             "users": UserDB(repo.config.data_dir).copy_to(staging),
         }
         with open(os.path.join(staging, MANIFEST), "w", encoding="utf-8") as fh:
@@ -257,6 +287,11 @@ def restore(src: str | os.PathLike, config: Config, *,
         raise AdminError(f"The backup stores binaries by {algo} digest, but the "
                          f"configuration says digest_algorithm: {config.digest_algorithm}; "
                          f"set digest_algorithm to {algo} (LSUP_DIGEST_ALGORITHM={algo})")
+    listed = manifest.get("s3_objects")
+    if isinstance(listed, dict) and config.binaries_backend != "s3":
+        raise AdminError(f"The backup in {src} lists its binaries as objects in "
+                         f"{listed.get('location')}, not copied: restore it with "
+                         "binaries.backend: s3 and that bucket configured")
     stale = [name for name, _ in remove_stale_staging(os.path.dirname(data_dir))]
     staging = staging_dir(data_dir, "restoring")
     problems: list[str] = []
@@ -273,7 +308,7 @@ def restore(src: str | os.PathLike, config: Config, *,
         progress.finish()
         src_bin = BinaryStore(os.path.join(src, "ldpnr"), algo) if os.path.isdir(
             os.path.join(src, "ldpnr")) else None
-        dst_bin = BinaryStore(os.path.join(staging, "ldpnr"), algo)
+        dst_bin = open_backend(config.with_(data_dir=staging))
         digests = list(src_bin) if src_bin is not None else []
         keep = frozenset(digests)
         corrupt: list[str] = []
@@ -306,8 +341,10 @@ def restore(src: str | os.PathLike, config: Config, *,
             absent = sorted(d for d in referenced(repo) if d not in repo.binaries)
             unexpected = [d for d in absent if d not in known]
             if unexpected:
+                where = (repo.binaries.describe() if isinstance(listed, dict)
+                         else "the backup")
                 raise AdminError(f"Restore verification failed: {len(unexpected)} binaries "
-                                 f"the store refers to are missing from the backup (first: "
+                                 f"the store refers to are missing from {where} (first: "
                                  f"{unexpected[0]})" + nothing)
             counts = _counts(repo)
             for key in _COUNT_KEYS:

@@ -54,45 +54,25 @@ def cleanup(repo: Repository, *, dry_run: bool = False, min_age: float = 3600.0,
     binaries = repo.binaries
     keep = referenced(repo)
     limit = time.time() - min_age
-    stored = list(binaries)
+    stored = list(binaries.objects())
     progress.start("Looking for orphan binaries", len(stored))
     try:
-        for digest in stored:
+        for digest, size, mtime in stored:
             progress.advance()
             if digest in keep:
                 continue
-            try:
-                st = os.stat(binaries.path(digest))
-            except FileNotFoundError:
-                continue
-            if st.st_mtime > limit:
-                report.young.append((digest, st.st_size))
+            if mtime > limit:
+                report.young.append((digest, size))
                 continue
             if dry_run or binaries.delete(digest):
-                report.orphans.append((digest, st.st_size))
+                report.orphans.append((digest, size))
     finally:
         progress.finish()
-    tmp = os.path.join(binaries.root, "tmp")
-    try:
-        entries = sorted(os.scandir(tmp), key=lambda e: e.name)
-    except FileNotFoundError:
-        entries = []
-    for entry in entries:
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except FileNotFoundError:
-            continue
-        if not entry.is_file(follow_symlinks=False):
-            continue
-        if st.st_mtime > limit:
-            report.young.append((entry.name, st.st_size))
-            continue
-        if not dry_run:
-            try:
-                os.unlink(entry.path)
-            except FileNotFoundError:
-                continue
-        report.temp_files.append((entry.name, st.st_size))
+    for name, size, mtime in list(binaries.leftovers()):
+        if mtime > limit:
+            report.young.append((name, size))
+        elif dry_run or binaries.remove_leftover(name):
+            report.temp_files.append((name, size))
     parent = os.path.dirname(os.path.abspath(repo.config.data_dir))
     report.staging_dirs = remove_stale_staging(parent, dry_run=dry_run)
     return report

@@ -33,7 +33,7 @@ import sys
 
 import click
 
-from lakesuperior.admin import backup, checks, cleanup, datadir, migrate, stats
+from lakesuperior.admin import backup, checks, cleanup, datadir, migrate, moving, stats
 from lakesuperior.admin.progress import Progress
 from lakesuperior.cli.events import events_group
 from lakesuperior.cli.ocfl import add_ocfl_commands
@@ -288,15 +288,20 @@ def index_command(ctx: click.Context, config_path: str | None, data_dir: str | N
 
 @cli.command("backup")
 @_common_options
+@click.option("--with-binaries", is_flag=True,
+              help="With the S3 backend, copy the objects too (default: list them, "
+                   "with their digests and sizes, in the manifest).")
 @click.argument("dest", metavar="DEST")
 @click.pass_context
 @_command
 def backup_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
-           dest: str) -> None:
+                   with_binaries: bool, dest: str) -> None:
     """Write a consistent backup of the repository to the new directory DEST.
 
     Safe while the server runs: the store is copied from one snapshot and the
-    binaries it refers to are copied and re-hashed. DEST must not exist.
+    binaries it refers to are copied and re-hashed. With the S3 backend the
+    objects stay in the bucket and are listed in the manifest (each checked to
+    exist), unless --with-binaries copies them. DEST must not exist.
     Restore it with `lsup-admin restore DEST --data-dir NEW_DIR`.
     """
     cfg = _load_config(ctx, config_path, data_dir)
@@ -304,7 +309,8 @@ def backup_command(ctx: click.Context, config_path: str | None, data_dir: str | 
         raise CommandError(f"The backup destination {os.path.abspath(dest)} exists "
                            "already: give a new path")
     with _open(cfg) as repo:
-        report = backup.backup(repo, dest, progress=ClickProgress())
+        report = backup.backup(repo, dest, with_binaries=with_binaries,
+                               progress=ClickProgress())
     c = report.counts
     click.echo(f"Backup written to {report.path}: {c['resources']:,} resources, "
                f"{c['binaries']:,} binaries ({_size(c['binary_bytes'])}), "
@@ -337,6 +343,47 @@ def restore_command(ctx: click.Context, config_path: str | None, data_dir: str |
     if not report.ok:
         for problem in report.problems:
             click.echo(f"PROBLEM {problem}", err=True)
+        ctx.exit(EXIT_PROBLEMS)
+
+
+@cli.group("binaries")
+def binaries_group() -> None:
+    """Where the binary content is kept (binaries.backend)."""
+
+
+@binaries_group.command("move")
+@_common_options
+@click.option("--to", "to", type=click.Choice(["s3", "file"]), required=True,
+              help="The backend to move the content to.")
+@click.option("--remove-source", is_flag=True,
+              help="Then remove the moved content from the other backend (only once the "
+                   "configuration names the new one).")
+@click.pass_context
+@_command
+def binaries_move_command(ctx: click.Context, config_path: str | None, data_dir: str | None,
+                          to: str, remove_source: bool) -> None:
+    """Copy every binary the repository names into the other backend, verified by digest.
+
+    Safe while the server runs: it keeps reading and writing the configured
+    backend. Run it, set binaries.backend to the new backend and restart the
+    server, then run it again: it copies only what was written meanwhile
+    (content already there is skipped, so an interrupted move resumes).
+    --remove-source then removes the moved content from the old backend.
+    """
+    cfg = _load_config(ctx, config_path, data_dir)
+    with _open(cfg) as repo:
+        report = moving.move_binaries(repo, to, remove_source=remove_source,
+                                      progress=ClickProgress())
+    click.echo(f"Copied {report.copied:,} binaries ({_size(report.copied_bytes)}) from "
+               f"{report.source} to {report.target}; {report.present:,} were there already"
+               + (f"; removed {report.removed:,} from the source" if report.removed else "")
+               + ".")
+    for digest in report.missing:
+        click.echo(f"MISSING {digest}: in neither backend", err=True)
+    for digest in report.corrupt:
+        click.echo(f"CORRUPT {digest}: the source content does not match its digest; "
+                   "not copied", err=True)
+    if not report.ok:
         ctx.exit(EXIT_PROBLEMS)
 
 

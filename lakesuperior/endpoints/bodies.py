@@ -29,7 +29,8 @@ from lakesuperior.http import headers as hdr
 from lakesuperior.http import mediatypes
 from lakesuperior.model import interaction
 from lakesuperior.rdfio import Triple
-from lakesuperior.store.binaries import BinaryStore, Upload, is_supported, normalize_digest
+from lakesuperior.store.backends import BinaryBackend
+from lakesuperior.store.binaries import Upload, is_supported, normalize_digest
 
 
 class RdfBody:
@@ -268,7 +269,7 @@ def receive() -> Upload:
     algorithm and in those of the ``Digest`` header, and written, at once); the
     write, which checks access, stores it with a rename, and closing it removes
     it if the write did not."""
-    binaries: BinaryStore = current_app.extensions["lakesuperior"].repository.binaries
+    binaries: BinaryBackend = current_app.extensions["lakesuperior"].repository.binaries
     return binaries.receive(LimitedBody(), algorithms=_digest_algorithms())
 
 

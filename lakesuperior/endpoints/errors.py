@@ -171,6 +171,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.QueryTimeoutError: 503,
     exc.TooManyQueriesError: 429,
     exc.StoreBusyError: 503,
+    exc.BinaryStoreUnavailableError: 503,
     exc.SparqlError: 400,
     exc.TermError: 400,
     exc.PayloadTooLargeError: 413,
@@ -284,7 +285,8 @@ def _headers_of(error: BaseException, status: int) -> list[tuple[str, str]]:
 
 #: Server-side errors that are not bugs: their message is the response body.
 _EXPECTED = (HTTPException, exc.QueryTimeoutError, exc.InsufficientStorageError,
-             exc.StoreBusyError, BadGateway, exc.TryLaterError)
+             exc.StoreBusyError, BadGateway, exc.TryLaterError,
+             exc.BinaryStoreUnavailableError)
 
 
 def _is_bug(error: BaseException, status: int) -> bool:
@@ -321,7 +323,7 @@ def error_response(error: BaseException) -> Response:
     if _is_bug(error, status):
         current_app.logger.error("Unhandled error on %s %s", request.method, request.path,
                                  exc_info=error)
-    elif isinstance(error, exc.InsufficientStorageError):
+    elif isinstance(error, (exc.InsufficientStorageError, exc.BinaryStoreUnavailableError)):
         current_app.logger.warning("%s %s: %s", request.method, request.path, error)
     try:
         phrase = HTTPStatus(status).phrase

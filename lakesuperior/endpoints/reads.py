@@ -56,6 +56,7 @@ from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_
 from lakesuperior.store import pipeline
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
 from lakesuperior.store.external import Source
+from lakesuperior.store.s3 import S3BinaryStore
 from lakesuperior.version import __version__
 
 
@@ -148,6 +149,15 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
     if res.filename:
         headers["Content-Disposition"] = hdr.content_disposition(res.filename)
     _protect(headers)
+    store = current_app.extensions["lakesuperior"].repository.binaries
+    if (handling is None and not head and isinstance(store, S3BinaryStore) and store.redirect
+            and not request.headers.get("Want-Digest") and res.digest):
+        # binaries.s3.redirect: the bytes come from the object store, not through here.
+        headers["Location"] = store.presigned_url(
+            res.digest, content_type=headers["Content-Type"],
+            disposition=headers.get("Content-Disposition"))
+        headers["Cache-Control"] = "private, no-store"
+        return Response(status=307, headers=headers)
     source = None
     if handling == "proxy":
         if not res.external_url.startswith("file:"):

@@ -1,7 +1,6 @@
 """Administrative checks: fixity, integrity, statistics, clean-up of orphan files."""
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +25,7 @@ from lakesuperior.model.uids import (
     uid_of,
     uid_of_graph,
 )
+from lakesuperior.store.backends import BinaryBackend
 from lakesuperior.store.quadstore import QuadStore
 
 
@@ -151,11 +151,7 @@ def _content_files(ctx: Context) -> dict[str, int]:
     if ctx.binaries is None:
         return out
     named = referenced_digests(ctx)
-    for digest in ctx.binaries:
-        try:
-            size = ctx.binaries.size(digest)
-        except BinaryNotFoundError:          # removed meanwhile
-            continue
+    for digest, size, _mtime in ctx.binaries.objects():
         count, total = (("binaries", "binary_bytes") if digest in named
                         else ("unreferenced_files", "unreferenced_bytes"))
         out[count] += 1
@@ -175,20 +171,14 @@ def referenced_digests(ctx: Context) -> set[str]:
     return out
 
 
-def remove_orphans(binaries: Any, referenced: set[str], min_age: float) -> int:
+def remove_orphans(binaries: BinaryBackend, referenced: set[str], min_age: float) -> int:
     """Delete content files no description names, older than ``min_age`` seconds
     (younger ones may belong to a write not yet committed)."""
     limit = time.time() - min_age
     removed = 0
-    for digest in list(binaries):
-        if digest in referenced:
-            continue
-        try:
-            if os.stat(binaries.path(digest)).st_mtime > limit:
-                continue
-        except FileNotFoundError:
-            continue
-        removed += bool(binaries.delete(digest))
+    for digest, _size, mtime in list(binaries.objects()):
+        if digest not in referenced and mtime <= limit:
+            removed += bool(binaries.delete(digest))
     return removed
 
 

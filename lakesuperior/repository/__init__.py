@@ -65,8 +65,8 @@ from lakesuperior.query.view import GraphFilterFactory
 from lakesuperior.repository import access_control, feed, maintenance
 from lakesuperior.repository.transactions import Transactions
 from lakesuperior.store import private
+from lakesuperior.store.backends import BinaryBackend, open_backend
 from lakesuperior.store.background import IndexerThread
-from lakesuperior.store.binaries import BinaryStore
 from lakesuperior.store.group import WriteGroups
 from lakesuperior.store.indexer_process import IndexerProcess
 from lakesuperior.store.quadstore import QuadStore, Reader
@@ -82,11 +82,14 @@ class Repository:
     ``Repository(path)`` uses the default configuration with ``data_dir=path``;
     ``Repository.from_config(Config.load())`` reads the YAML file and the
     ``LSUP_*`` environment. Keyword arguments override configuration fields
-    (``Repository(path, base_uri="https://example.org/rest")``).
+    (``Repository(path, base_uri="https://example.org/rest")``). ``binaries``: a
+    binary store to use instead of the one the configuration names
+    (``store.backends.open_backend``), e.g. one sharing an S3 client.
     """
 
     def __init__(self, path: str | os.PathLike | None = None, *, config: Config | None = None,
-                 agent: str = "admin", **overrides: Any):
+                 agent: str = "admin", binaries: BinaryBackend | None = None,
+                 **overrides: Any):
         cfg = config or Config()
         if path is not None:
             overrides["data_dir"] = os.fspath(path)
@@ -96,14 +99,14 @@ class Repository:
         self.settings = Settings.of(cfg, agent)
         self.urimap = UriMap(cfg.base_uri)
         private.make_dirs(cfg.store_dir)
-        private.make_dirs(cfg.binary_dir)
+        # First: a missing bucket or refused credentials stop here, nothing opened.
+        self.binaries: BinaryBackend = binaries or open_backend(cfg)
         store_options: dict[str, Any] = dict(
             map_size=cfg.map_size, sync=cfg.sync, index_batch=cfg.index_batch,
             iri_cache=cfg.iri_cache, resident_map_limit=cfg.resident_map_limit)
         self.store = QuadStore(cfg.store_dir, **store_options)
         self.indexer: IndexerThread | IndexerProcess | None = None
         self.map_trimmer = self.store.map_trimmer
-        self.binaries = BinaryStore(cfg.binary_dir, cfg.digest_algorithm)
         self.external = ExternalSources.from_config(cfg)
         self._tx = Transactions(self.store, retention_s=self.settings.event_retention_s,
                                 publishing=self.settings.publishing)

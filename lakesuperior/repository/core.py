@@ -10,7 +10,7 @@ from typing import Protocol, TypeVar
 from lakesuperior.auth.access import AclState
 from lakesuperior.config import Config
 from lakesuperior.model.context import Context, Settings, WriteContext
-from lakesuperior.store.binaries import BinaryStore
+from lakesuperior.store.backends import BinaryBackend
 from lakesuperior.store.quadstore import QuadStore
 
 __all__ = ["Repository"]
@@ -25,7 +25,7 @@ class Repository(Protocol):
     settings: Settings
     acl_state: AclState
     store: QuadStore
-    binaries: BinaryStore
+    binaries: BinaryBackend
 
     def snapshot(self, base_uri: str | None = None) -> AbstractContextManager[Context]: ...
 

@@ -304,6 +304,24 @@ class BinaryStore:
                     continue
         return removed
 
+    def leftovers(self) -> Iterator[tuple[str, int, float]]:
+        """(name, size, modification time) of each leftover of an interrupted write."""
+        with os.scandir(self._tmp) as entries:
+            found = sorted(entries, key=lambda e: e.name)
+        for entry in found:
+            try:
+                if entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    yield entry.name, st.st_size, st.st_mtime
+            except FileNotFoundError:
+                continue
+
+    def remove_leftover(self, name: str) -> bool:
+        """Remove one of ``leftovers``; False if it was gone."""
+        if os.path.basename(name) != name or name in ("", ".", ".."):
+            raise ValueError(f"Not a leftover's name: {name!r}")
+        return _unlink(os.path.join(self._tmp, name))
+
     # -- reading --------------------------------------------------------------
 
     def path(self, digest: str) -> str:
@@ -341,10 +359,30 @@ class BinaryStore:
         except FileNotFoundError:
             raise BinaryNotFoundError(f"No binary with digest {digest}") from None
 
+    def modified(self, digest: str) -> float:
+        """When a stored binary was written (or last stored again), as a POSIX time."""
+        try:
+            return os.stat(self.path(digest)).st_mtime
+        except FileNotFoundError:
+            raise BinaryNotFoundError(f"No binary with digest {digest}") from None
+
+    def describe(self) -> str:
+        """Where the content is, for messages."""
+        return f"the files under {self.root}"
+
     def __iter__(self) -> Iterator[str]:
         """The digests of all stored binaries."""
         for digest, _ in self._entries():
             yield digest
+
+    def objects(self) -> Iterator[tuple[str, int, float]]:
+        """(digest, size, modification time) of every stored binary."""
+        for digest, entry in self._entries():
+            try:
+                st = entry.stat()
+            except FileNotFoundError:  # deleted meanwhile
+                continue
+            yield digest, st.st_size, st.st_mtime
 
     def total_size(self) -> int:
         """Bytes used by all stored binaries."""

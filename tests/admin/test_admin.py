@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import hashlib
-import os
 
 import pytest
 
 from lakesuperior.exceptions import ResourceNotExistsError
+from tests.binaries import remove, rewrite
+
+pytestmark = pytest.mark.both_backends
 
 
 def test_fixity_check(repo):
@@ -14,15 +16,12 @@ def test_fixity_check(repo):
     result = repo.fixity_check("/f")
     assert result.ok and result.actual == result.expected == hashlib.sha512(b"precious").hexdigest()
     assert result.size == 8
-    # corrupt the stored file
-    path = repo.binaries.path(res.digest)
-    os.chmod(path, 0o644)
-    with open(path, "wb") as fh:
-        fh.write(b"tampered")
+    # corrupt the stored content
+    rewrite(repo.binaries, res.digest, b"tampered")
     bad = repo.fixity_check("/f")
     assert not bad.ok and bad.actual == hashlib.sha512(b"tampered").hexdigest()
     assert "does not match" in bad.message
-    os.unlink(path)
+    remove(repo.binaries, res.digest)
     gone = repo.fixity_check("/f")
     assert not gone.ok and gone.actual is None and "missing" in gone.message
     with pytest.raises(ResourceNotExistsError):
@@ -53,7 +52,7 @@ def test_integrity_check(repo):
 
 def test_integrity_check_missing_content(repo):
     _, res = repo.create_or_replace("/f", data=b"data", media_type="text/plain")
-    os.unlink(repo.binaries.path(res.digest))
+    remove(repo.binaries, res.digest)
     assert repo.integrity_check().missing_content == ["/f"]
 
 

@@ -14,6 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from lakesuperior.admin import backup, cleanup, files, stats
+from tests.binaries import cli_env, leftover, remove, rewrite
+
+pytestmark = pytest.mark.both_backends
 
 
 def _fill(repo) -> str:
@@ -22,10 +25,10 @@ def _fill(repo) -> str:
     return res.digest
 
 
-def _cli(*args) -> tuple[int, str]:
+def _cli(*args, repo=None) -> tuple[int, str]:
     from lakesuperior.cli import cli
-    res = CliRunner().invoke(cli, [str(a) for a in args], env={"LSUP_CONFIG": None,
-                                                               "LSUP_DATA_DIR": None})
+    env = {"LSUP_CONFIG": None, "LSUP_DATA_DIR": None, **(cli_env(repo) if repo else {})}
+    res = CliRunner().invoke(cli, [str(a) for a in args], env=env)
     return res.exit_code, res.output
 
 
@@ -44,12 +47,12 @@ def test_stats_cli_shows_unreferenced_content_apart(repo):
     _fill(repo)
     repo.binaries.put(b"leftover")
     repo.close()
-    code, out = _cli("stats", "--data-dir", repo.config.data_dir)
+    code, out = _cli("stats", "--data-dir", repo.config.data_dir, repo=repo)
     assert code == 0
     rows = dict(line.split("  ", 1) for line in out.splitlines() if "  " in line)
     assert rows["Binary files"].strip() == "1 (7 B)"
     assert rows["Unreferenced content files"].strip().startswith("1 (8 B")
-    code, out = _cli("stats", "--json", "--data-dir", repo.config.data_dir)
+    code, out = _cli("stats", "--json", "--data-dir", repo.config.data_dir, repo=repo)
     st = json.loads(out)
     assert st["binaries"] == 1 and st["unreferenced_files"] == 1
     assert st["data_dir"] == os.path.abspath(repo.config.data_dir)   # the operator's view
@@ -60,9 +63,8 @@ def test_stats_cli_shows_unreferenced_content_apart(repo):
 def _orphan_and_temp(repo) -> tuple[str, str]:
     repo.create_or_replace("/gone", data=b"purged", media_type="text/plain")
     repo.delete("/gone", soft=False)
-    tmp = os.path.join(repo.binaries.root, "tmp", "put-leftover")
-    with open(tmp, "wb") as fh:
-        fh.write(b"half an upload")
+    leftover(repo.binaries, "put-leftover", b"half an upload")
+    tmp = "put-leftover"
     return next(d for d in repo.binaries if d not in cleanup.referenced(repo)), tmp
 
 
@@ -73,7 +75,8 @@ def test_cleanup_reports_files_too_young_to_remove(repo):
     assert report.orphans == [] and report.temp_files == []
     assert sorted(report.young) == sorted([(orphan, 6), ("put-leftover", 14)])
     report = cleanup.cleanup(repo, min_age=3600)
-    assert len(report.young) == 2 and orphan in repo.binaries and os.path.exists(tmp)
+    assert len(report.young) == 2 and orphan in repo.binaries
+    assert [name for name, _, _ in repo.binaries.leftovers()] == [tmp]
     report = cleanup.cleanup(repo, dry_run=True, min_age=0)
     assert report.young == [] and len(report.orphans) == 1 and len(report.temp_files) == 1
 
@@ -82,12 +85,12 @@ def test_cleanup_cli_says_what_the_grace_period_skipped(repo):
     _fill(repo)
     _orphan_and_temp(repo)
     repo.close()
-    code, out = _cli("cleanup", "--dry-run", "--data-dir", repo.config.data_dir)
+    code, out = _cli("cleanup", "--dry-run", "--data-dir", repo.config.data_dir, repo=repo)
     assert code == 0
     assert "Would remove 0 orphan binaries" in out
     assert "Skipped 2 files younger than 3600 s" in out and "--min-age" in out
     code, out = _cli("cleanup", "--dry-run", "--min-age", "0", "--data-dir",
-                     repo.config.data_dir)
+                     repo.config.data_dir, repo=repo)
     assert "Would remove 1 orphan binaries and 1 temporary files" in out
     assert "Skipped" not in out
 
@@ -95,10 +98,8 @@ def test_cleanup_cli_says_what_the_grace_period_skipped(repo):
 # --- backup: corrupt or missing content named by the resources using it -------------------
 
 def _corrupt(repo, digest: str) -> None:
-    path = repo.binaries.path(digest)
-    os.chmod(path, 0o600)
-    with open(path, "ab") as fh:
-        fh.write(b"bit rot")
+    with repo.binaries.open(digest) as fh:
+        rewrite(repo.binaries, digest, fh.read() + b"bit rot")
 
 
 def test_backup_names_the_resources_of_corrupt_and_missing_content(repo, tmp_path):
@@ -106,8 +107,8 @@ def test_backup_names_the_resources_of_corrupt_and_missing_content(repo, tmp_pat
     version = repo.create_version("/c/f")
     _, other = repo.create_or_replace("/c/g", data=b"other", media_type="text/plain")
     _corrupt(repo, digest)
-    os.unlink(repo.binaries.path(other.digest))
-    report = backup.backup(repo, tmp_path / "b")
+    remove(repo.binaries, other.digest)
+    report = backup.backup(repo, tmp_path / "b", with_binaries=True)   # S3: copied too
     assert report.corrupt_binaries == [digest] and report.missing_binaries == [other.digest]
     assert report.users[digest] == sorted(["/c/f", f"/c/f/fcr:versions/{version}"])
     (made,) = repo.versions("/c/g")        # versioning.auto: the version of its creation
@@ -123,9 +124,31 @@ def test_backup_cli_names_the_resources(repo, tmp_path):
     digest = _fill(repo)
     _corrupt(repo, digest)
     repo.close()
-    code, out = _cli("backup", tmp_path / "b", "--data-dir", repo.config.data_dir)
+    code, out = _cli("backup", tmp_path / "b", "--with-binaries", "--data-dir",
+                     repo.config.data_dir, repo=repo)
     assert code == 1
     assert "CORRUPT content of /c/f" in out and digest in out
+
+
+def test_backup_of_s3_content_lists_it_and_names_what_is_missing(repo, tmp_path,
+                                                                 binaries_backend):
+    """With the S3 backend a backup (without --with-binaries) lists the objects
+    with their digests and sizes instead of copying them, and says which are missing;
+    with files, it copies them."""
+    digest = _fill(repo)
+    _, other = repo.create_or_replace("/c/g", data=b"other", media_type="text/plain")
+    remove(repo.binaries, other.digest)
+    report = backup.backup(repo, tmp_path / "b")
+    assert report.missing_binaries == [other.digest]
+    assert "MISSING content of /c/g" in "\n".join(report.problems)
+    manifest = backup.read_manifest(tmp_path / "b")
+    copied = sorted(os.listdir(tmp_path / "b" / "ldpnr"))
+    if binaries_backend == "s3":
+        assert manifest["s3_objects"]["objects"] == {digest: len(b"content")}
+        assert repo.binaries.describe() == manifest["s3_objects"]["location"]
+        assert copied == ["tmp"]
+    else:
+        assert "s3_objects" not in manifest and copied != ["tmp"]
 
 
 # --- stale staging directories of killed backups -------------------------------------------
@@ -191,7 +214,7 @@ def test_cleanup_cli_reports_stale_staging(repo, tmp_path):
     parent = os.path.dirname(os.path.abspath(repo.config.data_dir))
     stale = _staging(parent, "bk", "partial", _dead_pid())
     repo.close()
-    code, out = _cli("cleanup", "--data-dir", repo.config.data_dir)
+    code, out = _cli("cleanup", "--data-dir", repo.config.data_dir, repo=repo)
     assert code == 0 and "1 stale staging directories" in out
     assert not os.path.exists(stale)
 

@@ -29,6 +29,8 @@ from lakesuperior.exceptions import (
 
 from .conftest import FCREPO, JSONLD, LDP, NT, RDFXML, TTL, Call, check_call, ids
 
+pytestmark = pytest.mark.both_backends
+
 P = "<http://purl.org/dc/terms/title>"
 BASE = "http://test.example/rest"
 

@@ -10,6 +10,8 @@ from lakesuperior.http import headers as hdr
 
 from .conftest import DC_TITLE, LDP, ROOT, TTL, graph, link_targets, links, types
 
+pytestmark = pytest.mark.both_backends
+
 DATA = b"TestString." * 10
 
 

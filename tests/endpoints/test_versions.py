@@ -129,6 +129,7 @@ def test_version_label_from_slug(client):
             '"first draft"') in tm
 
 
+@pytest.mark.both_backends
 def test_binary_mementos(client):
     r = client.post("/rest/", data=b"version one", content_type="text/plain",
                     headers={"Slug": "bin"})

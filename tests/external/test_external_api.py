@@ -18,9 +18,11 @@ from lakesuperior.store.external import AllowList, normalize_url
 
 from .conftest import CONTENT, TEXT
 
+pytestmark = pytest.mark.both_backends
+
 
 def _tmp_files(repo) -> list[str]:
-    return os.listdir(os.path.join(repo.binaries.root, "tmp"))
+    return [name for name, _size, _mtime in repo.binaries.leftovers()]
 
 
 # --- copy ----------------------------------------------------------------------------------

@@ -71,9 +71,11 @@ def fill(repo: Repository) -> None:
 
 
 @pytest.fixture
-def source(tmp_path) -> Iterator[Repository]:
-    """A filled repository (automatic versioning on, as by default), this test's own."""
-    with Repository(config=config(tmp_path / "source")) as repo:
+def source(tmp_path, binary_store) -> Iterator[Repository]:
+    """A filled repository (automatic versioning on, as by default), this test's own;
+    its binaries in S3 for tests marked ``both_backends`` (``tests/conftest.py``)."""
+    binaries, options = binary_store({}, "source")
+    with Repository(config=config(tmp_path / "source", **options), binaries=binaries) as repo:
         fill(repo)
         yield repo
 

@@ -19,6 +19,7 @@ from .validator import assert_valid
 ROOTLESS = ("/",)   # the root's creation belongs to the repository that holds it
 
 
+@pytest.mark.both_backends
 @pytest.mark.parametrize("version,digest", [("1.1", "sha512"), ("1.0", "sha256"),
                                             ("1.0", "sha512")])
 def test_round_trip_keeps_everything(shared_source, tmp_path, version, digest):

@@ -15,6 +15,8 @@ from lakesuperior.exceptions import (
 )
 from lakesuperior.model.namespaces import EBUCORE, LDP, PREMIS
 
+pytestmark = pytest.mark.both_backends
+
 BASE = "http://test.example/rest"
 DATA = b"\x89PNG fake image bytes \x00\x01\x02" * 100
 

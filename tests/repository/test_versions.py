@@ -13,6 +13,8 @@ from lakesuperior.exceptions import (
     TombstoneError,
 )
 
+pytestmark = pytest.mark.both_backends
+
 BASE = "http://test.example/rest"
 TTL = "text/turtle"
 P = "<http://ex.org/p>"

@@ -1,4 +1,6 @@
-"""Tests for the content-addressed binary store."""
+"""Tests for the content-addressed binary store: the contract of both backends
+(``store``: files, then objects in a real S3 store, SeaweedFS), and what only
+the file store does (``file_store``)."""
 from __future__ import annotations
 
 import base64
@@ -6,9 +8,11 @@ import hashlib
 import io
 import os
 import threading
+import uuid
 
 import pytest
 
+from lakesuperior.config import Config
 from lakesuperior.exceptions import (
     BinaryNotFoundError,
     ChecksumValidationError,
@@ -24,6 +28,8 @@ from lakesuperior.store.binaries import (
     normalize_algorithm,
     normalize_digest,
 )
+from lakesuperior.store.s3 import S3BinaryStore
+from tests.binaries import corrupt, leftover
 
 DATA = b"hello, binary world\n"
 SHA512 = hashlib.sha512(DATA).hexdigest()
@@ -38,12 +44,26 @@ def hexd(algo: str, data: bytes = DATA) -> str:
 
 
 @pytest.fixture
-def store(tmp_path) -> BinaryStore:
+def file_store(tmp_path) -> BinaryStore:
     return BinaryStore(str(tmp_path / "bin"))
 
 
-def tmp_files(store: BinaryStore) -> list[str]:
-    return os.listdir(os.path.join(store.root, "tmp"))
+@pytest.fixture(params=["file", "s3"])
+def store(request, file_store):
+    """The file store, then an S3 store (a prefix of its own in SeaweedFS's bucket),
+    its multipart threshold at the smallest part S3 allows."""
+    if request.param == "file":
+        return file_store
+    server = request.getfixturevalue("seaweedfs")
+    cfg = Config(**server.config(prefix=f"t{uuid.uuid4().hex[:16]}/"),
+                 binaries_s3_part_size=5 << 20)
+    return S3BinaryStore.from_config(cfg, client=request.getfixturevalue("s3_client"))
+
+
+def tmp_files(store) -> list[str]:
+    """The leftovers of writes: files in ``tmp/``, temporary objects and unfinished
+    multipart uploads."""
+    return [name for name, _size, _mtime in store.leftovers()]
 
 
 class Generated(io.RawIOBase):
@@ -126,7 +146,8 @@ def test_store_unsupported_algorithm(tmp_path):
 
 # -- put -----------------------------------------------------------------------
 
-def test_put_bytes(store):
+def test_put_bytes(file_store):
+    store = file_store
     info = store.put(DATA)
     assert info == BinaryInfo(SHA512, "sha512", len(DATA), {"sha512": SHA512})
     assert store.path(SHA512) == os.path.join(store.root, SHA512[:2], SHA512[2:4], SHA512)
@@ -291,7 +312,8 @@ def test_missing_binary(store):
     "/etc/passwd", "", SHA512[:-1] + "\n", SHA512[:-2] + "/.", None, 42,
 ])
 def test_bad_digest_strings_are_refused(store, bad):
-    for method in (store.path, store.open, store.exists, store.size, store.delete,
+    address = store.path if isinstance(store, BinaryStore) else store.key
+    for method in (address, store.open, store.exists, store.size, store.delete,
                    store.verify):
         with pytest.raises(InvalidDigestError):
             method(bad)
@@ -309,9 +331,14 @@ def test_iter_and_total_size(store):
     contents = [b"a", b"bb", b"ccc", os.urandom(1000)]
     digests = {store.put(c).digest for c in contents}
     # noise the iterator must skip
-    os.makedirs(os.path.join(store.root, "zz"))
-    with open(os.path.join(store.root, SHA512[:2] + "x"), "w"):
-        pass
+    if isinstance(store, BinaryStore):
+        os.makedirs(os.path.join(store.root, "zz"))
+        with open(os.path.join(store.root, SHA512[:2] + "x"), "w"):
+            pass
+    else:
+        for key in ("zz/", SHA512[:2] + "x", f"{SHA512[:2]}/{SHA512[2:4]}/{SHA512[:-1]}"):
+            store.client.put_object(Bucket=store.bucket, Key=store.prefix + key, Body=b"x")
+    leftover(store, "put-noise")
     assert set(store) == digests and len(list(store)) == 4
     assert store.total_size() == sum(len(c) for c in contents)
 
@@ -323,9 +350,7 @@ def test_empty_store(store):
 def test_verify_detects_corruption(store):
     store.put(DATA)
     assert store.verify(SHA512)
-    os.chmod(store.path(SHA512), 0o600)
-    with open(store.path(SHA512), "r+b") as f:
-        f.write(b"J")
+    corrupt(store, SHA512)
     assert store.verify(SHA512) is False
 
 
@@ -341,10 +366,8 @@ def test_compute(store):
 # -- temp files --------------------------------------------------------------------
 
 def test_remove_temp_files(store):
-    tmp = os.path.join(store.root, "tmp")
     for name in ("put-a", "put-b"):
-        with open(os.path.join(tmp, name), "wb") as f:
-            f.write(b"partial")
+        leftover(store, name)
     store.put(DATA)
     assert store.remove_temp_files(min_age=3600) == 0  # too recent
     assert store.remove_temp_files() == 2

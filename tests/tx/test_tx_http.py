@@ -6,6 +6,8 @@ import json
 import os
 from email.utils import parsedate_to_datetime
 
+import pytest
+
 from lakesuperior.model.events import changes_after
 from tests.conftest import store_state
 from tests.tx.conftest import ROOT, TTL, open_tx
@@ -177,6 +179,7 @@ def test_tx_commit_applies_everything(client, repo):
     assert staged_files(repo) == []
 
 
+@pytest.mark.both_backends
 def test_tx_rollback_leaves_nothing(client, repo):
     before = store_state(repo)
     tx = open_tx(client)
@@ -307,6 +310,7 @@ def test_tx_limit_operations_409(tmp_path):
     app.extensions["lakesuperior"].close()
 
 
+@pytest.mark.both_backends
 def test_tx_limit_bytes_413(client, repo):
     tx = open_tx(client)
     r = client.put("/rest/bin", data=b"x" * 10_001, content_type="text/plain",
