@@ -34,7 +34,8 @@ def test_replica_sync_bench_reports_reindex_and_lag(tmp_path):
     rx = data["reindex"]
     # the 20 resources, their container, the 5 they link to, the root
     assert rx["resources"] == 27 and rx["replica_graphs"] == 27
-    assert rx["resources_per_s"] > 0 and rx["wall_s"] > rx["command_noop_s"] > 0
+    # no order between the two: 27 resources are written about as fast as nothing
+    assert rx["resources_per_s"] > 0 and rx["wall_s"] > 0 and rx["command_noop_s"] > 0
     fl = data["follow"]
     assert fl["resources"] == 15 and fl["events"] >= 15 and fl["puts_per_s"] > 0
     lag = fl["lag"]
