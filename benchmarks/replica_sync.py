@@ -6,7 +6,8 @@
 2. Starts ``oxigraph serve`` on 127.0.0.1 (a new, empty store) and times
    ``lsup-admin sync sparql STORE --reindex --once`` (a subprocess, start-up
    included) against the repository: resources/s (target: 10,000 in under 60 s)
-   and the CPU time the Oxigraph server spent. A no-op ``--once`` run right after gives the command's fixed cost.
+   and the CPU time the Oxigraph server spent. A no-op ``--once`` run right after
+   gives the command's fixed cost.
 3. Starts ``lsup-server`` on loopback on the same data directory (authentication
    on, as the administrator) and ``lsup-admin sync sparql STORE --follow`` beside
    it, then PUTs ``--ingest`` new workload resources one at a time with one client
