@@ -5,8 +5,9 @@
    under one container, plus the 5 resources they link to. Not timed.
 2. Starts ``oxigraph serve`` on 127.0.0.1 (a new, empty store) and times
    ``lsup-admin sync sparql STORE --reindex --once`` (a subprocess, start-up
-   included) against the repository: resources/s (target: 10,000 in under 60 s).
-   A no-op ``--once`` run right after gives the command's fixed cost.
+   included) against the repository: resources/s (target: 10,000 in under 60 s)
+   and the CPU time the Oxigraph server spent. A no-op ``--once`` run right after
+   gives the command's fixed cost.
 3. Starts ``lsup-server`` on loopback on the same data directory (authentication
    on, as the administrator) and ``lsup-admin sync sparql STORE --follow`` beside
    it, then PUTs ``--ingest`` new workload resources one at a time with one client
@@ -15,8 +16,9 @@
    once Oxigraph acknowledged) against the change feed's last seq (the server's
    store, opened read-only). The lag of a sample, in events, is the difference;
    in seconds, the age of the oldest event not yet applied (target: within 2 s).
-   Then the time the replica takes to catch up after the last PUT, and the named
-   graphs Oxigraph holds against the resources the repository has.
+   Then the time the replica takes to catch up after the last PUT, the CPU time of
+   the sync process and of Oxigraph per event, and the named graphs Oxigraph holds
+   against the resources the repository has.
 
 Prints one line per measurement and writes every figure to ``--json FILE``::
 
@@ -84,8 +86,9 @@ def stop_process(proc: subprocess.Popen, timeout: float = 30.0) -> None:
             proc.wait()
 
 
-def start_oxigraph(location: Path, log: Path, stack: ExitStack) -> str:
-    """``oxigraph serve`` on a free loopback port; returns its Graph Store URL."""
+def start_oxigraph(location: Path, log: Path, stack: ExitStack) -> tuple[str, int]:
+    """``oxigraph serve`` on a free loopback port; returns its Graph Store URL and
+    its process id (for its CPU time)."""
     port = free_port()
     with open(log, "ab") as out:
         proc = subprocess.Popen([oxigraph_binary(), "serve", "--location", str(location),
@@ -98,7 +101,7 @@ def start_oxigraph(location: Path, log: Path, stack: ExitStack) -> str:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/query?query=ASK%7B%7D",
                                         timeout=2) as resp:
                 if resp.status == 200:
-                    return f"http://127.0.0.1:{port}/store"
+                    return f"http://127.0.0.1:{port}/store", proc.pid
         except OSError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -162,8 +165,15 @@ def run_once(data_dir: str, store: str, *extra: str) -> tuple[float, str]:
     return wall, res.stdout + res.stderr
 
 
-def reindex(data_dir: str, store: str, base: str) -> dict[str, Any]:
+def cpu_delta(pid: int, before: float | None) -> float | None:
+    after = process_cpu_s(pid)
+    return None if before is None or after is None else round(after - before, 3)
+
+
+def reindex(data_dir: str, store: str, store_pid: int, base: str) -> dict[str, Any]:
+    cpu0 = process_cpu_s(store_pid)
     wall, out = run_once(data_dir, store, "--reindex")
+    store_cpu = cpu_delta(store_pid, cpu0)
     m = re.search(r"reindexed ([\d,]+) resources", out)
     if not m:
         raise SystemExit(f"lsup-admin sync sparql --reindex said nothing of a reindex:\n{out}")
@@ -174,6 +184,9 @@ def reindex(data_dir: str, store: str, base: str) -> dict[str, Any]:
             "resources_per_s": round(written / wall, 1),
             "command_noop_s": round(noop, 3),
             "resources_per_s_without_startup": round(written / work, 1),
+            "store_cpu_s": store_cpu,
+            "store_cpu_ms_per_resource": round(store_cpu * 1e3 / written, 3)
+            if store_cpu is not None and written else None,
             "replica_graphs": replica_graphs(store, base + "/")}
 
 
@@ -233,7 +246,7 @@ def start_server(data_dir: str, log: Path, stack: ExitStack) -> int:
             time.sleep(0.2)
 
 
-def follow_lag(data_dir: str, store: str, base: str, args: argparse.Namespace,
+def follow_lag(data_dir: str, store: str, store_pid: int, args: argparse.Namespace,
                tmp: Path) -> dict[str, Any]:
     with ExitStack() as stack:
         port = start_server(data_dir, tmp / "server.log", stack)
@@ -257,6 +270,7 @@ def follow_lag(data_dir: str, store: str, base: str, args: argparse.Namespace,
         rng = random.Random(args.seed + 1)
         bodies = [workload_turtle(rng, internal) for _ in range(min(POOL, args.ingest))]
         cpu0 = process_cpu_s(sync.pid)
+        store_cpu0 = process_cpu_s(store_pid)
         seq0 = feed.seq()
         sampler = LagSampler(feed.state, interval=args.interval).start()
         latencies = []
@@ -271,6 +285,7 @@ def follow_lag(data_dir: str, store: str, base: str, args: argparse.Namespace,
             lag = sampler.stop()
         catch_up = feed.wait_caught_up()
         cpu1 = process_cpu_s(sync.pid)
+        store_cpu = cpu_delta(store_pid, store_cpu0)
         events = feed.seq() - seq0
         if sync.poll() is not None:
             raise SystemExit("lsup-admin sync sparql --follow exited:\n"
@@ -282,7 +297,10 @@ def follow_lag(data_dir: str, store: str, base: str, args: argparse.Namespace,
             "catch_up_after_last_put_s": round(catch_up, 3),
             "sync_cpu_s": None if sync_cpu is None else round(sync_cpu, 3),
             "sync_cpu_ms_per_event": round(sync_cpu * 1e3 / events, 3)
-            if sync_cpu is not None and events else None}
+            if sync_cpu is not None and events else None,
+            "store_cpu_s": store_cpu,
+            "store_cpu_ms_per_event": round(store_cpu * 1e3 / events, 3)
+            if store_cpu is not None and events else None}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -313,21 +331,23 @@ def main(argv: list[str] | None = None) -> int:
         base = built["base_uri"]
         print(f"repository: {args.count:,} resources of {GRAPH_SIZE} triples built in "
               f"{built['build_s']} s (feed at seq {built['feed_seq']:,})", flush=True)
-        store = start_oxigraph(tmp / "oxigraph", tmp / "oxigraph.log", stack)
-        rx = reindex(data_dir, store, base)
+        store, store_pid = start_oxigraph(tmp / "oxigraph", tmp / "oxigraph.log", stack)
+        rx = reindex(data_dir, store, store_pid, base)
         print(f"reindex: {rx['resources']:,} resources in {rx['wall_s']} s = "
               f"{rx['resources_per_s']} resources/s ({rx['resources_per_s_without_startup']}/s "
-              f"without the command's {rx['command_noop_s']} s start-up); "
+              f"without the command's {rx['command_noop_s']} s start-up); Oxigraph CPU "
+              f"{rx['store_cpu_ms_per_resource']} ms/resource; "
               f"{rx['replica_graphs']:,} graphs in Oxigraph", flush=True)
-        fl = follow_lag(data_dir, store, base, args, tmp)
+        fl = follow_lag(data_dir, store, store_pid, args, tmp)
         lag = fl["lag"] or {}
         print(f"follow lag during a 1-client HTTP ingest of {fl['resources']:,} resources "
               f"({fl['puts_per_s']} PUT/s, {fl['events']:,} events): median "
               f"{lag.get('median_s')} s / {lag.get('median_entries')} events, max "
               f"{lag.get('max_s')} s / {lag.get('max_entries')} events "
               f"({lag.get('samples')} samples every {args.interval:g} s); caught up "
-              f"{fl['catch_up_after_last_put_s']} s after the last PUT; sync CPU "
-              f"{fl['sync_cpu_ms_per_event']} ms/event", flush=True)
+              f"{fl['catch_up_after_last_put_s']} s after the last PUT; CPU per event: "
+              f"sync {fl['sync_cpu_ms_per_event']} ms, Oxigraph "
+              f"{fl['store_cpu_ms_per_event']} ms", flush=True)
         graphs = replica_graphs(store, base + "/")
         # the ingest's container, its -refs container and the 5 resources in it
         expected = rx["resources"] + fl["resources"] + 7

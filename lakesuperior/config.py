@@ -32,6 +32,8 @@ S3_MIN_PART = 5 << 20
 S3_MAX_PART = 5 << 30
 S3_MAX_EXPIRES = 7 * 86400
 BINARY_PROTECTIONS = ("attachment", "sandbox", "off")
+#: The most connections a replica target may be sent requests on at once.
+MAX_REPLICA_CONNECTIONS = 64
 ENV_PREFIX = "LSUP_"
 ENV_CONFIG = "LSUP_CONFIG"
 # Older names, still accepted: variable -> configuration key.
@@ -139,6 +141,7 @@ class Config:
     replicas_token: str = field(default=_DEFAULT, repr=False)
     replicas_timeout: float = _DEFAULT
     replicas_batch: int = _DEFAULT
+    replicas_connections: int = _DEFAULT
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -259,6 +262,8 @@ class Config:
             raise ConfigError("auth.jwt.user_claim must name a claim")
         if self.replicas_timeout <= 0 or self.replicas_batch <= 0:
             raise ConfigError("replicas.timeout and replicas.batch must be positive")
+        if not 1 <= self.replicas_connections <= MAX_REPLICA_CONNECTIONS:
+            raise ConfigError(f"replicas.connections must be 1 to {MAX_REPLICA_CONNECTIONS}")
         if self.messaging_retention_days < 0:
             raise ConfigError("messaging_retention_days must be zero or positive")
         if self.messaging_broker_url:

@@ -10,15 +10,17 @@ repository's current state twice is harmless, and since every round writes the
 current state, the replica equals the repository once it has caught up.
 
 A reindex takes the feed position first, then writes the graph of every live
-resource (names listed from one snapshot, graphs read and sent a batch at a
-time), deletes the graphs under the repository's base that it no longer has
-(when the store's query endpoint is known), and leaves the checkpoint at the
-position it started at: what changed meanwhile comes from the feed after it.
+resource (names listed from one snapshot, graphs read a batch at a time from one
+snapshot each, the next batch read while the last two are on their way), deletes
+the graphs under the repository's base that it no longer has (when the store's
+query endpoint is known), and leaves the checkpoint at the position it started
+at: what changed meanwhile comes from the feed after it.
 """
 from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import islice
@@ -29,12 +31,25 @@ from lakesuperior.exceptions import FeedGapError
 from lakesuperior.messaging.status import lost_after
 from lakesuperior.replicas import state as st
 from lakesuperior.replicas.graphs import GraphWrite, Source, live_uids
-from lakesuperior.replicas.targets import Target, named_graphs
+from lakesuperior.replicas.targets import Sending, Target, named_graphs
 
 log = logging.getLogger(__name__)
 
 #: Resources read and sent per step of a reindex.
 REINDEX_BATCH = 200
+#: Steps of a reindex sent and not yet acknowledged, at most (the next one is read
+#: meanwhile).
+REINDEX_IN_FLIGHT = 2
+
+
+def _drain(sending: deque[Sending]) -> None:
+    """Wait for what is still on its way, its errors dropped (one is being raised or
+    the reindex was stopped)."""
+    while sending:
+        try:
+            sending.popleft().wait()
+        except Exception:       # noqa: BLE001 - the error being raised is the one told
+            pass
 
 
 @dataclass
@@ -153,15 +168,24 @@ class Replica:
         report = ReindexReport()
         uids = live_uids(self.repo)
         kept: set[str] = set()
-        while chunk := list(islice(uids, REINDEX_BATCH)):
-            if stop is not None and stop.is_set():
-                return report
-            writes = self.source.writes(chunk)
-            self.target.apply(writes)
-            kept.update(w.iri for w in writes if w.data is not None)
-            report.written += len(chunk)
-            if progress is not None:
-                progress(len(chunk))
+        sending: deque[Sending] = deque()
+        try:
+            while chunk := list(islice(uids, REINDEX_BATCH)):
+                if stop is not None and stop.is_set():
+                    return report
+                writes = self.source.writes(chunk)
+                # The next step is read while the last ones are on their way.
+                while len(sending) >= REINDEX_IN_FLIGHT:
+                    sending.popleft().wait()
+                sending.append(self.target.send(writes))
+                kept.update(w.iri for w in writes if w.data is not None)
+                report.written += len(chunk)
+                if progress is not None:
+                    progress(len(chunk))
+            while sending:
+                sending.popleft().wait()
+        finally:
+            _drain(sending)
         if self.query_url:
             prefix = str(self.repo.base_uri) + "/"
             stale = [g for g in named_graphs(self.target, self.query_url, prefix)

@@ -3,11 +3,18 @@
 ``GraphStore``: the SPARQL 1.1 Graph Store HTTP Protocol (Oxigraph's ``/store``,
 Fuseki's ``/DATASET/data``): ``PUT ?graph=IRI`` with the graph's N-Triples
 replaces it, ``DELETE ?graph=IRI`` removes it (404: it was not there, which is
-what was wanted). ``SparqlUpdate``: for a store with no Graph Store endpoint,
-one SPARQL Update request per batch (``DROP SILENT GRAPH`` then ``INSERT DATA``
-for each graph), which a store applies atomically. ``named_graphs`` asks a
-store's query endpoint which graphs it holds under a prefix (for a reindex to
-find graphs the repository no longer has).
+what was wanted); the graphs of one batch go over ``replicas.connections``
+keep-alive connections at once, the largest first. ``SparqlUpdate``: for a store
+with no Graph Store endpoint, one SPARQL Update request per batch (``DROP SILENT
+GRAPH`` then ``INSERT DATA`` for each graph), which a store applies atomically.
+``named_graphs`` asks a store's query endpoint which graphs it holds under a
+prefix (for a reindex to find graphs the repository no longer has).
+
+``send`` starts a batch and returns a ``Sending``, whose ``wait`` returns once
+the store acknowledged every request of it, or raises the first error only after
+every request already started has ended: nothing of a failed batch is still on
+its way when the caller goes on (a late write of an older state could otherwise
+land after a newer one). ``apply`` is both.
 
 Every request has the configured timeout and credentials (``replicas.user`` /
 ``password`` as Basic, or ``replicas.token`` as a bearer token), which never
@@ -18,7 +25,9 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Sequence
+import queue
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
@@ -28,7 +37,7 @@ from lakesuperior.http.client import HttpClient, HttpResponse
 from lakesuperior.replicas.graphs import GraphWrite
 from lakesuperior.version import __version__
 
-__all__ = ["Target", "GraphStore", "SparqlUpdate", "make_target", "named_graphs"]
+__all__ = ["Target", "GraphStore", "SparqlUpdate", "Sending", "make_target", "named_graphs"]
 
 USER_AGENT = f"Lakesuperior-sync/{__version__}"
 
@@ -40,6 +49,29 @@ def _auth_header(config: Any) -> dict[str, str]:
         pair = f"{config.replicas_user}:{config.replicas_password}".encode()
         return {"Authorization": "Basic " + base64.b64encode(pair).decode("ascii")}
     return {}
+
+
+class Sending:
+    """The requests of one batch, on their way (see the module doc)."""
+
+    def __init__(self, futures: Sequence[Future[Any]] = ()):
+        self.futures = list(futures)
+
+    def wait(self) -> None:
+        """Return once every request was acknowledged; else, once every request
+        that started has ended (those not started are dropped), raise the first
+        error."""
+        if not self.futures:
+            return
+        done, pending = wait(self.futures, return_when=FIRST_EXCEPTION)
+        failed = [f for f in self.futures if f in done and f.exception() is not None]
+        if failed:
+            for f in pending:
+                f.cancel()
+            wait(pending)
+            exc = failed[0].exception()
+            assert exc is not None
+            raise exc
 
 
 class Target:
@@ -55,31 +87,71 @@ class Target:
             raise ReplicaError("A target URL holds no credentials: set replicas.user and "
                                "replicas.password (or replicas.token) in the configuration")
         self.url = url
-        self.client = HttpClient(timeout=config.replicas_timeout, user_agent=USER_AGENT)
+        self.timeout = config.replicas_timeout
+        self.connections = config.replicas_connections
+        self.client = self._new_client()        # the calling thread's
         self.headers = _auth_header(config)
+        self._idle: queue.SimpleQueue[HttpClient] = queue.SimpleQueue()
+        self._workers: list[HttpClient] = []
+        self._pool: ThreadPoolExecutor | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.url!r})"
 
+    def _new_client(self) -> HttpClient:
+        return HttpClient(timeout=self.timeout, user_agent=USER_AGENT)
+
     def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        for c in self._workers:
+            c.close()
+        self._workers.clear()
         self.client.close()
 
     def apply(self, writes: Sequence[GraphWrite]) -> None:
         """Replace or delete each graph of ``writes``; returns once the store has
         acknowledged all of them."""
+        self.send(writes).wait()
+
+    def send(self, writes: Sequence[GraphWrite]) -> Sending:
+        """Start replacing or deleting each graph of ``writes`` (see the module doc)."""
         raise NotImplementedError
+
+    def _start(self, calls: Sequence[Callable[[HttpClient], object]]) -> Sending:
+        """Run ``calls`` (each given a connection of its own) on the connections of
+        ``replicas.connections``; with one, in the calling thread."""
+        if self.connections == 1:
+            for call in calls:
+                call(self.client)
+            return Sending()
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.connections, thread_name_prefix="lsup-send")
+            self._workers = [self._new_client() for _ in range(self.connections)]
+            for c in self._workers:
+                self._idle.put(c)
+        return Sending([self._pool.submit(self._on_connection, call) for call in calls])
+
+    def _on_connection(self, call: Callable[[HttpClient], object]) -> None:
+        client = self._idle.get()
+        try:
+            call(client)
+        finally:
+            self._idle.put(client)
 
     def request(self, method: str, url: str, body: bytes | None = None,
                 content_type: str | None = None, ok: tuple[int, ...] = (),
-                accept: str | None = None) -> HttpResponse:
-        """One request; ``ReplicaError`` unless it answers 2xx (or a status in ``ok``)."""
+                accept: str | None = None, client: HttpClient | None = None) -> HttpResponse:
+        """One request (on ``client``, default the calling thread's); ``ReplicaError``
+        unless it answers 2xx (or a status in ``ok``)."""
         headers = dict(self.headers)
         if accept:
             headers["Accept"] = accept
         if content_type:
             headers["Content-Type"] = content_type
         try:
-            resp = self.client.request(method, url, body, headers)
+            resp = (client or self.client).request(method, url, body, headers)
         except HttpClientError as e:
             raise ReplicaError(f"{self.url} cannot be reached: {e}") from e
         if not resp.ok and resp.status not in ok:
@@ -93,14 +165,18 @@ class GraphStore(Target):
 
     protocol = "graph-store"
 
-    def apply(self, writes: Sequence[GraphWrite]) -> None:
+    def send(self, writes: Sequence[GraphWrite]) -> Sending:
+        # The largest first: the connections then end at about the same time.
+        ordered = sorted(writes, key=lambda w: -len(w.data or b""))
+        return self._start([self._call(w) for w in ordered])
+
+    def _call(self, w: GraphWrite) -> Callable[[HttpClient], object]:
         sep = "&" if "?" in self.url else "?"
-        for w in writes:
-            url = f"{self.url}{sep}{urlencode({'graph': w.iri}, quote_via=quote)}"
-            if w.data is None:
-                self.request("DELETE", url, ok=(404,))
-            else:
-                self.request("PUT", url, w.data, rdfio.N_TRIPLES)
+        url = f"{self.url}{sep}{urlencode({'graph': w.iri}, quote_via=quote)}"
+        if w.data is None:
+            return lambda client: self.request("DELETE", url, ok=(404,), client=client)
+        data = w.data
+        return lambda client: self.request("PUT", url, data, rdfio.N_TRIPLES, client=client)
 
 
 class SparqlUpdate(Target):
@@ -108,10 +184,12 @@ class SparqlUpdate(Target):
 
     protocol = "update"
 
-    def apply(self, writes: Sequence[GraphWrite]) -> None:
-        if writes:
-            self.request("POST", self.url, update_text(writes).encode("utf-8"),
-                         "application/sparql-update")
+    def send(self, writes: Sequence[GraphWrite]) -> Sending:
+        if not writes:
+            return Sending()
+        body = update_text(writes).encode("utf-8")
+        return self._start([lambda client: self.request(
+            "POST", self.url, body, "application/sparql-update", client=client)])
 
 
 def update_text(writes: Sequence[GraphWrite]) -> str:

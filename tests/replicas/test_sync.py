@@ -257,13 +257,13 @@ def test_a_stopped_reindex_leaves_the_target_unfilled(repo, oxigraph):
     r = replica(repo, oxigraph.store)
     stop = threading.Event()
     sent = []
-    real = r.target.apply
+    real = r.target.send
 
-    def apply(writes):
+    def send(writes):
         sent.append(len(writes))
         stop.set()                           # SIGTERM during the first batch
-        real(writes)
-    r.target.apply = apply
+        return real(writes)
+    r.target.send = send
     try:
         report = r.reindex(stop=stop)
     finally:
