@@ -76,12 +76,12 @@ class GraphHandler(http.server.BaseHTTPRequestHandler):
         else:
             time.sleep(srv.delay)                               # type: ignore[attr-defined]
             status, body = 204, b""
+        with srv.lock:       # before the answer: its client may send the next at once
+            srv.answered.append(graph)                          # type: ignore[attr-defined]
         self.send_response(status)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
-        with srv.lock:                                          # type: ignore[attr-defined]
-            srv.answered.append(graph)                          # type: ignore[attr-defined]
 
     do_PUT = do_DELETE = do_POST = _any
 
