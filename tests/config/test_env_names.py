@@ -26,7 +26,8 @@ OTHER = {"digest_algorithm": "md5", "referential_integrity": "strict",
                                       ("http://a.org/x", "file:///srv/in")),
          "http_allowed_origins": ("https://app.example.org, http://localhost:3000",
                                   ("https://app.example.org", "http://localhost:3000")),
-         "metrics_allowed": ("10.0.0.7, 192.168.1.0/24", ("10.0.0.7", "192.168.1.0/24"))}
+         "metrics_allowed": ("10.0.0.7, 192.168.1.0/24", ("10.0.0.7", "192.168.1.0/24")),
+         "replicas_connections": ("8", 8)}
 
 
 def documented_keys() -> list[tuple[tuple[str, ...], list[str]]]:
