@@ -32,7 +32,6 @@ import os
 import random
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -49,6 +48,7 @@ from lakesuperior.bench.clients import POOL, process_cpu_s
 from lakesuperior.bench.figures import machine, summarize, write_json
 from lakesuperior.bench.lag import LagSampler
 from lakesuperior.bench.ports import free_port
+from lakesuperior.bench.serving import clean_env, lsup_server, running, stop
 from lakesuperior.bench.targets import TURTLE, HttpTarget, Options
 from lakesuperior.bench.workload import GRAPH_SIZE, workload_turtle
 from lakesuperior.replicas import state as replica_state
@@ -56,17 +56,10 @@ from lakesuperior.store.quadstore import QuadStore
 
 BIN = Path(sys.executable).parent
 LSUP_ADMIN = str(BIN / "lsup-admin")
-START_TIMEOUT = 120.0
 #: Seconds the replica may take to catch up before the benchmark gives up.
 CATCH_UP_TIMEOUT = 300.0
 LAG_TARGET_S = 2.0
 REINDEX_TARGET_S = 60.0     # for 10,000 resources
-
-
-def clean_env() -> dict[str, str]:
-    """This environment without ``LSUP_*`` settings: the commands get theirs from
-    their arguments only."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("LSUP_")}
 
 
 def oxigraph_binary() -> str:
@@ -76,37 +69,23 @@ def oxigraph_binary() -> str:
     return found
 
 
-def stop_process(proc: subprocess.Popen, timeout: float = 30.0) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 def start_oxigraph(location: Path, log: Path, stack: ExitStack) -> tuple[str, int]:
     """``oxigraph serve`` on a free loopback port; returns its Graph Store URL and
     its process id (for its CPU time)."""
     port = free_port()
-    with open(log, "ab") as out:
-        proc = subprocess.Popen([oxigraph_binary(), "serve", "--location", str(location),
-                                 "--bind", f"127.0.0.1:{port}"],
-                                stdout=out, stderr=subprocess.STDOUT)
-    stack.callback(stop_process, proc)
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
+
+    def answers() -> bool:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/query?query=ASK%7B%7D",
                                         timeout=2) as resp:
-                if resp.status == 200:
-                    return f"http://127.0.0.1:{port}/store", proc.pid
+                return resp.status == 200
         except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit("oxigraph did not start:\n" + log.read_text(errors="replace"))
-        time.sleep(0.05)
+            return False
+
+    proc = stack.enter_context(running(
+        [oxigraph_binary(), "serve", "--location", str(location), "--bind",
+         f"127.0.0.1:{port}"], log, answers))
+    return f"http://127.0.0.1:{port}/store", proc.pid
 
 
 def replica_graphs(store_url: str, prefix: str) -> int:
@@ -226,36 +205,17 @@ class Feed:
         self.quads.close()
 
 
-def start_server(data_dir: str, log: Path, stack: ExitStack) -> int:
-    port = free_port()
-    with open(log, "ab") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "lakesuperior.server", "--bind",
-                                 f"127.0.0.1:{port}", "--data-dir", data_dir],
-                                env=clean_env(), stdout=out, stderr=subprocess.STDOUT)
-    stack.callback(stop_process, proc)
-    deadline = time.monotonic() + START_TIMEOUT
-    while True:
-        if proc.poll() is not None:
-            raise SystemExit("lsup-server exited:\n" + log.read_text(errors="replace"))
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return port
-        except OSError:
-            if time.monotonic() > deadline:
-                raise SystemExit(f"lsup-server did not start in {START_TIMEOUT:g} s") from None
-            time.sleep(0.2)
-
-
 def follow_lag(data_dir: str, store: str, store_pid: int, args: argparse.Namespace,
                tmp: Path) -> dict[str, Any]:
     with ExitStack() as stack:
-        port = start_server(data_dir, tmp / "server.log", stack)
+        port = free_port()
+        stack.enter_context(lsup_server(data_dir, port, tmp / "server.log"))
         password = (Path(data_dir) / "initial-admin-password").read_text().strip()
         sync_log = open(tmp / "sync.log", "ab")
         stack.callback(sync_log.close)
         sync = subprocess.Popen(sync_command(data_dir, store, "--follow"), env=clean_env(),
                                 stdout=sync_log, stderr=subprocess.STDOUT)
-        stack.callback(stop_process, sync)
+        stack.callback(stop, sync)
         feed = Feed(data_dir, store)
         stack.callback(feed.close)
         target = HttpTarget(Options(mode="http", endpoint=f"http://127.0.0.1:{port}/rest",
