@@ -23,7 +23,8 @@ import os
 import re
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
@@ -206,7 +207,7 @@ class BinaryStore:
                 raise _disk_full(e, 0) from e
             raise
         sink = _FileSink(fd)
-        try:
+        with _removed_on_failure(tmp, lambda: sink.written):
             try:
                 result = pipeline.run(_reader(stream), names, sink.write, max_size=max_size)
                 synced = not os.path.exists(self.path(result.digests[self.algorithm]))
@@ -214,14 +215,6 @@ class BinaryStore:
                     os.fsync(fd)
             finally:
                 os.close(fd)
-        except OSError as e:
-            _unlink(tmp)
-            if e.errno in NO_ROOM:
-                raise _disk_full(e, sink.written) from e
-            raise
-        except BaseException:
-            _unlink(tmp)
-            raise
         return Upload(self, tmp, result.size, result.digests, synced)
 
     def put(self, stream: pipeline.Readable | bytes | Upload, *,
@@ -264,7 +257,7 @@ class BinaryStore:
         digest = digests[self.algorithm]
         final = self.path(digest)
         info = BinaryInfo(digest, self.algorithm, upload.size, digests)
-        try:
+        with _removed_on_failure(path, lambda: upload.size):
             if _renew(final):
                 _unlink(path)
                 return info
@@ -273,14 +266,6 @@ class BinaryStore:
             self._makedirs(os.path.dirname(final))
             os.replace(path, final)
             _fsync_dir(os.path.dirname(final))
-        except OSError as e:
-            _unlink(path)
-            if e.errno in NO_ROOM:
-                raise _disk_full(e, upload.size) from e
-            raise
-        except BaseException:
-            _unlink(path)
-            raise
         return info
 
     def delete(self, digest: str) -> bool:
@@ -431,6 +416,22 @@ class BinaryStore:
 
 #: errno values that mean the file system has no room (left, or for this user).
 NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+@contextmanager
+def _removed_on_failure(path: str, written: Callable[[], int]) -> Iterator[None]:
+    """Remove the file ``path`` if the block fails; no room on the disk is raised
+    as ``DiskFullError`` (``written()``: the bytes written by then)."""
+    try:
+        yield
+    except OSError as e:
+        _unlink(path)
+        if e.errno in NO_ROOM:
+            raise _disk_full(e, written()) from e
+        raise
+    except BaseException:
+        _unlink(path)
+        raise
 
 
 def _disk_full(error: OSError, written: int) -> DiskFullError:

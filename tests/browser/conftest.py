@@ -14,11 +14,10 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.auth.conftest import user_file
 from tests.servers import lsup_server
+from tests.ui.conftest import USERS  # name -> password (``root`` is an administrator)
 
 #: Seconds an expectation waits for what a page should show (a loaded machine).
 expect.set_options(timeout=15_000)
-#: The users of the test site: name -> password (``root`` is an administrator).
-USERS = {"alice": "alice-pw", "bob": "bob-pw", "root": "root-pw"}
 ADMINS = frozenset({"root"})
 
 

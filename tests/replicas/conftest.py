@@ -13,6 +13,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyoxigraph
@@ -184,12 +185,15 @@ class ErrorHandler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def error_server() -> Iterator[http.server.ThreadingHTTPServer]:
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), ErrorHandler)
-    srv.mode = "500"      # type: ignore[attr-defined]
-    srv.seen = []         # type: ignore[attr-defined]
+@contextmanager
+def threaded_server(handler: type[http.server.BaseHTTPRequestHandler],
+                    **attrs: object) -> Iterator[http.server.ThreadingHTTPServer]:
+    """A threaded HTTP server on a free port of 127.0.0.1 with ``attrs`` set on it
+    (what its handler reads and records), serving until the block ends."""
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     srv.daemon_threads = True
+    for name, value in attrs.items():
+        setattr(srv, name, value)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()
     try:
@@ -197,3 +201,9 @@ def error_server() -> Iterator[http.server.ThreadingHTTPServer]:
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+@pytest.fixture
+def error_server() -> Iterator[http.server.ThreadingHTTPServer]:
+    with threaded_server(ErrorHandler, mode="500", seen=[]) as srv:
+        yield srv

@@ -22,7 +22,13 @@ from lakesuperior.replicas.graphs import GraphWrite
 from lakesuperior.replicas.replica import REINDEX_BATCH, Replica
 from lakesuperior.replicas.runner import Runner
 from lakesuperior.replicas.targets import make_target
-from tests.replicas.conftest import TTL, Oxigraph, assert_same, repository_graphs
+from tests.replicas.conftest import (
+    TTL,
+    Oxigraph,
+    assert_same,
+    repository_graphs,
+    threaded_server,
+)
 
 
 def put(repo, uid: str, title: str = "t") -> None:
@@ -91,20 +97,9 @@ class GraphHandler(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture
 def graph_server() -> Iterator[http.server.ThreadingHTTPServer]:
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), GraphHandler)
-    srv.daemon_threads = True
-    srv.lock = threading.Lock()           # type: ignore[attr-defined]
-    srv.started = []                      # type: ignore[attr-defined]
-    srv.answered = []                     # type: ignore[attr-defined]
-    srv.peak = 0                          # type: ignore[attr-defined]
-    srv.delay = 0.2                       # type: ignore[attr-defined]
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    try:
+    with threaded_server(GraphHandler, lock=threading.Lock(), started=[], answered=[],
+                         peak=0, delay=0.2) as srv:
         yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
 
 
 def gsp_target(srv, connections: int = 4):
@@ -122,24 +117,25 @@ def writes(*names: str) -> list[GraphWrite]:
 # -- tests ---------------------------------------------------------------------------
 
 
-def test_the_graphs_of_a_batch_go_side_by_side(graph_server):
-    graph_server.delay = 0.5
-    target = gsp_target(graph_server, connections=4)
+def apply_over(srv, connections: int, names: list[str]) -> None:
+    """One round writing the graphs ``names`` to ``srv`` over ``connections``."""
+    target = gsp_target(srv, connections=connections)
     try:
-        target.apply(writes(*(f"g{i}" for i in range(8))))
+        target.apply(writes(*names))
     finally:
         target.close()
+
+
+def test_the_graphs_of_a_batch_go_side_by_side(graph_server):
+    graph_server.delay = 0.5
+    apply_over(graph_server, 4, [f"g{i}" for i in range(8)])
     assert sorted(graph_server.answered) == sorted(f"http://h/g{i}" for i in range(8))
     assert graph_server.peak == 4            # four connections, each busy at once
 
 
 def test_one_connection_sends_one_graph_at_a_time(graph_server):
     graph_server.delay = 0.01
-    target = gsp_target(graph_server, connections=1)
-    try:
-        target.apply(writes(*(f"g{i}" for i in range(5))))
-    finally:
-        target.close()
+    apply_over(graph_server, 1, [f"g{i}" for i in range(5)])
     assert graph_server.peak == 1 and len(graph_server.answered) == 5
 
 

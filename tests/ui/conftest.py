@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from lakesuperior.auth.users import UserDB
+from tests.auth.conftest import user_file, write_users
 
 USERS = {"alice": "alice-pw", "bob": "bob-pw", "root": "root-pw"}
 HTML = "text/html"
@@ -18,11 +18,9 @@ HTML = "text/html"
 @pytest.fixture(scope="session")
 def seeded_users(tmp_path_factory) -> bytes:
     """The bytes of a user file with alice, bob and the administrator root."""
-    db = UserDB(tmp_path_factory.mktemp("ui-users"))
-    for name, password in USERS.items():
-        db.add(name, password, admin=name == "root")
-    with open(db.path, "rb") as fh:
-        return fh.read()
+    return user_file(tmp_path_factory.mktemp("ui-users"),
+                     [(n, p) for n, p in USERS.items() if n != "root"],
+                     [("root", USERS["root"])])
 
 
 @pytest.fixture
@@ -30,9 +28,7 @@ def make_app(make_app, tmp_path, seeded_users):
     """``make_app(**config)`` on a data folder holding the seeded users."""
     def make(**settings):
         path = tmp_path / f"ui-data-{len(list(tmp_path.glob('ui-data-*')))}"
-        path.mkdir()
-        (path / "users.json").write_bytes(seeded_users)
-        (path / "users.json").chmod(0o600)
+        write_users(path, seeded_users)
         return make_app(data_dir=str(path), **settings)
     return make
 
