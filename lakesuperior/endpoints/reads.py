@@ -56,7 +56,6 @@ from lakesuperior.model.namespaces import DEFAULT_NAMESPACES, LDP_CONTAINS, RDF_
 from lakesuperior.store import pipeline
 from lakesuperior.store.binaries import is_supported, normalize_algorithm
 from lakesuperior.store.external import Source
-from lakesuperior.store.s3 import S3BinaryStore
 from lakesuperior.version import __version__
 
 
@@ -95,12 +94,10 @@ def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
     media_type = negotiate(RDF_OUT)
     headers = resource_headers(call.urls, res, target, options)
     page = media_type == HTML
+    # A page shows what this agent may do and carries fresh form ids: never answered
+    # 304 from a copy made for another agent (nor kept: ``session._not_stored``).
     if call.not_modified("GET", headers["ETag"], modified_of(res)) and not page:
         return _not_modified(headers)
-    if page:
-        # The page shows what this agent may do and carries fresh form ids: never
-        # kept by a browser, never answered 304 from a copy made for another agent.
-        headers["Cache-Control"] = "no-store"
     if applied:
         headers["Preference-Applied"] = f"return={call.prefer.return_}"
     headers["Content-Type"] = content_type_of(media_type, request.headers.get("Accept"))
@@ -150,12 +147,13 @@ def _binary(call: Call, res: Any, target: Target, head: bool) -> Response:
         headers["Content-Disposition"] = hdr.content_disposition(res.filename)
     _protect(headers)
     store = current_app.extensions["lakesuperior"].repository.binaries
-    if (handling is None and not head and isinstance(store, S3BinaryStore) and store.redirect
-            and not request.headers.get("Want-Digest") and res.digest):
+    redirect = (handling is None and not head and not request.headers.get("Want-Digest")
+                and res.digest and store.redirect_url(
+                    res.digest, content_type=headers["Content-Type"],
+                    disposition=headers.get("Content-Disposition")))
+    if redirect:
         # binaries.s3.redirect: the bytes come from the object store, not through here.
-        headers["Location"] = store.presigned_url(
-            res.digest, content_type=headers["Content-Type"],
-            disposition=headers.get("Content-Disposition"))
+        headers["Location"] = redirect
         headers["Cache-Control"] = "private, no-store"
         return Response(status=307, headers=headers)
     source = None

@@ -80,6 +80,11 @@ class BinaryBackend(Protocol):
     def describe(self) -> str:
         """Where the content is, for messages (no credentials)."""
 
+    def redirect_url(self, digest: str, *, content_type: str | None = None,
+                     disposition: str | None = None) -> str | None:
+        """Where a client may GET the content itself instead of through the server
+        (answered with ``content_type`` and ``disposition``), or None."""
+
 
 def open_backend(cfg: Config, backend: str | None = None) -> BinaryBackend:
     """The binary store ``cfg`` configures (``binaries.backend``), or ``backend``

@@ -355,6 +355,11 @@ class BinaryStore:
         """Where the content is, for messages."""
         return f"the files under {self.root}"
 
+    def redirect_url(self, digest: str, *, content_type: str | None = None,
+                     disposition: str | None = None) -> str | None:
+        """None: files are served by the server itself (``sendfile``)."""
+        return None
+
     def __iter__(self) -> Iterator[str]:
         """The digests of all stored binaries."""
         for digest, _ in self._entries():

@@ -444,10 +444,13 @@ class S3BinaryStore:
     def verify(self, digest: str) -> bool:
         return self.compute(digest, [self.algorithm])[self.algorithm] == digest
 
-    def presigned_url(self, digest: str, *, content_type: str | None = None,
-                      disposition: str | None = None) -> str:
-        """A URL that GETs the object for ``redirect_expires`` seconds, without
-        credentials; S3 answers it with ``content_type`` and ``disposition``."""
+    def redirect_url(self, digest: str, *, content_type: str | None = None,
+                     disposition: str | None = None) -> str | None:
+        """With ``binaries.s3.redirect``: a presigned URL that GETs the object for
+        ``redirect_expires`` seconds, without credentials (S3 answers it with
+        ``content_type`` and ``disposition``); else None."""
+        if not self.redirect:
+            return None
         params = {"Bucket": self.bucket, "Key": self.key(digest)}
         if content_type:
             params["ResponseContentType"] = content_type
