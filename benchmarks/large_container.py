@@ -9,6 +9,8 @@ small children, written straight through ``Repository`` in transactions of
 * ``get_turtle_s``: ``Repository.get("/bench").serialize("text/turtle")``;
 * ``http_turtle_s``: ``GET /rest/bench`` (Turtle) through the Flask app, in
   process (no socket: what the server does for the request);
+* ``http_html_first_s``: ``GET /rest/bench`` as HTML, the staff page with its
+  first page of children, the same way;
 * ``replace_s`` / ``patch_s``: a PUT-like replace and a SPARQL Update of the
   container's own triples (these must not grow with the children);
 * ``memory``: this process's resident-set figures at the end (``peak_rss_bytes``).
@@ -96,6 +98,13 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"GET /rest/bench: {resp.status_code}")
 
         out["http_turtle_s"] = _median(http_get, opts.repeat)
+
+        def html_page() -> None:    # the staff page: its first page of children
+            resp = client.get("/rest/bench", headers={"Accept": "text/html"}, buffered=True)
+            if resp.status_code != 200 or b"Children" not in resp.data:
+                raise SystemExit(f"GET /rest/bench as HTML: {resp.status_code}")
+
+        out["http_html_first_s"] = _median(html_page, opts.repeat)
         out["turtle_bytes"] = len(repo.get("/bench").serialize("text/turtle"))
         out["memory"] = process_memory()     # peak_rss_bytes: the build and the reads
         out["machine"] = machine()
@@ -105,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(tmp, ignore_errors=True)
     print(f"large_container n={out['children']} | get+children {out['get_children_s']} s | "
           f"get+Turtle {out['get_turtle_s']} s | HTTP GET (in process) "
-          f"{out['http_turtle_s']} s | replace {out['replace_s']} s | "
+          f"{out['http_turtle_s']} s | HTML page 1 {out['http_html_first_s']} s | "
+          f"replace {out['replace_s']} s | "
           f"PATCH {out['patch_s']} s | peak RSS "
           f"{(out['memory'] or {}).get('peak_rss_bytes', 0) >> 20} MB")
     write_json(opts.output, out, indent=1)
