@@ -36,6 +36,7 @@ from rdflib.term import BNode, Literal, Node, URIRef
 from lakesuperior import jsonld
 from lakesuperior.exceptions import RdfParseError, TermError, UnsupportedMediaTypeError
 from lakesuperior.http.mediatypes import parameter
+from lakesuperior.rdf import turtle
 from lakesuperior.store import terms
 from lakesuperior.store.reads import Triple
 
@@ -483,17 +484,21 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
     ``namespaces`` (prefix -> IRI) and ``base`` shorten IRIs in Turtle and RDF/XML;
     ``namespaces`` is the context of JSON-LD, written in the profile the media type's
     ``profile`` parameter names (``jsonld``; compacted by default).
-    N-Triples output is the terms joined as given (they are trusted to be canonical).
+    N-Triples and Turtle (without ``base``) are the terms joined as given, which are
+    trusted to be canonical (``rdf.turtle``): no parse in between.
     ``lists``: more triples, as object lists (``ObjectList``), whose terms are
     trusted to be canonical (a store's output): Turtle and N-Triples write them
     joined, without a tuple per object or a parse.
     Raises ``UnsupportedMediaTypeError`` for a type not in ``SERIALIZABLE`` or, for
-    RDF/XML, a predicate with no XML name form; ``TermError`` for an invalid term.
+    RDF/XML, a predicate with no XML name form; ``TermError`` for an invalid term
+    in the formats written through pyoxigraph (RDF/XML, Turtle with ``base``).
     """
     mtype = normalize_media_type(media_type)
     if mtype == N_TRIPLES:
         text = "".join([f"{s} {p} {o} .\n" for s, p, o in triples])
         return (text + "".join([_nt_list(ol) for ol in lists])).encode()
+    if mtype == TURTLE and base is None:
+        return turtle.write(triples, _prefixes(namespaces), lists).encode()
     if lists and mtype != TURTLE:
         triples = list(triples)
         for ol in lists:
@@ -522,13 +527,9 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
     except SyntaxError as e:
         raise TermError(f"Invalid term in triples to serialize: {_ox_parse_error(e)}") from None
     if lists:   # Turtle: pyoxigraph wrote the prefixes first; the lists follow
-        out += "".join([_turtle_list(ol, prefixes) for ol in lists]).encode()
+        short = turtle.Shortener(prefixes)
+        out += "".join([turtle.object_list(*ol, short) for ol in lists]).encode()
     return out
-
-
-# A local name written as prefix:name in hand-written Turtle: a plain subset of
-# PN_LOCAL (anything else is written as a full IRI).
-_PLAIN_LOCAL = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 
 
 def _nt_list(ol: ObjectList) -> str:
@@ -537,21 +538,6 @@ def _nt_list(ol: ObjectList) -> str:
         return ""
     head = f"{ol.subject} {ol.predicate} "
     return head + (" .\n" + head).join(ol.objects) + " .\n"
-
-
-def _turtle_list(ol: ObjectList, prefixes: Mapping[str, str]) -> str:
-    """An object list as one Turtle statement (``s p o1 , o2 , ... .``): the
-    terms joined as given (canonical N-Triples terms are valid Turtle), the
-    predicate shortened with a prefix where its local name is plain."""
-    if not ol.objects:
-        return ""
-    pred = ol.predicate
-    iri = pred[1:-1]
-    for prefix, ns in prefixes.items():
-        if iri.startswith(ns) and _PLAIN_LOCAL.fullmatch(iri, len(ns)):
-            pred = f"{prefix}:{iri[len(ns):]}"
-            break
-    return f"{ol.subject} {pred} " + " ,\n\t\t".join(ol.objects) + " .\n"
 
 
 def serialize_rdflib(triples: Iterable[Triple], media_type: str, *,

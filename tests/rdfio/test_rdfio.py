@@ -440,9 +440,12 @@ def test_serialize_rdf_xml_needs_qname_predicates(serializer, predicate):
         serializer([("<http://x/s>", predicate, '"o"')], "application/rdf+xml")
 
 
-def test_serialize_invalid_term():
+@pytest.mark.parametrize("media_type, base", [("application/rdf+xml", None),
+                                              ("text/turtle", "http://x/")])
+def test_serialize_invalid_term(media_type, base):
     with pytest.raises(TermError):
-        rdfio.serialize([("<http://x/s>", "<http://x/p>", '"unterminated')], "text/turtle")
+        rdfio.serialize([("<http://x/s>", "<http://x/p>", '"unterminated')], media_type,
+                        base=base)
 
 
 @pytest.mark.parametrize("serializer", [rdfio.serialize, rdfio.serialize_rdflib])
