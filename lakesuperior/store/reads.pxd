@@ -6,7 +6,6 @@ from lakesuperior.store.txn cimport Txn
 
 cdef class Reader(Txn):
     cdef set tail            # graphs the index snapshot lacks: read them directly
-    cdef list _ids_without(self, uint64_t gid, uint64_t pid)
     cdef list _graph_hits(self, uint64_t gid, str g, s, p, o, Path path)
     cdef Py_ssize_t _count_graph_sp(self, uint64_t gid, str s, str p) except -1
     cdef Py_ssize_t _count_index(self, s, p, o, bint distinct, str graph_prefix) except -1

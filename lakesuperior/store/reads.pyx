@@ -79,29 +79,27 @@ cdef class Reader(Txn):
         g = check_term(g, "graph name")
         if kind_of(g) != TERM_IRI:
             raise TermError("A graph name must be an IRI")
-        cdef uint64_t gid, pid
+        cdef uint64_t gid, pid = 0
+        cdef Record rec
+        if omit is not None:
+            omit = check_term(omit, "predicate")
+            if kind_of(omit) != TERM_IRI:
+                raise TermError("A predicate must be an IRI")
         try:
             gid = self.iri_id(g, False)
             if not gid:
                 return []
-            if omit is None:
-                return self.decode_triples(gid, self.graph_ids(gid))
-            omit = check_term(omit, "predicate")
-            if kind_of(omit) != TERM_IRI:
-                raise TermError("A predicate must be an IRI")
-            pid = self.iri_id(omit, False)
-            return self.decode_triples(gid, self._ids_without(gid, pid))
+            if omit is not None:
+                pid = self.iri_id(omit, False)      # 0: no such IRI, nothing to omit
+            rec = self.record(gid)
+            out = self.record_triples(rec, pid) if rec is not None else []
+            # gx: the one-by-one runs (containment), those of ``omit`` skipped unread
+            extra = self.gx_ids(gid, 0, 0, pid)
+            if extra:
+                out.extend(self.decode_triples(gid, extra))
+            return out
         except lmdb.Error as e:
             raise backend_error(e) from e
-
-    cdef list _ids_without(self, uint64_t gid, uint64_t pid):
-        """(s, p, o) ids of graph ``gid`` but those of predicate ``pid``: the
-        record filtered, and gx with the runs of ``pid`` skipped unread."""
-        cdef Record rec = self.record(gid)
-        cdef list out = ([t for t in rec.triple_ids() if t[1] != pid]
-                         if rec is not None else [])
-        out.extend(self.gx_ids(gid, 0, 0, pid))
-        return out
 
     def objects(self, s, p, g):
         """The objects of ``(s, p, ?)`` in graph ``g``, as one list: its record's, then

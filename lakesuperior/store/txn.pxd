@@ -34,6 +34,8 @@ cdef class Txn:
     cdef list graph_ids(self, uint64_t gid)
     cdef set graph_id_set(self)
     cdef list decode_triples(self, uint64_t gid, list ids)
+    cdef list record_triples(self, Record rec, uint64_t omit=*)
+    cdef str term_of(self, Record rec, list strs, Py_ssize_t i)
 
 cdef str check_term(term, str role)
 cdef tuple check_pattern(s, p, o, g)

@@ -360,6 +360,44 @@ cdef class Txn:
             ok = cur.set_range(be(gid + 1)) if gid < 0xFFFFFFFFFFFFFFFF else False
         return out
 
+    cdef list record_triples(self, Record rec, uint64_t omit=0):
+        """The triples of a graph record as term strings, but those of predicate
+        ``omit``: each term index decoded once, the tuples built straight from
+        the record's runs (no id tuples in between)."""
+        cdef Py_ssize_t k, i = 0, end, pi, oi, skip = rec.find(omit) if omit else -1
+        cdef Py_ssize_t n = rec.n_terms
+        cdef list strs = [None] * n
+        cdef list out = []
+        for k in range(rec.n_subjects):
+            ts = self.term_of(rec, strs, rec.subject_at(k))
+            end = rec.run_end(k)
+            if end > rec.n_triples:
+                raise StoreError("Corrupt graph record: a run past its triples")
+            while i < end:
+                pi = rec.pair_at(i, 0)
+                oi = rec.pair_at(i, 1)
+                i += 1
+                if pi >= n or oi >= n:
+                    raise StoreError("Corrupt graph record: a term index out of range")
+                if pi == skip:
+                    continue
+                tp = strs[pi]
+                if tp is None:
+                    tp = self.term_of(rec, strs, pi)
+                to = strs[oi]
+                if to is None:
+                    to = self.term_of(rec, strs, oi)
+                out.append((ts, tp, to))
+        return out
+
+    cdef str term_of(self, Record rec, list strs, Py_ssize_t i):
+        """The term at index ``i`` of ``rec``, decoded into ``strs[i]``."""
+        if i >= rec.n_terms:
+            raise StoreError("Corrupt graph record: a term index out of range")
+        t = self.decode_iri(rec.term_id_at(i)) if i < rec.n_iris else rec.term_at(i)
+        strs[i] = t
+        return t
+
     cdef list decode_triples(self, uint64_t gid, list ids):
         """Decode id triples of graph ``gid`` (each distinct id once)."""
         cdef Record rec = self.record(gid)

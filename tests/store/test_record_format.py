@@ -112,6 +112,26 @@ def test_corrupt_record_is_a_store_error(data):
         Record(data)
 
 
+def test_a_term_index_out_of_range_is_a_store_error(tmp_path):
+    triples = [(G, P, f"<info:o{i}>") for i in range(3)]
+    rec, store = written(tmp_path, triples)
+    store.close()
+    path = str(tmp_path / "store")
+    (key,) = raw_records(path)
+    # width 1, one subject, no local terms: the pairs follow the ids, the subject
+    # and its run's end; the last byte of the last pair is its object's index.
+    last_object = 18 + 8 * rec.n_terms + 1 + 4 + 2 * len(triples) - 1
+    data = bytearray(rec.data)
+    data[last_object] = 0xFE
+    env = lmdb.open(path, max_dbs=16)
+    with env.begin(write=True) as txn:
+        txn.put(key, bytes(data), db=env.open_db(b"rec", txn=txn, create=False))
+    env.close()
+    with QuadStore(path) as st, st.read() as txn:
+        with pytest.raises(StoreError, match="Corrupt graph record"):
+            txn.triples(G)
+
+
 def test_corrupt_v2_record_is_a_store_error():
     with pytest.raises(StoreError, match="Corrupt format-2 graph record"):
         upgrade_record_v2(b"\2\0\0\0\5\0\0\0")
