@@ -14,6 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from lakesuperior.admin import backup, cleanup, files, stats
+from lakesuperior.config import Config
+from lakesuperior.exceptions import AdminError
 from tests.binaries import cli_env, leftover, remove, rewrite
 
 pytestmark = pytest.mark.both_backends
@@ -149,6 +151,25 @@ def test_backup_of_s3_content_lists_it_and_names_what_is_missing(repo, tmp_path,
         assert copied == ["tmp"]
     else:
         assert "s3_objects" not in manifest and copied != ["tmp"]
+
+
+def test_a_failed_restore_leaves_no_object_behind(repo, tmp_path, binary_store):
+    """A restore that fails its verification writes nothing: no data directory,
+    and (S3) none of the objects it had copied into the bucket."""
+    _fill(repo)
+    repo.create_or_replace("/c/g", data=b"other", media_type="text/plain")
+    backup.backup(repo, tmp_path / "b", with_binaries=True)
+    path = tmp_path / "b" / backup.MANIFEST
+    manifest = json.loads(path.read_text())
+    manifest["counts"]["binaries"] += 1                 # the verification will fail
+    path.write_text(json.dumps(manifest))
+    target, keywords = binary_store({"data_dir": str(tmp_path / "r"), "sync": False},
+                                    "restored")
+    with pytest.raises(AdminError, match="Restore verification failed"):
+        backup.restore(tmp_path / "b", Config(**keywords))
+    assert not os.path.exists(tmp_path / "r")
+    if target is not None:
+        assert list(target) == []
 
 
 # --- stale staging directories of killed backups -------------------------------------------
