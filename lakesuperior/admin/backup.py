@@ -25,7 +25,8 @@ digest and size (``s3_objects``), after checking that each exists; the objects
 stay in the bucket, whose own protection (versioning, replication) is the
 binaries' backup. A restore then checks that every object the store names is
 in the configured backend, and fails if one is not. A backup with ``ldpnr/``
-restores into either backend: its files are re-hashed and stored there.
+restores into either backend: its files are re-hashed and stored there; if the
+restore then fails, the objects it added to the bucket are deleted again.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import json
 import os
 import shutil
 import time
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -295,6 +297,8 @@ def restore(src: str | os.PathLike, config: Config, *,
     stale = [name for name, _ in remove_stale_staging(os.path.dirname(data_dir))]
     staging = staging_dir(data_dir, "restoring")
     problems: list[str] = []
+    dst_bin: Any = None
+    created: list[str] = []     # objects this restore put in an object store
     try:
         progress.start("Copying the store", None)
         src_store = os.path.join(src, "ldprs")
@@ -309,12 +313,17 @@ def restore(src: str | os.PathLike, config: Config, *,
         src_bin = BinaryStore(os.path.join(src, "ldpnr"), algo) if os.path.isdir(
             os.path.join(src, "ldpnr")) else None
         dst_bin = open_backend(config.with_(data_dir=staging))
+        # An object store outlives the staging folder: what a failed restore put
+        # there is removed again (objects it already held are left alone).
+        outside = config.binaries_backend != "file"
         digests = list(src_bin) if src_bin is not None else []
         keep = frozenset(digests)
         corrupt: list[str] = []
         progress.start("Copying and verifying binaries", len(digests))
         try:
             for digest in digests:
+                if outside and not dst_bin.exists(digest):
+                    created.append(digest)
                 _copy_binary(src_bin, dst_bin, digest, corrupt, corrupt, keep)
                 progress.advance()
         finally:
@@ -356,5 +365,8 @@ def restore(src: str | os.PathLike, config: Config, *,
         promote(staging, data_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        for digest in created:
+            with suppress(Exception):   # the restore's own error is the one to see
+                dst_bin.delete(digest)
         raise
     return RestoreReport(data_dir, counts, time.perf_counter() - t0, problems, stale)
