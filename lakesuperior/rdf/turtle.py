@@ -99,4 +99,5 @@ def object_list(subject: str, predicate: str, objects: Sequence[str],
     (a store's output: the objects are written as given); empty for no objects."""
     if not objects:
         return ""
-    return f"{short.term(subject)} {short.predicate(predicate)} " + " ,\n\t\t".join(objects) + " .\n"
+    head = f"{short.term(subject)} {short.predicate(predicate)} "
+    return head + " ,\n\t\t".join(objects) + " .\n"
