@@ -4,8 +4,9 @@
    (default 10,000) of the workload graph (200 triples: ``lakesuperior.bench.workload``)
    under one container, plus the 5 resources they link to. Not timed.
 2. Starts ``oxigraph serve`` on 127.0.0.1 (a new, empty store) and times
-   ``lsup-admin sync sparql STORE --reindex --once`` (a subprocess, start-up
-   included) against the repository: resources/s (target: 10,000 in under 60 s)
+   ``lsup-admin sync sparql --quads-url STORE --reindex --once`` (a subprocess,
+   start-up included; ``--protocol graph-store``: ``sync sparql STORE``, PUT per
+   graph) against the repository: resources/s (target: 10,000 in under 60 s)
    and the CPU time the Oxigraph server spent. A no-op ``--once`` run right after
    gives the command's fixed cost.
 3. Starts ``lsup-server`` on loopback on the same data directory (authentication
@@ -132,10 +133,15 @@ def sync_command(data_dir: str, *args: str) -> list[str]:
     return [LSUP_ADMIN, "--data-dir", data_dir, "sync", "sparql", *args]
 
 
-def run_once(data_dir: str, store: str, *extra: str) -> tuple[float, str]:
-    """Run ``sync sparql STORE --once EXTRA``; its wall seconds and output."""
+def target_args(store: str, protocol: str) -> tuple[str, ...]:
+    """How ``sync sparql`` names the target ``store`` written with ``protocol``."""
+    return ("--quads-url", store) if protocol == "quads" else (store,)
+
+
+def run_once(data_dir: str, target: tuple[str, ...], *extra: str) -> tuple[float, str]:
+    """Run ``sync sparql TARGET --once EXTRA``; its wall seconds and output."""
     t0 = time.perf_counter()
-    res = subprocess.run(sync_command(data_dir, store, "--once", *extra), env=clean_env(),
+    res = subprocess.run(sync_command(data_dir, *target, "--once", *extra), env=clean_env(),
                          capture_output=True, text=True, timeout=3600)
     wall = time.perf_counter() - t0
     if res.returncode != 0:
@@ -149,15 +155,17 @@ def cpu_delta(pid: int, before: float | None) -> float | None:
     return None if before is None or after is None else round(after - before, 3)
 
 
-def reindex(data_dir: str, store: str, store_pid: int, base: str) -> dict[str, Any]:
+def reindex(data_dir: str, store: str, store_pid: int, base: str,
+            protocol: str) -> dict[str, Any]:
+    target = target_args(store, protocol)
     cpu0 = process_cpu_s(store_pid)
-    wall, out = run_once(data_dir, store, "--reindex")
+    wall, out = run_once(data_dir, target, "--reindex")
     store_cpu = cpu_delta(store_pid, cpu0)
     m = re.search(r"reindexed ([\d,]+) resources", out)
     if not m:
         raise SystemExit(f"lsup-admin sync sparql --reindex said nothing of a reindex:\n{out}")
     written = int(m.group(1).replace(",", ""))
-    noop, _ = run_once(data_dir, store)
+    noop, _ = run_once(data_dir, target)
     work = max(wall - noop, 1e-9)
     return {"resources": written, "wall_s": round(wall, 3),
             "resources_per_s": round(written / wall, 1),
@@ -213,7 +221,8 @@ def follow_lag(data_dir: str, store: str, store_pid: int, args: argparse.Namespa
         password = (Path(data_dir) / "initial-admin-password").read_text().strip()
         sync_log = open(tmp / "sync.log", "ab")
         stack.callback(sync_log.close)
-        sync = subprocess.Popen(sync_command(data_dir, store, "--follow"), env=clean_env(),
+        sync = subprocess.Popen(sync_command(data_dir, *target_args(store, args.protocol),
+                                             "--follow"), env=clean_env(),
                                 stdout=sync_log, stderr=subprocess.STDOUT)
         stack.callback(stop, sync)
         feed = Feed(data_dir, store)
@@ -270,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ingest", type=int, default=2000,
                     help="resources PUT over HTTP while the lag is sampled (default 2,000)")
     ap.add_argument("--interval", type=float, default=0.2, help="seconds between lag samples")
+    ap.add_argument("--protocol", choices=("quads", "graph-store"), default="quads",
+                    help="how the sync writes Oxigraph: one N-Quads load per batch "
+                         "(--quads-url, the default) or a PUT per graph")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--keep", metavar="DIR",
                     help="work in DIR (kept: repository, Oxigraph store, logs) "
@@ -292,8 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"repository: {args.count:,} resources of {GRAPH_SIZE} triples built in "
               f"{built['build_s']} s (feed at seq {built['feed_seq']:,})", flush=True)
         store, store_pid = start_oxigraph(tmp / "oxigraph", tmp / "oxigraph.log", stack)
-        rx = reindex(data_dir, store, store_pid, base)
-        print(f"reindex: {rx['resources']:,} resources in {rx['wall_s']} s = "
+        rx = reindex(data_dir, store, store_pid, base, args.protocol)
+        print(f"reindex ({args.protocol}): {rx['resources']:,} resources in {rx['wall_s']} s = "
               f"{rx['resources_per_s']} resources/s ({rx['resources_per_s_without_startup']}/s "
               f"without the command's {rx['command_noop_s']} s start-up); Oxigraph CPU "
               f"{rx['store_cpu_ms_per_resource']} ms/resource; "
@@ -318,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     rate = rx["resources_per_s_without_startup"]
     per_10k = rx["command_noop_s"] + 10_000 / rate if rx["resources"] else None
     result = {
-        "count": args.count, "graph_size": GRAPH_SIZE, "build": built,
+        "count": args.count, "graph_size": GRAPH_SIZE, "protocol": args.protocol,
+        "build": built,
         "reindex": rx, "follow": fl, "replica_graphs_at_end": graphs,
         "replica_graphs_expected_at_end": expected,
         "targets": {"reindex_10k_s": REINDEX_TARGET_S, "lag_s": LAG_TARGET_S,

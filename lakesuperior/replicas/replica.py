@@ -75,6 +75,7 @@ class Replica:
         self.lock = st.TargetLock(self.data_dir, target.url)
         self.state = st.load(self.data_dir, target.url) or st.TargetState(
             target.url, target.protocol, readable_by=readable_by)
+        self.state.protocol = target.protocol     # the same store, written another way
 
     @property
     def url(self) -> str:

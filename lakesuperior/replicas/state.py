@@ -29,8 +29,6 @@ __all__ = ["STATE_DIR", "TargetState", "TargetLock", "load", "save", "all_states
 
 #: The folder of the checkpoints, in the data directory.
 STATE_DIR = "replicas"
-#: The two ways of writing a target.
-PROTOCOLS = ("graph-store", "update")
 
 
 def now_iso() -> str:

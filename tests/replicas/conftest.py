@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import http.server
+import json
 import os
 import shutil
 import subprocess
@@ -94,11 +95,48 @@ class Oxigraph:
         return {name: rdflib.Graph().parse(data="".join(text), format="nt")
                 for name, text in lines.items()}
 
+    def query(self, sparql: str) -> dict:
+        """The SPARQL JSON results of ``sparql`` (a SELECT or an ASK)."""
+        req = urllib.request.Request(self.base + "/query", data=sparql.encode(),
+                                     headers={"Content-Type": "application/sparql-query",
+                                              "Accept": "application/sparql-results+json"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return json.loads(resp.read())
+
     def put(self, graph: str, ntriples: bytes) -> None:
         req = urllib.request.Request(f"{self.store}?graph={graph}", data=ntriples,
                                      method="PUT",
                                      headers={"Content-Type": rdfio.N_TRIPLES})
         urllib.request.urlopen(req, timeout=30).close()
+
+
+def put(repo: Repository, uid: str, title: str = "t") -> None:
+    """Create or replace ``uid`` with one title."""
+    repo.create_or_replace(uid, data=f"<> <http://purl.org/dc/terms/title> '{title}' ."
+                           .encode(), media_type=TTL)
+
+
+def churn(repo: Repository, tag: str = "") -> None:
+    """Creates, replaces, PATCHes, versions, binaries, deletes, purges, resurrects."""
+    put(repo, f"/a{tag}")
+    put(repo, f"/a{tag}/b")
+    repo.create_or_replace(f"/a{tag}/c", data=b"<> <http://ex.org/p> [ <http://ex.org/q> "
+                           b"'in a blank node' ] .", media_type=TTL)
+    repo.create_or_replace(f"/bin{tag}", data=b"some bytes", media_type="text/plain")
+    put(repo, f"/a{tag}/b", "replaced")
+    repo.update(f"/a{tag}", 'INSERT DATA { <> <http://purl.org/dc/terms/subject> "s" }')
+    repo.create_version(f"/a{tag}")
+    put(repo, f"/gone{tag}")
+    repo.delete(f"/gone{tag}")
+    put(repo, f"/purged{tag}")
+    repo.delete(f"/purged{tag}")
+    repo.forget(f"/purged{tag}")
+    put(repo, f"/back{tag}")
+    put(repo, f"/back{tag}/child")
+    repo.delete(f"/back{tag}")
+    repo.resurrect(f"/back{tag}")
+    put(repo, f"/hard{tag}")
+    repo.delete(f"/hard{tag}", soft=False)
 
 
 @pytest.fixture

@@ -23,17 +23,12 @@ from lakesuperior.replicas.replica import REINDEX_BATCH, Replica
 from lakesuperior.replicas.runner import Runner
 from lakesuperior.replicas.targets import make_target
 from tests.replicas.conftest import (
-    TTL,
     Oxigraph,
     assert_same,
+    put,
     repository_graphs,
     threaded_server,
 )
-
-
-def put(repo, uid: str, title: str = "t") -> None:
-    repo.create_or_replace(uid, data=f"<> <http://purl.org/dc/terms/title> '{title}' ."
-                           .encode(), media_type=TTL)
 
 
 def replica(repo, url: str, protocol: str = "graph-store", batch: int = 500,

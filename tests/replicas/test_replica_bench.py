@@ -24,6 +24,7 @@ def test_replica_sync_bench_reports_reindex_and_lag(tmp_path):
     assert lines[2].startswith("follow lag during a 1-client HTTP ingest of 15 resources (")
     assert lines[3].startswith("replica at the end: 49 graphs in Oxigraph (49 resources")
     assert lines[0].startswith("repository: 20 resources of 200 triples built in ")
+    assert lines[1].startswith("reindex (quads): 27 resources in ")
     assert "resources/s" in lines[1] and "graphs in Oxigraph" in lines[1]
     assert "Oxigraph CPU" in lines[1]
     assert "median " in lines[2] and "caught up " in lines[2] and "Oxigraph " in lines[2]
@@ -31,7 +32,7 @@ def test_replica_sync_bench_reports_reindex_and_lag(tmp_path):
     data = json.loads(out.read_text())
     assert {"count", "graph_size", "build", "reindex", "follow", "replica_graphs_at_end",
             "replica_graphs_expected_at_end", "targets", "machine"} <= set(data)
-    assert data["count"] == 20 and data["graph_size"] == 200
+    assert data["count"] == 20 and data["graph_size"] == 200 and data["protocol"] == "quads"
     rx = data["reindex"]
     # the 20 resources, their container, the 5 they link to, the root
     assert rx["resources"] == 27 and rx["replica_graphs"] == 27

@@ -15,36 +15,7 @@ from lakesuperior.replicas.runner import Runner
 from lakesuperior.replicas.status import replica_status
 from lakesuperior.replicas.targets import make_target, update_text
 from lakesuperior.repository import Repository
-from tests.replicas.conftest import TTL, assert_same, repository_graphs
-
-TITLE = b"<> <http://purl.org/dc/terms/title> '%s' ."
-
-
-def put(repo: Repository, uid: str, title: str = "t") -> None:
-    repo.create_or_replace(uid, data=TITLE.replace(b"%s", title.encode()), media_type=TTL)
-
-
-def churn(repo: Repository, tag: str = "") -> None:
-    """Creates, replaces, PATCHes, versions, binaries, deletes, purges, resurrects."""
-    put(repo, f"/a{tag}")
-    put(repo, f"/a{tag}/b")
-    repo.create_or_replace(f"/a{tag}/c", data=b"<> <http://ex.org/p> [ <http://ex.org/q> "
-                           b"'in a blank node' ] .", media_type=TTL)
-    repo.create_or_replace(f"/bin{tag}", data=b"some bytes", media_type="text/plain")
-    put(repo, f"/a{tag}/b", "replaced")
-    repo.update(f"/a{tag}", 'INSERT DATA { <> <http://purl.org/dc/terms/subject> "s" }')
-    repo.create_version(f"/a{tag}")
-    put(repo, f"/gone{tag}")
-    repo.delete(f"/gone{tag}")
-    put(repo, f"/purged{tag}")
-    repo.delete(f"/purged{tag}")
-    repo.forget(f"/purged{tag}")
-    put(repo, f"/back{tag}")
-    put(repo, f"/back{tag}/child")
-    repo.delete(f"/back{tag}")
-    repo.resurrect(f"/back{tag}")
-    put(repo, f"/hard{tag}")
-    repo.delete(f"/hard{tag}", soft=False)
+from tests.replicas.conftest import TTL, assert_same, churn, put, repository_graphs
 
 
 def replica(repo, url, protocol="graph-store", **kw) -> Replica:

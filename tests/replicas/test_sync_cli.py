@@ -17,14 +17,9 @@ from click.testing import CliRunner
 from lakesuperior.cli import cli
 from lakesuperior.replicas import state
 from lakesuperior.repository import Repository
-from tests.replicas.conftest import TTL, assert_same, repository_graphs
+from tests.replicas.conftest import assert_same, put, repository_graphs
 
 LSUP_ADMIN = os.path.join(os.path.dirname(sys.executable), "lsup-admin")
-
-
-def put(repo: Repository, uid: str, title: str = "t") -> None:
-    repo.create_or_replace(uid, data=f"<> <http://purl.org/dc/terms/title> '{title}' ."
-                           .encode(), media_type=TTL)
 
 
 @pytest.fixture
@@ -79,17 +74,19 @@ def test_once_then_status(config, oxigraph, invoke):
         assert_same(oxigraph.graphs(), repository_graphs(repo))
 
 
-def test_killing_the_sync_mid_stream_loses_nothing(config, oxigraph):
+@pytest.mark.parametrize("how", [(), ("--quads-url",)])
+def test_killing_the_sync_mid_stream_loses_nothing(config, oxigraph, how):
+    """Also between a round's deletes and its load (--quads-url)."""
     with Repository(config=config) as repo:
         put(repo, "/first")
-        proc = sync_process(config.data_dir, oxigraph.store, "--once")
+        proc = sync_process(config.data_dir, *how, oxigraph.store, "--once")
         assert proc.wait(60) == 0, proc.stderr.read()
         proc.stdout.close()
         proc.stderr.close()
         start = repo.feed_state()["seq"]
         for i in range(150):
             put(repo, f"/r{i}")
-        proc = sync_process(config.data_dir, oxigraph.store, "--follow",
+        proc = sync_process(config.data_dir, *how, oxigraph.store, "--follow",
                             env={"LSUP_REPLICAS_BATCH": "2"})
         try:
             wait_for(lambda: checkpoint(config.data_dir, oxigraph.store) > start + 20)
@@ -105,11 +102,33 @@ def test_killing_the_sync_mid_stream_loses_nothing(config, oxigraph):
         assert start < killed_at < repo.feed_state()["seq"]
         for i in range(20):
             repo.delete(f"/r{i}")
-        proc = sync_process(config.data_dir, oxigraph.store, "--once")
+        proc = sync_process(config.data_dir, *how, oxigraph.store, "--once")
         out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
         assert b"reindexed" not in out                  # caught up from the checkpoint
         assert_same(oxigraph.graphs(), repository_graphs(repo))
+
+
+def test_quads_url_then_status(config, oxigraph, invoke):
+    with Repository(config=config) as repo:
+        put(repo, "/a")
+        put(repo, "/a/b")
+    args = ("--data-dir", config.data_dir, "sync", "sparql")
+    r = invoke(*args, oxigraph.store)                      # first by Graph Store PUTs
+    assert r.exit_code == 0, r.output
+    with Repository(config=config) as repo:
+        put(repo, "/a/b", "changed")
+        repo.delete("/a")
+        put(repo, "/c")
+    r = invoke(*args, "--quads-url", oxigraph.store, "--query-url", oxigraph.base + "/query",
+               "--reindex")
+    assert r.exit_code == 0, r.output
+    assert f"{oxigraph.store}: reindexed 2 resources, deleted 2 stale graphs" in r.output
+    with Repository(config=config) as repo:
+        assert_same(oxigraph.graphs(), repository_graphs(repo))
+    r = invoke("--data-dir", config.data_dir, "sync", "status", "--json")
+    [row] = json.loads(r.output)
+    assert row["protocol"] == "quads" and row["lag_events"] == 0
 
 
 def test_killing_the_store_mid_stream_then_catching_up(config, oxigraph):
@@ -172,6 +191,7 @@ def test_credentials_come_from_the_configuration(config, error_server, invoke, t
 @pytest.mark.parametrize("args, message", [
     ((), "at least one target"),
     (("http://h/a", "http://h/a"), "given twice"),
+    (("http://h/a", "--quads-url", "http://h/a"), "given twice"),
     (("http://h/a", "http://h/b", "--query-url", "http://h/q"), "one target"),
     (("ftp://h/a",), "http(s) URL"),
     (("http://syncer:s3cret@h/a",), "holds no credentials"),
