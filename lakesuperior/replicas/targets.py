@@ -7,9 +7,10 @@ what was wanted); the graphs of one batch go over ``replicas.connections``
 keep-alive connections at once, the largest first. ``Quads``: a Graph Store
 endpoint that also loads N-Quads into its dataset (Oxigraph's ``/store``,
 Fuseki's ``/DATASET``): the graphs of a batch deleted (``DELETE ?graph=``, side by
-side as above), then loaded in one ``POST`` of N-Quads; a store that names itself
-Oxigraph (its ``Server`` header) loads a batch of ``BULK_MIN`` graphs or more with
-its bulk loader (``?no_transaction``), several times cheaper. ``SparqlUpdate``:
+side as above), then loaded by ``POST``s of N-Quads, one per connection; a store
+that names itself Oxigraph (its ``Server`` header) loads a batch of ``BULK_MIN``
+graphs or more in one request to its bulk loader (``?no_transaction``), several
+times cheaper. ``SparqlUpdate``:
 for a store with no Graph Store endpoint, one SPARQL Update request per batch
 (``DROP SILENT GRAPH`` then ``INSERT DATA`` for each graph), which a store applies
 atomically.
@@ -49,9 +50,9 @@ __all__ = ["Target", "GraphStore", "Quads", "SparqlUpdate", "Sending", "make_tar
 
 USER_AGENT = f"Lakesuperior-sync/{__version__}"
 N_QUADS = "application/n-quads"
-#: Graphs a batch has at least for Oxigraph's bulk loader: each request of it costs
-#: the store about 20 ms more than a transaction does, each graph about 2.5 ms
-#: less (docs/replicas.md).
+#: Graphs a batch has at least for Oxigraph's bulk loader. Its CPU per new graph
+#: against a transaction's: 22 and 4-5 ms loading one, 4.3 and 3.8-4.0 at 20, 2.8-3.0
+#: and 3.3-4.1 at 50, 1.7 and 4.5 at 200 (docs/performance.md, "Read replicas").
 BULK_MIN = 50
 
 
@@ -172,7 +173,6 @@ class Target:
                                f"{resp.status} {resp.reason}: {resp.excerpt(200)}")
         return resp
 
-
     def _with_query(self, query: str) -> str:
         """The target's URL with ``query`` added to its own."""
         return f"{self.url}{'&' if '?' in self.url else '?'}{query}"
@@ -205,8 +205,8 @@ class GraphStore(Target):
 
 class Quads(Target):
     """A Graph Store endpoint that loads N-Quads into its dataset by ``POST``: each
-    graph of a batch deleted, then all of them loaded in one request (see the
-    module doc).
+    graph of a batch deleted, then all of them loaded, a share per connection or
+    in one request to Oxigraph's bulk loader (see the module doc).
 
     ``send`` returns once the deletes are acknowledged, the load on its way: a
     reader of the store sees each graph of the batch missing from its delete to
@@ -226,13 +226,17 @@ class Quads(Target):
     def send(self, writes: Sequence[GraphWrite]) -> Sending:
         self._start([self._delete(w.iri) for w in writes]).wait()
         live = [w for w in writes if w.data]
-        if not live:
-            return Sending()
-        body = nquads(live)
-        url = (self._with_query("no_transaction")
-               if self.oxigraph and len(live) >= BULK_MIN else self.url)
-        return self._start([lambda client: self.request(
-            "POST", url, body, N_QUADS, client=client)])
+        if self.oxigraph and len(live) >= BULK_MIN:
+            # One load: the bulk loader's cost is mostly per request, and it
+            # parses and writes on two threads of its own.
+            return self._start([self._post(self._with_query("no_transaction"), live)])
+        # A transaction runs on one thread of the store: one load per connection.
+        return self._start([self._post(self.url, share)
+                            for share in _dealt(live, self.connections)])
+
+    def _post(self, url: str, writes: Sequence[GraphWrite]) -> Callable[[HttpClient], object]:
+        body = nquads(writes)
+        return lambda client: self.request("POST", url, body, N_QUADS, client=client)
 
 
 class SparqlUpdate(Target):
@@ -248,6 +252,18 @@ class SparqlUpdate(Target):
             "POST", self.url, body, "application/sparql-update", client=client)])
 
 
+def _dealt(writes: Sequence[GraphWrite], n: int) -> list[list[GraphWrite]]:
+    """``writes`` dealt into at most ``n`` non-empty shares of about the same size,
+    the largest first."""
+    shares: list[list[GraphWrite]] = [[] for _ in range(min(n, len(writes)))]
+    sizes = [0] * len(shares)
+    for w in sorted(writes, key=lambda w: -len(w.data or b"")):
+        i = sizes.index(min(sizes))
+        shares[i].append(w)
+        sizes[i] += len(w.data or b"")
+    return shares
+
+
 def nquads(writes: Sequence[GraphWrite]) -> bytes:
     """The graphs of ``writes`` as one N-Quads document, each triple in its graph.
     Blank node labels are made distinct per graph (a document shares its labels)."""
@@ -256,7 +272,7 @@ def nquads(writes: Sequence[GraphWrite]) -> bytes:
         if not w.data:
             continue
         data = w.data
-        if b"_:" in data:
+        if b"_:" in data:          # a blank node (or a literal holding "_:": harmless)
             data = _relabel(data.decode("utf-8"), f"g{n}_").encode("utf-8")
         # Canonical N-Triples: each line ends with " .\n", which no term holds.
         parts.append(data.replace(b" .\n", f" {iri_term(w.iri)} .\n".encode()))

@@ -1,9 +1,9 @@
 """The ``quads`` target (``--quads-url``) into a real Oxigraph server: each batch's
-graphs deleted, then loaded in one ``POST`` of N-Quads (Oxigraph's bulk loader for
-a batch of ``BULK_MIN`` graphs or more). Graphs replaced exactly, blank nodes kept
-apart per graph, a failed load moves no checkpoint, a reindex removes the graphs
-the repository no longer has, and a store that is not Oxigraph never gets the
-bulk loader's parameter."""
+graphs deleted, then loaded by ``POST``s of N-Quads, one per connection (one to
+Oxigraph's bulk loader for a batch of ``BULK_MIN`` graphs or more). Graphs
+replaced exactly, blank nodes kept apart per graph, a failed load moves no
+checkpoint, a reindex removes the graphs the repository no longer has, and a
+store that is not Oxigraph never gets the bulk loader's parameter."""
 from __future__ import annotations
 
 import http.client
@@ -17,7 +17,7 @@ from lakesuperior.replicas import state
 from lakesuperior.replicas.graphs import GraphWrite
 from lakesuperior.replicas.replica import Replica
 from lakesuperior.replicas.runner import Runner
-from lakesuperior.replicas.targets import BULK_MIN, Quads, make_target, nquads
+from lakesuperior.replicas.targets import BULK_MIN, Quads, _dealt, make_target, nquads
 from tests.replicas.conftest import (
     assert_same,
     churn,
@@ -102,23 +102,6 @@ def posts(srv) -> list[str]:
 # -- tests ------------------------------------------------------------------------------
 
 
-def test_every_kind_of_change_reaches_the_replica(repo, oxigraph):
-    churn(repo, "1")
-    out = once(replica(repo, oxigraph.store))[oxigraph.store]
-    assert out.done and out.error == "" and out.reindex is not None
-    assert_same(oxigraph.graphs(), repository_graphs(repo))
-    churn(repo, "2")                         # then the feed, 7 events a round
-    repo.delete("/a1/b")
-    repo.forget("/a1/b")
-    repo.delete("/bin1")
-    put(repo, "/a1", "again")
-    out = once(replica(repo, oxigraph.store))[oxigraph.store]
-    assert out.done and out.reindex is None and out.events > 20
-    assert_same(oxigraph.graphs(), repository_graphs(repo))
-    st = state.load(repo.config.data_dir, oxigraph.store)
-    assert st is not None and st.seq == repo.feed_state()["seq"] and st.protocol == "quads"
-
-
 def test_an_updated_graph_keeps_no_stale_triple(repo, oxigraph, proxy):
     """Replaced whole, by both loads: the bulk loader's (a reindex of more than
     BULK_MIN graphs) and a transaction's (a small round)."""
@@ -132,7 +115,7 @@ def test_an_updated_graph_keeps_no_stale_triple(repo, oxigraph, proxy):
     put(repo, "/s3", "second")
     repo.delete("/s4")
     assert once(replica(repo, url))[url].done
-    assert posts(proxy) == ["/store"]
+    assert posts(proxy) == ["/store", "/store"]        # /s3 and the root, side by side
     graphs = oxigraph.graphs()
     text = graphs[base + "/s3"].serialize(format="nt")
     assert "second" in text and "first 3" not in text
@@ -236,10 +219,21 @@ def test_a_store_that_is_not_oxigraph_gets_no_bulk_load(repo, oxigraph, proxy):
     for i in range(BULK_MIN + 10):
         put(repo, f"/x{i}")
     assert once(replica(repo, url), reindex=True)[url].done
-    assert posts(proxy) == ["/store"]
+    assert posts(proxy) == ["/store"] * repo.config.replicas_connections
     assert_same(oxigraph.graphs(), repository_graphs(repo))
 
 
 def test_an_unknown_protocol_is_refused(config):
     with pytest.raises(ReplicaError, match="No such replica protocol"):
         make_target("http://127.0.0.1:1/store", "carrier-pigeon", config)
+
+
+def test_a_transaction_load_is_dealt_over_the_connections():
+    line = b"<http://h/s> <http://h/p> <http://h/o> .\n"
+    ws = [GraphWrite(f"http://h/{i}", line * size)
+          for i, size in enumerate([9, 1, 1, 5, 3, 2, 2, 1])]
+    shares = _dealt(ws, 3)
+    assert sorted(w.iri for share in shares for w in share) == sorted(w.iri for w in ws)
+    # the largest first, each to the lightest share
+    assert sorted(sum(len(w.data) for w in share) // len(line) for share in shares) == [7, 8, 9]
+    assert [len(s) for s in _dealt(ws[:2], 4)] == [1, 1]    # never an empty share

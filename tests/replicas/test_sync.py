@@ -1,4 +1,4 @@
-"""Syncing into a real Oxigraph server: every kind of change, both protocols,
+"""Syncing into a real Oxigraph server: every kind of change, each protocol,
 reindex, several targets, the retention gap, the filter, and what a bad target
 leaves behind (nothing: the checkpoint waits for the acknowledgement)."""
 from __future__ import annotations
@@ -26,9 +26,10 @@ def once(*replicas: Replica, reindex: bool = False):
     return Runner(replicas, reindex=reindex, min_backoff=0.01, max_backoff=0.05).once()
 
 
-def test_every_kind_of_change_reaches_the_replica(repo, oxigraph):
+@pytest.mark.parametrize("protocol", ["graph-store", "quads"])
+def test_every_kind_of_change_reaches_the_replica(repo, oxigraph, protocol):
     churn(repo, "1")
-    out = once(replica(repo, oxigraph.store))[oxigraph.store]
+    out = once(replica(repo, oxigraph.store, protocol))[oxigraph.store]
     assert out.done and out.error == "" and out.reindex is not None   # a new target: filled
     assert_same(oxigraph.graphs(), repository_graphs(repo))
     churn(repo, "2")                       # then the feed, 7 events a round
@@ -36,11 +37,12 @@ def test_every_kind_of_change_reaches_the_replica(repo, oxigraph):
     repo.forget("/a1/b")
     repo.delete("/bin1")
     put(repo, "/a1", "again")
-    out = once(replica(repo, oxigraph.store))[oxigraph.store]
+    out = once(replica(repo, oxigraph.store, protocol))[oxigraph.store]
     assert out.done and out.reindex is None and out.events > 20
     assert_same(oxigraph.graphs(), repository_graphs(repo))
     st = state.load(repo.config.data_dir, oxigraph.store)
     assert st is not None and st.seq == repo.feed_state()["seq"] and st.filled
+    assert st.protocol == protocol
     [row] = replica_status(repo)
     assert (row["lag_events"], row["lag_seconds"], row["gap"]) == (0, 0.0, False)
 
