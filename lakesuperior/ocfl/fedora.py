@@ -91,14 +91,23 @@ def uid_of_id(fid: Any, where: str) -> str:
 def to_fedora(triples: Iterable[Triple]) -> list[Triple]:
     """Internal triples with this repository's IRIs (hash IRIs included) as
     Fedora's ``info:fedora`` ones."""
-    def term(t: str) -> str:
-        if not t.startswith(RES_PREFIX):
-            return t
-        rest = t[_RES_LEN:]
-        if rest == "/>" or rest.startswith("/#"):
-            rest = rest[1:]
-        return _FEDORA_TERM + rest
-    return [(term(s), p, term(o)) for s, p, o in triples]
+    subjects: dict[str, str] = {}      # a resource's triples share a few subjects
+    out = []
+    for s, p, o in triples:
+        fs = subjects.get(s)
+        if fs is None:
+            fs = subjects[s] = _to_fedora_term(s)
+        out.append((fs, p, _to_fedora_term(o) if o.startswith(RES_PREFIX) else o))
+    return out
+
+
+def _to_fedora_term(t: str) -> str:
+    if not t.startswith(RES_PREFIX):
+        return t
+    rest = t[_RES_LEN:]
+    if rest == "/>" or rest.startswith("/#"):
+        rest = rest[1:]
+    return _FEDORA_TERM + rest
 
 
 def from_fedora(triples: Iterable[Triple], urimap: UriMap) -> list[Triple]:
