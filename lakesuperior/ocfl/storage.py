@@ -139,8 +139,11 @@ def _indented(data: Any, pad: str, parts: list[str]) -> None:
         for key, value in data.items():
             if not isinstance(key, str):
                 raise TypeError(f"JSON keys here are strings, not {key!r:.40}")
-            parts.append(sep + _json_string(key) + ": ")
-            _indented(value, inner, parts)
+            if isinstance(value, str):     # most values: no call for them
+                parts.append(sep + _json_string(key) + ": " + _json_string(value))
+            else:
+                parts.append(sep + _json_string(key) + ": ")
+                _indented(value, inner, parts)
             sep = "," + inner
         parts.append(pad + "}")
     elif isinstance(data, list | tuple):
@@ -150,8 +153,11 @@ def _indented(data: Any, pad: str, parts: list[str]) -> None:
         inner = pad + "  "
         sep = "[" + inner
         for value in data:
-            parts.append(sep)
-            _indented(value, inner, parts)
+            if isinstance(value, str):
+                parts.append(sep + _json_string(value))
+            else:
+                parts.append(sep)
+                _indented(value, inner, parts)
             sep = "," + inner
         parts.append(pad + "]")
     else:
