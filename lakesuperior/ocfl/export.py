@@ -25,7 +25,6 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from lakesuperior import rdfio
 from lakesuperior.admin.files import has_content, promote, remove_stale_staging, staging_dir
 from lakesuperior.admin.progress import QUIET, Progress
 from lakesuperior.auth import acl as acls
@@ -231,9 +230,9 @@ class _ObjectExport:
         m = self._read.get(uid)
         if m is None:
             txn = self.ctx.txn
-            live = txn.has_graph(res_uri(uid))
-            current = txn.triples(res_uri(uid) if live else graph("bury", uid),
-                                  omit=LDP_CONTAINS)
+            # a live resource's graph is never empty (its types, its dates)
+            current = (txn.triples(res_uri(uid), omit=LDP_CONTAINS)
+                       or txn.triples(graph("bury", uid), omit=LDP_CONTAINS))
             gone = deleted_at(txn, uid)
             m = self._read[uid] = _Member(own_ids(self.ctx, uid), current, gone,
                                           ResourceState.of(uid, current, gone))
@@ -374,7 +373,7 @@ class _ObjectExport:
                 digests = self._binary(writer, s, content)
                 fields["contentPath"] = content
         else:
-            body = _ntriples(fedora.to_fedora(s.user))
+            body = fedora.rdf_content(s.user)
             d = writer.add_bytes(content, body)
             fields.update(contentPath=content, contentSize=len(body))
             digests = [f"urn:{URN_NAMES[self.digest]}:{d}"]
@@ -408,7 +407,7 @@ class _ObjectExport:
                       stateToken=fedora.state_token(did, str(s.deleted or s.modified)),
                       objectRoot=False, archivalGroup=False)
         if s.deleted is None:
-            body = _ntriples(fedora.to_fedora(t for t in s.user if t[1] != EBUCORE_FILENAME))
+            body = fedora.rdf_content(t for t in s.user if t[1] != EBUCORE_FILENAME)
             d = writer.add_bytes(path, body)
             fields.update(contentPath=path, contentSize=len(body),
                           digests=[f"urn:{URN_NAMES[self.digest]}:{d}"])
@@ -424,7 +423,7 @@ class _ObjectExport:
             return
         aid = f"{rid}/{fedora.FCR_ACL}"
         path = fedora.content_file(self.root_id, rid, "acl", container=not binary)
-        body = _ntriples(fedora.to_fedora(triples))
+        body = fedora.rdf_content(triples)
         d = writer.add_bytes(path, body)
         fields = dict(common, id=aid, parent=rid, interactionModel=fedora.ACL,
                       stateToken=fedora.state_token(aid, str(s.modified)),
@@ -434,10 +433,6 @@ class _ObjectExport:
         writer.add_bytes(fedora.header_path(self.root_id, rid, "acl"),
                          _json(fedora.headers(**fields)))
         self.report.acls += 1
-
-
-def _ntriples(triples: Any) -> bytes:
-    return rdfio.serialize(sorted(triples), rdfio.N_TRIPLES)
 
 
 def _json(doc: dict[str, Any]) -> bytes:
