@@ -15,6 +15,7 @@ adds versions to an existing root, each object's inventory replaced last.
 """
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import shutil
@@ -24,7 +25,6 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from lakesuperior import rdfio
 from lakesuperior.admin.files import has_content, promote, remove_stale_staging, staging_dir
 from lakesuperior.admin.progress import QUIET, Progress
 from lakesuperior.auth import acl as acls
@@ -63,6 +63,7 @@ from lakesuperior.ocfl.storage import (
     open_root,
     read_inventory,
 )
+from lakesuperior.rdfio import Triple
 from lakesuperior.repository import Repository
 
 __all__ = ["ExportReport", "export_ocfl"]
@@ -168,6 +169,23 @@ def _group_of(ctx: Context, uid: str, cache: dict[str, str | None]) -> str | Non
     return found
 
 
+def _vid_time(vid: str) -> datetime:
+    """The datetime of a version id (yyyyMMddHHmmss, UTC)."""
+    return datetime(int(vid[0:4]), int(vid[4:6]), int(vid[6:8]), int(vid[8:10]),
+                    int(vid[10:12]), int(vid[12:14]), tzinfo=UTC)
+
+
+@dataclass
+class _Member:
+    """One member of an object as the export reads it once: its own version ids
+    (oldest first), its current triples, when it was deleted, its current state."""
+
+    own: list[str]
+    current: list[Triple]
+    gone: datetime | None
+    now: ResourceState
+
+
 class _ObjectExport:
     """The versions of one OCFL object (a resource, or an Archival Group and its
     members), written one after the other."""
@@ -181,6 +199,7 @@ class _ObjectExport:
         self.digest = digest
         self.report = report
         self.root_id = fedora.fedora_id(uid)
+        self._read: dict[str, _Member] = {}      # the members read so far, by uid
         self.members = self._members() if is_group else [uid]
 
     def _members(self) -> list[str]:
@@ -206,42 +225,52 @@ class _ObjectExport:
             return group_ids(self.ctx, self.uid)
         return own_ids(self.ctx, self.uid)
 
+    def _member(self, uid: str) -> _Member:
+        """What every version of ``uid`` needs, read once per object."""
+        m = self._read.get(uid)
+        if m is None:
+            txn = self.ctx.txn
+            # a live resource's graph is never empty (its types, its dates)
+            current = (txn.triples(res_uri(uid), omit=LDP_CONTAINS)
+                       or txn.triples(graph("bury", uid), omit=LDP_CONTAINS))
+            gone = deleted_at(txn, uid)
+            m = self._read[uid] = _Member(own_ids(self.ctx, uid), current, gone,
+                                          ResourceState.of(uid, current, gone))
+        return m
+
     def _state_at(self, uid: str, vid: str | None) -> ResourceState | None:
         """``uid`` as it was at version ``vid`` (None: now); None if it did not exist."""
-        ctx = self.ctx
-        txn = ctx.txn
-        own = own_ids(ctx, uid)
-        live = txn.has_graph(res_uri(uid))
-        current = txn.triples(res_uri(uid) if live else graph("bury", uid),
-                              omit=LDP_CONTAINS)
+        m = self._member(uid)
         if vid is None:
-            return ResourceState.of(uid, current, deleted_at(txn, uid))
-        older = [v for v in own if v <= vid]
+            return m.now
+        older = bisect.bisect_right(m.own, vid)
         if not older:
             return None
-        at = older[-1]
-        when = datetime.strptime(vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
-        gone = deleted_at(txn, uid)
-        if gone is not None and gone <= when:
-            return ResourceState.of(uid, current, gone)
-        triples = txn.triples(snap_graph(uid, at)) or (current if at == own[-1] else [])
-        if not triples:
+        at = m.own[older - 1]
+        if m.gone is not None and m.gone <= _vid_time(vid):
+            return m.now
+        snap = self.ctx.txn.triples(snap_graph(uid, at))
+        if snap:
+            return ResourceState.of(uid, [t for t in snap if t[1] != LDP_CONTAINS], None)
+        if at != m.own[-1] or not m.current:
             return None
-        return ResourceState.of(uid, [t for t in triples if t[1] != LDP_CONTAINS], None)
+        # the live version: the current state, stored once
+        return m.now if m.gone is None else ResourceState.of(uid, m.current, None)
 
     def _plan(self) -> Iterator[tuple[datetime, str | None, list[ResourceState]]]:
         """(created, vid or None for the current state, member states) per version."""
         last: list[ResourceState] | None = None
         last_when: datetime | None = None
         for vid in self._version_ids():
-            when = datetime.strptime(vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+            when = _vid_time(vid)
             states = [s for s in (self._state_at(m, vid) for m in self.members) if s]
             if not states or states[0].uid != self.uid:
                 continue
             last, last_when = states, when
             yield when, vid, states
         now = [s for s in (self._state_at(m, None) for m in self.members) if s]
-        if last is not None and [s.key() for s in last] == [s.key() for s in now]:
+        if last is not None and len(last) == len(now) and all(
+                a is b or a.key() == b.key() for a, b in zip(last, now, strict=True)):
             return
         when = max(s.changed for s in now)
         if last_when is not None and when < last_when:
@@ -273,13 +302,12 @@ class _ObjectExport:
             return
         new = not inv.versions
         if new:
-            os.makedirs(obj_dir, exist_ok=True)
-            with open(os.path.join(obj_dir, f"0=ocfl_object_{self.root.version}"), "w",
-                      encoding="utf-8") as fh:
-                fh.write(f"ocfl_object_{self.root.version}\n")
+            if since is not None:   # what an interrupted export left of a new object
+                shutil.rmtree(obj_dir, ignore_errors=True)
+            self.root.make_object_dir(self.root_id)
         else:
             drop_head(obj_dir)
-        writer = ObjectWriter(obj_dir, inv)
+        writer = ObjectWriter(obj_dir, inv, new=new)
         try:
             for i, (when, vid, states) in enumerate(plan):
                 final = i == len(plan) - 1
@@ -295,6 +323,7 @@ class _ObjectExport:
                 else:
                     writer.commit(when, user, CURRENT_STATE if vid is None else _MESSAGE)
                     self.report.versions += 1
+            writer.finish()
         except BaseException:
             writer.discard()
             if new:
@@ -344,7 +373,7 @@ class _ObjectExport:
                 digests = self._binary(writer, s, content)
                 fields["contentPath"] = content
         else:
-            body = _ntriples(fedora.to_fedora(s.user))
+            body = fedora.rdf_content(s.user)
             d = writer.add_bytes(content, body)
             fields.update(contentPath=content, contentSize=len(body))
             digests = [f"urn:{URN_NAMES[self.digest]}:{d}"]
@@ -378,7 +407,7 @@ class _ObjectExport:
                       stateToken=fedora.state_token(did, str(s.deleted or s.modified)),
                       objectRoot=False, archivalGroup=False)
         if s.deleted is None:
-            body = _ntriples(fedora.to_fedora(t for t in s.user if t[1] != EBUCORE_FILENAME))
+            body = fedora.rdf_content(t for t in s.user if t[1] != EBUCORE_FILENAME)
             d = writer.add_bytes(path, body)
             fields.update(contentPath=path, contentSize=len(body),
                           digests=[f"urn:{URN_NAMES[self.digest]}:{d}"])
@@ -394,7 +423,7 @@ class _ObjectExport:
             return
         aid = f"{rid}/{fedora.FCR_ACL}"
         path = fedora.content_file(self.root_id, rid, "acl", container=not binary)
-        body = _ntriples(fedora.to_fedora(triples))
+        body = fedora.rdf_content(triples)
         d = writer.add_bytes(path, body)
         fields = dict(common, id=aid, parent=rid, interactionModel=fedora.ACL,
                       stateToken=fedora.state_token(aid, str(s.modified)),
@@ -404,10 +433,6 @@ class _ObjectExport:
         writer.add_bytes(fedora.header_path(self.root_id, rid, "acl"),
                          _json(fedora.headers(**fields)))
         self.report.acls += 1
-
-
-def _ntriples(triples: Any) -> bytes:
-    return rdfio.serialize(sorted(triples), rdfio.N_TRIPLES)
 
 
 def _json(doc: dict[str, Any]) -> bytes:

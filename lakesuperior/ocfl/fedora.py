@@ -18,13 +18,14 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import quote, unquote
 
+from lakesuperior import rdfio
 from lakesuperior.exceptions import InvalidResourceError, OcflError
 from lakesuperior.model.uids import RES_PREFIX, ROOT_UID, UriMap, normalize_uid
 from lakesuperior.ocfl.storage import iso_instant, parse_instant
 from lakesuperior.rdfio import Triple
 
 __all__ = ["INFO_FEDORA", "NON_RDF", "DESCRIPTION", "ACL", "CONTAINERS", "MODELS",
-           "fedora_id", "uid_of_id", "to_fedora", "from_fedora", "header_path",
+           "fedora_id", "uid_of_id", "to_fedora", "from_fedora", "rdf_content", "header_path",
            "content_file", "headers", "validate_headers", "FCR_METADATA", "FCR_ACL",
            "ROOT_HEADER"]
 
@@ -91,14 +92,38 @@ def uid_of_id(fid: Any, where: str) -> str:
 def to_fedora(triples: Iterable[Triple]) -> list[Triple]:
     """Internal triples with this repository's IRIs (hash IRIs included) as
     Fedora's ``info:fedora`` ones."""
-    def term(t: str) -> str:
-        if not t.startswith(RES_PREFIX):
-            return t
-        rest = t[_RES_LEN:]
-        if rest == "/>" or rest.startswith("/#"):
-            rest = rest[1:]
-        return _FEDORA_TERM + rest
-    return [(term(s), p, term(o)) for s, p, o in triples]
+    subjects: dict[str, str] = {}      # a resource's triples share a few subjects
+    out = []
+    for s, p, o in triples:
+        fs = subjects.get(s)
+        if fs is None:
+            fs = subjects[s] = _to_fedora_term(s)
+        out.append((fs, p, _to_fedora_term(o) if o.startswith(RES_PREFIX) else o))
+    return out
+
+
+def rdf_content(triples: Iterable[Triple]) -> bytes:
+    """The content file of an RDF resource (a container, a description, an ACL):
+    the triples with Fedora's IRIs (``to_fedora``) as N-Triples, one line per
+    triple, sorted. Sorting the lines orders them as sorting the triples would,
+    for less: where a canonical term is a proper prefix of another, the longer
+    goes on with a character above the space that ends the shorter in its line
+    (a literal's ``@`` or ``^``, a blank node label's name character; an IRI ends
+    at its only ``>``), and UTF-8 bytes sort as their code points."""
+    lines = rdfio.serialize(to_fedora(triples), rdfio.N_TRIPLES).split(b"\n")
+    lines.pop()             # the empty piece after the last line's newline
+    lines.sort()
+    lines.append(b"")
+    return b"\n".join(lines)
+
+
+def _to_fedora_term(t: str) -> str:
+    if not t.startswith(RES_PREFIX):
+        return t
+    rest = t[_RES_LEN:]
+    if rest == "/>" or rest.startswith("/#"):
+        rest = rest[1:]
+    return _FEDORA_TERM + rest
 
 
 def from_fedora(triples: Iterable[Triple], urimap: UriMap) -> list[Triple]:

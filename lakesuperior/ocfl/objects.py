@@ -8,7 +8,6 @@ Memory holds one file's bytes at a time and the object's inventory.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -22,6 +21,9 @@ from lakesuperior.ocfl.storage import (
     Inventory,
     Version,
     content_path,
+    new_file,
+    put_file,
+    write_all,
     write_file,
 )
 
@@ -46,18 +48,33 @@ _CHUNK = 1 << 20
 
 
 class ObjectWriter:
-    """Adds versions to an OCFL object in ``object_dir`` (new, or an existing one
-    whose ``inventory`` is given): ``add_bytes`` / ``add_stream`` the files of the
-    next version, then ``commit``. The object's root inventory is replaced last
-    (atomically), so an interrupted write leaves the object at its previous head."""
+    """Adds versions to an OCFL object in ``object_dir`` (``new``: just made, empty;
+    else an existing one whose ``inventory`` is given): ``add_bytes`` / ``add_stream``
+    the files of the next version, then ``commit``; ``finish`` at the end. The
+    object's root inventory is written last: an existing object's replaced
+    (atomically) at each commit, so an interrupted write leaves it at its previous
+    head; a new object's once, by ``finish`` (without it the directory is no
+    object). Each directory is made once, each file written with one open."""
 
-    def __init__(self, object_dir: str, inventory: Inventory):
+    def __init__(self, object_dir: str, inventory: Inventory, *, new: bool):
         self.dir = object_dir
         self.inv = inventory
+        self.new = new
         self.state: dict[str, str] = {}
         self.bytes_written = 0
         self.files_written = 0
         self.mutable = False
+        self._dirs = {""}           # directories known to exist, relative to the object
+        #: A new object's root inventory and sidecar, written by ``finish``.
+        self._pending: tuple[bytes, bytes] | None = None
+        #: The root inventory's sidecar, once written or read.
+        self._root_sidecar: bytes | None = None
+        if new:
+            put_file(os.path.join(object_dir, f"0=ocfl_object_{inventory.ocfl_version}"),
+                     f"ocfl_object_{inventory.ocfl_version}\n".encode())
+        else:
+            # what an interrupted export may have left beyond the head
+            shutil.rmtree(os.path.join(object_dir, f"v{self._next}"), ignore_errors=True)
 
     def start_head(self) -> None:
         """The files added next are the object's mutable head (extension 0005: the
@@ -79,18 +96,28 @@ class ObjectWriter:
         self.inv.manifest[digest] = [rel]
         return rel
 
+    def _dir(self, rel: str) -> None:
+        """Make the directory ``rel`` (relative to the object) and those above it,
+        unless known to exist; one ``mkdir`` each (an existing object's may be there)."""
+        if rel in self._dirs:
+            return
+        self._dir(rel.rpartition("/")[0])
+        try:
+            os.mkdir(os.path.join(self.dir, rel))
+        except FileExistsError:
+            pass
+        self._dirs.add(rel)
+
     def _target(self, rel: str) -> str:
-        path = os.path.join(self.dir, rel)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        return path
+        self._dir(rel.rpartition("/")[0])
+        return os.path.join(self.dir, rel)
 
     def add_bytes(self, logical: str, data: bytes) -> str:
         """Add a file of the next version; return its digest."""
         digest = hashlib.new(self.inv.algorithm, data).hexdigest()
         rel = self._store(digest, logical)
         if rel is not None:
-            with open(self._target(rel), "wb") as fh:
-                fh.write(data)
+            put_file(self._target(rel), data)
             self.bytes_written += len(data)
             self.files_written += 1
         self.state[logical] = digest
@@ -107,11 +134,15 @@ class ObjectWriter:
         rel = self._store(known, logical)
         if rel is not None:
             h = hashlib.new(algo)
-            with opener() as src, open(self._target(rel), "wb") as dst:
-                while chunk := src.read(_CHUNK):
-                    h.update(chunk)
-                    dst.write(chunk)
-                    self.bytes_written += len(chunk)
+            with opener() as src:
+                fd = new_file(self._target(rel))
+                try:
+                    while chunk := src.read(_CHUNK):
+                        h.update(chunk)
+                        write_all(fd, chunk)
+                        self.bytes_written += len(chunk)
+                finally:
+                    os.close(fd)
             self.files_written += 1
             if h.hexdigest() != known:
                 raise OcflError(f"{what}: the stored content does not match its recorded "
@@ -120,35 +151,52 @@ class ObjectWriter:
         return known
 
     def commit(self, created: datetime, user: str | None, message: str) -> None:
-        """Make the files added since the last commit the next version."""
+        """Make the files added since the last commit the next version. The object
+        root's inventory follows: at once for an existing object, at ``finish`` for
+        a new one (written once, whatever its number of versions)."""
         n = self._next
         self.inv.versions.append(Version(created, self.state, message, _user(user)))
         self.state = {}
-        self.inv.write(self.dir, n)
+        files = self.inv.encode(n)
+        self._dir(f"v{n}")
+        self.inv.write(os.path.join(self.dir, f"v{n}"), files, replace=False)
+        self._root_sidecar = files[1]
+        if self.new:
+            self._pending = files
+        else:
+            self.inv.write(self.dir, files, replace=True)
+
+    def finish(self) -> None:
+        """Write what is left of the object: a new object's root inventory."""
+        if self._pending is not None:
+            self.inv.write(self.dir, self._pending, replace=False)
+            self._pending = None
 
     def commit_head(self, created: datetime, user: str | None, message: str) -> None:
         """Write the files added since ``start_head`` as the mutable head: revision
         r1 in ``extensions/0005-mutable-head``, its inventory (the committed versions
         and the head) beside it; the object's own inventory is left as it is."""
+        self.finish()
         head = Inventory(self.inv.id, self.inv.algorithm, self.inv.ocfl_version,
                          self.inv.manifest, [*self.inv.versions,
                                              Version(created, self.state, message,
                                                      _user(user))],
                          self.inv.content_directory)
-        head_dir = os.path.join(self.dir, HEAD_DIR)
-        doc = head.as_json(also=HEAD_DIR + "/")
-        body = (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-        write_file(os.path.join(head_dir, "inventory.json"), body)
-        write_file(os.path.join(head_dir, f"inventory.json.{self.inv.algorithm}"),
-                   f"{hashlib.new(self.inv.algorithm, body).hexdigest()}  inventory.json\n"
-                   .encode())
-        write_file(os.path.join(self.dir, REVISIONS_DIR, "r1"), b"r1")
+        self._dir(HEAD_DIR)
+        self._dir(REVISIONS_DIR)
+        replace = not self.new
+        head.write(os.path.join(self.dir, HEAD_DIR), head.encode(also=HEAD_DIR + "/"),
+                   replace=replace)
+        write = write_file if replace else put_file
+        write(os.path.join(self.dir, REVISIONS_DIR, "r1"), b"r1")
         # The root inventory's sidecar when the head was made (ocfl-java checks that
         # the object was not changed under its mutable head).
         sidecar = f"inventory.json.{self.inv.algorithm}"
-        with open(os.path.join(self.dir, sidecar), "rb") as fh:
-            write_file(os.path.join(self.dir, "extensions", MUTABLE_HEAD, "root-" + sidecar),
-                       fh.read())
+        if self._root_sidecar is None:
+            with open(os.path.join(self.dir, sidecar), "rb") as fh:
+                self._root_sidecar = fh.read()
+        write(os.path.join(self.dir, "extensions", MUTABLE_HEAD, "root-" + sidecar),
+              self._root_sidecar)
         self.state = {}
 
     def discard(self) -> None:
@@ -161,6 +209,7 @@ class ObjectWriter:
         self.inv.manifest = {d: p for d, p in self.inv.manifest.items()
                              if not p[0].startswith((f"v{n}/", HEAD_DIR))}
         self.state = {}
+        self._dirs = {""}
 
 
 def _user(name: str | None) -> dict[str, str] | None:

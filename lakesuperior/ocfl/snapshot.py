@@ -25,7 +25,7 @@ from lakesuperior.model.namespaces import (
     RDF_TYPE,
 )
 from lakesuperior.model.nonrdf import parse_digest_urn
-from lakesuperior.model.server_managed import is_server_managed
+from lakesuperior.model.server_managed import MAYBE_MANAGED, is_server_managed
 from lakesuperior.model.uids import graph, res_uri, uid_of
 from lakesuperior.rdfio import Triple
 from lakesuperior.store.reads import Reader
@@ -78,7 +78,9 @@ class ResourceState:
     digests: dict[str, str] = field(default_factory=dict)
     external_url: str | None = None
     external_handling: str | None = None
-    fingerprint: str = ""
+    #: The binary's values the export writes (``p o`` of ``_CONTENT_VALUES`` and digests).
+    content: tuple[str, ...] = ()
+    _fingerprint: str | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def of(cls, uid: str, triples: list[Triple], deleted: datetime | None) -> ResourceState:
@@ -89,6 +91,11 @@ class ResourceState:
         user: list[Triple] = []
         for t in triples:
             s, p, o = t
+            if not p.startswith(MAYBE_MANAGED):    # a client's predicate (most of them)
+                if p == EBUCORE_FILENAME and s == res:
+                    values.setdefault(p, o)
+                user.append(t)
+                continue
             if s == res and p == RDF_TYPE:
                 types.append(o)
             if p == EBUCORE_FILENAME and s == res:
@@ -106,13 +113,9 @@ class ResourceState:
         def text(p: str) -> str | None:
             return lexical(values.get(p))
         size = text(PREMIS_HAS_SIZE)
-        # What the export writes of the state: the client's triples and the binary's
-        # values, not the timestamps (a child added changes its container's).
-        kept = [" ".join(t) for t in user] + [f"{p} {o}" for p, o in sorted(values.items())
-                                              if p in _CONTENT_VALUES]
-        kept += [f"{a} {v}" for a, v in sorted(digests.items())]
-        fingerprint = hashlib.sha1("\n".join(sorted(kept)).encode(),
-                                   usedforsecurity=False).hexdigest()
+        content = tuple([f"{p} {o}" for p, o in sorted(values.items())
+                         if p in _CONTENT_VALUES]
+                        + [f"{a} {v}" for a, v in sorted(digests.items())])
         return cls(uid, interaction.model_of(types), user,
                    parse_xsd_datetime(text(FCREPO_CREATED)), text(FCREPO_CREATED_BY),
                    parse_xsd_datetime(text(FCREPO_LAST_MODIFIED)),
@@ -120,7 +123,18 @@ class ResourceState:
                    mimetype=text(EBUCORE_HAS_MIME_TYPE), filename=text(EBUCORE_FILENAME),
                    size=int(size) if size and size.isdigit() else None, digests=digests,
                    external_url=text(EXTERNAL_URL), external_handling=text(EXTERNAL_HANDLING),
-                   fingerprint=fingerprint)
+                   content=content)
+
+    @property
+    def fingerprint(self) -> str:
+        """A digest of what the export writes of the state: the client's triples and
+        the binary's values, not the timestamps (a child added changes its
+        container's). Made when first asked for (most states are never compared)."""
+        if self._fingerprint is None:
+            kept = sorted([" ".join(t) for t in self.user] + list(self.content))
+            self._fingerprint = hashlib.sha1("\n".join(kept).encode(),
+                                             usedforsecurity=False).hexdigest()
+        return self._fingerprint
 
     @property
     def changed(self) -> datetime:

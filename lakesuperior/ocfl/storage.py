@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from json.encoder import encode_basestring as _json_string
 from typing import Any, BinaryIO
 
 from lakesuperior.exceptions import OcflError
@@ -22,7 +23,8 @@ from lakesuperior.http.digests import ALGORITHMS
 
 __all__ = ["OCFL_VERSIONS", "DIGESTS", "LAYOUT", "MUTABLE_HEAD", "StorageRoot",
            "Inventory", "Version", "object_path", "content_path", "create_root",
-           "open_root", "write_json", "read_inventory", "hash_file", "iso_instant"]
+           "open_root", "json_bytes", "new_file", "put_file", "write_all", "write_file",
+           "read_inventory", "hash_file", "iso_instant"]
 
 OCFL_VERSIONS = ("1.1", "1.0")
 #: Inventory digest algorithms this code writes and reads (hashlib names): the two
@@ -36,6 +38,8 @@ _LAYOUT_CONFIG = {"extensionName": LAYOUT, "digestAlgorithm": "sha256", "tupleSi
                   "numberOfTuples": 3, "shortObjectRoot": False}
 _VERSION_DIR = re.compile(r"v([1-9][0-9]*)")
 _CHUNK = 1 << 20
+#: How many n-tuple directories a storage root remembers having made.
+_MADE_MAX = 100_000
 
 
 def inventory_type(version: str) -> str:
@@ -103,20 +107,88 @@ def check_logical_path(path: Any, where: str) -> str:
 
 
 # --- files -----------------------------------------------------------------------------
+#
+# An export writes a tree no one else sees (a staging directory, or a version
+# directory the object's inventory does not name yet): each file is written with
+# one open, no checks before it; a file others may read (the root inventory of an
+# existing object) is replaced whole by a rename. Nothing is flushed per file:
+# the export flushes the finished tree once (``admin.files.promote``).
 
-def write_json(path: str, data: Any) -> bytes:
-    """Write ``data`` as JSON (2-space indent, UTF-8) to ``path``; return the bytes."""
-    body = (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    write_file(path, body)
-    return body
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
+
+
+def json_bytes(data: Any) -> bytes:
+    """``data`` as JSON with a 2-space indent, UTF-8, and a final newline: the bytes
+    of ``json.dumps(data, indent=2, ensure_ascii=False) + "\n"``, made without the
+    json module's pure-Python indenting encoder (an inventory per object)."""
+    parts: list[str] = []
+    _indented(data, "\n", parts)
+    parts.append("\n")
+    return "".join(parts).encode("utf-8")
+
+
+def _indented(data: Any, pad: str, parts: list[str]) -> None:
+    if isinstance(data, str):
+        parts.append(_json_string(data))
+    elif isinstance(data, dict):
+        if not data:
+            parts.append("{}")
+            return
+        inner = pad + "  "
+        sep = "{" + inner
+        for key, value in data.items():
+            if not isinstance(key, str):
+                raise TypeError(f"JSON keys here are strings, not {key!r:.40}")
+            if isinstance(value, str):     # most values: no call for them
+                parts.append(sep + _json_string(key) + ": " + _json_string(value))
+            else:
+                parts.append(sep + _json_string(key) + ": ")
+                _indented(value, inner, parts)
+            sep = "," + inner
+        parts.append(pad + "}")
+    elif isinstance(data, list | tuple):
+        if not data:
+            parts.append("[]")
+            return
+        inner = pad + "  "
+        sep = "[" + inner
+        for value in data:
+            if isinstance(value, str):
+                parts.append(sep + _json_string(value))
+            else:
+                parts.append(sep)
+                _indented(value, inner, parts)
+            sep = "," + inner
+        parts.append(pad + "]")
+    else:
+        parts.append(json.dumps(data))
+
+
+def new_file(path: str) -> int:
+    """Open ``path`` to write it from the start (made, or truncated): a descriptor."""
+    return os.open(path, _NEW_FILE, 0o666)
+
+
+def put_file(path: str, body: bytes) -> None:
+    """Write ``body`` to ``path`` in a tree being built (one open, no flush)."""
+    fd = new_file(path)
+    try:
+        write_all(fd, body)
+    finally:
+        os.close(fd)
+
+
+def write_all(fd: int, body: bytes) -> None:
+    """Write all of ``body`` to the file descriptor ``fd``."""
+    view = memoryview(body)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def write_file(path: str, body: bytes) -> None:
-    """Write ``body`` to ``path`` whole or not at all (a temporary file renamed)."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    """Replace ``path`` by ``body`` whole or not at all (a temporary file renamed)."""
     tmp = path + ".tmp"
-    with open(tmp, "wb") as fh:
-        fh.write(body)
+    put_file(tmp, body)
     os.replace(tmp, path)
 
 
@@ -138,9 +210,28 @@ class StorageRoot:
 
     path: str
     version: str
+    #: The 0004 layout's directories (n-tuples) known to exist: made once each.
+    _made: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def object_dir(self, object_id: str) -> str:
         return os.path.join(self.path, object_path(object_id))
+
+    def make_object_dir(self, object_id: str) -> str:
+        """Make the object's directory (it may exist) and the n-tuple directories
+        above it, with one ``mkdir`` for each not known to exist; its path."""
+        rel = object_path(object_id)
+        end = rel.find("/")
+        while end != -1:
+            tuple_dir = rel[:end]
+            if tuple_dir not in self._made:
+                _make_dir(os.path.join(self.path, tuple_dir))
+                if len(self._made) >= _MADE_MAX:      # memory bounded: forget, mkdir again
+                    self._made.clear()
+                self._made.add(tuple_dir)
+            end = rel.find("/", end + 1)
+        path = os.path.join(self.path, rel)
+        _make_dir(path)
+        return path
 
     def objects(self) -> Iterator[str]:
         """The directories of the objects in the root (those with an object
@@ -154,19 +245,28 @@ class StorageRoot:
                 yield dirpath
 
 
+def _make_dir(path: str) -> None:
+    """``mkdir`` that accepts a directory already there."""
+    try:
+        os.mkdir(path)
+    except FileExistsError:
+        pass
+
+
 def create_root(path: str, version: str) -> StorageRoot:
     """Declare a new OCFL storage root in the empty directory ``path``."""
     if version not in OCFL_VERSIONS:
         raise OcflError(f"Unknown OCFL version {version!r}: give one of "
                         f"{', '.join(OCFL_VERSIONS)}")
-    with open(os.path.join(path, f"0=ocfl_{version}"), "w", encoding="utf-8") as fh:
-        fh.write(f"ocfl_{version}\n")
-    write_json(os.path.join(path, "ocfl_layout.json"), {
+    put_file(os.path.join(path, f"0=ocfl_{version}"), f"ocfl_{version}\n".encode())
+    put_file(os.path.join(path, "ocfl_layout.json"), json_bytes({
         "extension": LAYOUT,
         "description": "OCFL object identifiers are hashed and encoded as lowercase hex "
                        "strings. These digests are then divided into N n-tuple segments, "
-                       "which are used to create nested paths under the OCFL storage root."})
-    write_json(os.path.join(path, "extensions", LAYOUT, "config.json"), _LAYOUT_CONFIG)
+                       "which are used to create nested paths under the OCFL storage root."}))
+    os.mkdir(os.path.join(path, "extensions"))
+    os.mkdir(os.path.join(path, "extensions", LAYOUT))
+    put_file(os.path.join(path, "extensions", LAYOUT, "config.json"), json_bytes(_LAYOUT_CONFIG))
     return StorageRoot(path, version)
 
 
@@ -272,21 +372,20 @@ class Inventory:
         out["versions"] = {f"v{i + 1}": v.as_json() for i, v in enumerate(self.versions[:n])}
         return out
 
-    def write(self, object_dir: str, version_no: int) -> None:
-        """Write the inventory at ``version_no`` and its sidecar in that version's
-        directory, and (for the head) at the object root."""
-        doc = self.as_json(version_no)
-        targets = [os.path.join(object_dir, f"v{version_no}")]
-        if version_no == len(self.versions):
-            targets.append(object_dir)
-        for where in targets:
-            body = (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-            digest = hashlib.new(self.algorithm, body).hexdigest()
-            # Each file whole (a rename): the two renames are the only window in
-            # which an interruption leaves an inventory that disagrees with its sidecar.
-            write_file(os.path.join(where, "inventory.json"), body)
-            write_file(os.path.join(where, f"inventory.json.{self.algorithm}"),
-                       f"{digest}  inventory.json\n".encode())
+    def encode(self, upto: int | None = None, also: str | None = None) -> tuple[bytes, bytes]:
+        """The inventory file (``as_json``'s arguments) and its sidecar, as bytes."""
+        body = json_bytes(self.as_json(upto, also))
+        return body, f"{hashlib.new(self.algorithm, body).hexdigest()}  inventory.json\n".encode()
+
+    def write(self, where: str, files: tuple[bytes, bytes], *, replace: bool) -> None:
+        """Write an inventory and its sidecar (``encode``) into the directory ``where``;
+        ``replace``: files that readers may see (an existing object's root
+        inventory), each replaced whole by a rename: the two renames are the only
+        window in which an interruption leaves an inventory that disagrees with its
+        sidecar."""
+        write = write_file if replace else put_file
+        write(os.path.join(where, "inventory.json"), files[0])
+        write(os.path.join(where, f"inventory.json.{self.algorithm}"), files[1])
 
     def file_of(self, digest: str) -> str:
         """The first content path of ``digest`` (a path relative to the object)."""

@@ -181,3 +181,23 @@ def test_encoded_path(out):
 def test_content_paths_are_percent_encoded_as_fedoras_mapper():
     from lakesuperior.ocfl.storage import content_path
     assert content_path("a b/c\x01d%é") == "a%20b/c%01d%25é"
+
+
+def test_rdf_content_is_the_sorted_n_triples_of_fedoras_triples():
+    """Lines sorted as the triples are: terms that are prefixes of others (a
+    literal and its tagged or typed forms, blank nodes), IRIs of the repository
+    (its root, hash IRIs), text beyond the BMP and with escapes."""
+    from lakesuperior import rdfio
+    from lakesuperior.model.uids import RES_PREFIX
+    res = RES_PREFIX + "/a>"
+    p, q = "<http://ex.org/p>", "<http://ex.org/p2>"
+    triples = [(res, p, '"x"@en'), (res, p, '"x"'), (res, p, '"x"^^<http://ex.org/t>'),
+               (res, p, '"x y"'), (res, p, '"x\\"q"'), (res, p, '"\U0001f600"'),
+               (res, p, '"\uffff"'), (res, p, '"line\\nbreak \u2028"'), (res, q, "_:b1"),
+               ("_:b1", p, "_:b10"), ("_:b10", p, "_:b1"), ("_:b1", q, RES_PREFIX + "/>"),
+               (RES_PREFIX + "/a#h>", p, RES_PREFIX + "/a/b>"), (res, p, "<info:fd>"),
+               (res, p, "<info:fcres>"), ("<info:fe>", p, res)]
+    want = rdfio.serialize(sorted(fedora.to_fedora(triples)), rdfio.N_TRIPLES)
+    assert fedora.rdf_content(triples) == want
+    assert fedora.rdf_content(reversed(triples)) == want
+    assert fedora.rdf_content([]) == b""
