@@ -23,6 +23,7 @@ from lakesuperior.bench.seaweedfs import SeaweedFS
 from lakesuperior.config import Config
 from lakesuperior.store.s3 import S3BinaryStore
 from tests.apps import build_app, close_app
+from tests.clock import FakeClock
 
 BASE = "http://test.example/rest"
 
@@ -83,7 +84,8 @@ def binary_store(request, binaries_config):
 
 @pytest.fixture
 def repo_factory(tmp_path, binary_store):
-    """Open repositories under this test's temp dir; all closed at teardown."""
+    """Open repositories under this test's temp dir; all closed at teardown (keywords:
+    configuration overrides, or ``Repository``'s own: ``binaries``, ``clock``)."""
     opened = []
 
     def make(name: str = "repo", **overrides):
@@ -95,9 +97,10 @@ def repo_factory(tmp_path, binary_store):
         # servers, which run the default, test the process).
         overrides.setdefault("indexer_process", False)
         binaries = overrides.pop("binaries", None)
+        own = {"clock": overrides.pop("clock")} if "clock" in overrides else {}
         if binaries is None:
             binaries, overrides = binary_store(overrides, name)
-        repo = Repository(tmp_path / name, binaries=binaries, **overrides)
+        repo = Repository(tmp_path / name, binaries=binaries, **own, **overrides)
         opened.append(repo)
         return repo
 
@@ -110,23 +113,32 @@ def repo_factory(tmp_path, binary_store):
 
 
 @pytest.fixture
+def clock() -> FakeClock:
+    """A clock this test moves on by hand (``tests/clock.py``), for
+    ``repo_factory(clock=clock)`` and ``make_app(clock=clock)``."""
+    return FakeClock()
+
+
+@pytest.fixture
 def make_app(tmp_path, binary_store):
     """``make_app(**config)``: the app on a repository in this test's temp folder
     (``data``, then ``data1``, ...; ``sync`` off; the indexer a thread, see
-    ``tests/apps.py``); every app closed at teardown."""
+    ``tests/apps.py``); every app closed at teardown. ``clock=``: the repository's
+    clock (``tests/clock.py``)."""
     apps: list[Any] = []
-    owned: list[Any] = []          # repositories made here for an S3 app (not the app's)
+    owned: list[Any] = []    # repositories made here for the app (S3, a clock): not the app's
 
-    def make(**config: Any) -> Any:
+    def make(clock: Any = None, **config: Any) -> Any:
         config.setdefault("data_dir", str(tmp_path / (f"data{len(apps)}" if apps else "data")))
         config.setdefault("sync", False)
         binaries, config = binary_store(config, os.path.basename(config["data_dir"]))
-        if binaries is None:
+        if binaries is None and clock is None:
             apps.append(build_app(Config(**config)))
         else:
             from lakesuperior import Repository
             cfg = Config(**dict(config, indexer_process=False))
-            owned.append(Repository(config=cfg, binaries=binaries))
+            owned.append(Repository(config=cfg, binaries=binaries,
+                                    **({} if clock is None else {"clock": clock})))
             apps.append(build_app(cfg, repository=owned[-1]))
         return apps[-1]
 

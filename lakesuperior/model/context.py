@@ -21,6 +21,11 @@ from lakesuperior.store.reads import Reader
 from lakesuperior.store.writes import WriteTxn
 
 
+def system_clock() -> datetime:
+    """The time by the system clock (aware, UTC): a ``Repository``'s default clock."""
+    return datetime.now(UTC)
+
+
 def _retention_s(days: float) -> float:
     return days * 86400.0
 
@@ -62,7 +67,7 @@ class Context:
     transaction seen as a reader), the settings, the binary store.
 
     ``now`` is fixed at creation so that every timestamp written by one call is
-    the same.
+    the same (the repository passes its clock's time; default the system clock).
     """
 
     __slots__ = ("txn", "settings", "urimap", "binaries", "now", "now_term",
@@ -75,7 +80,7 @@ class Context:
         self.settings = settings
         self.urimap = urimap or UriMap(settings.base_uri)
         self.binaries = binaries
-        self.now = now or datetime.now(UTC)
+        self.now = now or system_clock()
         self.now_term = datetime_literal(self.now)
         self.agent = agent or settings.agent   # the user name recorded by this call
         self.agent_term = literal_term(self.agent)

@@ -45,7 +45,7 @@ from lakesuperior.model import archival, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.containment import write_graph
-from lakesuperior.model.context import Context, Settings, WriteContext
+from lakesuperior.model.context import Context, Settings, WriteContext, system_clock
 from lakesuperior.model.external import external_ref
 from lakesuperior.model.inputs import is_binary, read_input
 from lakesuperior.model.lookup import is_tombstone, model_at, require_model, tombstone_error
@@ -84,12 +84,15 @@ class Repository:
     ``LSUP_*`` environment. Keyword arguments override configuration fields
     (``Repository(path, base_uri="https://example.org/rest")``). ``binaries``: a
     binary store to use instead of the one the configuration names
-    (``store.backends.open_backend``), e.g. one sharing an S3 client.
+    (``store.backends.open_backend``), e.g. one sharing an S3 client. ``clock``:
+    the function giving the current time (an aware UTC ``datetime``) that writes
+    record (versions, ``lastModified``, tombstones, change events); default the
+    system clock.
     """
 
     def __init__(self, path: str | os.PathLike | None = None, *, config: Config | None = None,
                  agent: str = "admin", binaries: BinaryBackend | None = None,
-                 **overrides: Any):
+                 clock: Callable[[], datetime] = system_clock, **overrides: Any):
         cfg = config or Config()
         if path is not None:
             overrides["data_dir"] = os.fspath(path)
@@ -109,7 +112,7 @@ class Repository:
         self.map_trimmer = self.store.map_trimmer
         self.external = ExternalSources.from_config(cfg)
         self._tx = Transactions(self.store, retention_s=self.settings.event_retention_s,
-                                publishing=self.settings.publishing)
+                                publishing=self.settings.publishing, clock=clock)
         self._bootstrap()
         with self.snapshot() as ctx:
             self.acl_state = access.AclState(acl.load_root(ctx, cfg.auth_root_acl))
@@ -180,7 +183,8 @@ class Repository:
         return self._tx.groups
 
     def _ctx(self, txn: Reader, base_uri: str | None) -> Context:
-        return Context(txn, self.settings, self.binaries, self._urimap(base_uri))
+        return Context(txn, self.settings, self.binaries, self._urimap(base_uri),
+                       now=self._tx.clock())
 
     def _write(self, fn: Callable[[WriteContext], _T], base_uri: str | None = None) -> _T:
         """``fn(ctx)`` in the write transaction: the one this thread runs in (a
@@ -190,7 +194,7 @@ class Repository:
         if not tx.owned():
             return self._grouped(lambda: self._write(fn, base_uri))
         ctx = WriteContext(tx.current(), self.settings, self.binaries, self._urimap(base_uri),
-                           now=tx.now, events=tx.events)
+                           now=tx.time(), events=tx.events)
         try:
             return fn(ctx)
         except BaseException as e:
@@ -282,8 +286,12 @@ class Repository:
         time (an HTTP transaction runs its staged requests again at their own times)."""
         if not self._tx.owned():
             raise RuntimeError("Repository.clock() is for use inside transaction()")
-        with self._tx.clock(now):
+        with self._tx.pinned(now):
             yield
+
+    def now(self) -> datetime:
+        """The current time by this repository's clock (aware, UTC)."""
+        return self._tx.clock()
 
     # -- reading ----------------------------------------------------------------------------
 

@@ -34,13 +34,18 @@ class Transactions:
     """The transaction state a repository shares with its ``as_user`` copies: the
     group commit (its write lock), the open write transaction and its owner thread,
     the first error of a call inside it, its change events and clock, its mark,
-    and the open read snapshot of each thread."""
+    and the open read snapshot of each thread.
+
+    ``clock``: the function giving the current time (aware, UTC) that writes
+    record, unless a ``clock(now)`` block sets it (``time()``)."""
 
     __slots__ = ("groups", "txn", "owner", "error", "reads", "events", "now", "mark",
-                 "_retention_s", "_publishing")
+                 "clock", "_retention_s", "_publishing")
 
-    def __init__(self, store: QuadStore, *, retention_s: float, publishing: bool):
+    def __init__(self, store: QuadStore, *, retention_s: float, publishing: bool,
+                 clock: Callable[[], datetime]):
         self.groups = WriteGroups(store)
+        self.clock = clock
         self.txn: WriteTxn | None = None
         self.owner: int | None = None
         self.error: BaseException | None = None
@@ -89,8 +94,12 @@ class Transactions:
             finally:
                 self._reset()
 
+    def time(self) -> datetime:
+        """The time a write made now records: the ``pinned`` block's, else the clock's."""
+        return self.now or self.clock()
+
     @contextmanager
-    def clock(self, now: datetime) -> Iterator[None]:
+    def pinned(self, now: datetime) -> Iterator[None]:
         """The writes of the block record ``now`` as their time."""
         before, self.now = self.now, now
         try:
@@ -119,7 +128,7 @@ class Transactions:
         if self.error is not None:
             raise self.error
         events.write_outbox(txn, self.events, retention_s=self._retention_s,
-                            publishing=self._publishing)
+                            publishing=self._publishing, now=self.time())
 
     def _reset(self) -> None:
         self.txn = None

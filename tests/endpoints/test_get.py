@@ -1,8 +1,6 @@
 """GET, HEAD and OPTIONS on RDF sources and containers."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from lakesuperior import rdfio
@@ -306,14 +304,14 @@ def test_etag_changes_with_membership(client):
     assert r.status_code == 204, r.data
 
 
-def test_if_modified_since_after_membership_change(client):
+def test_if_modified_since_after_membership_change(make_app, app_config, clock):
     """A membership change moves the membership resource's Last-Modified."""
-    import time
+    client = make_app(clock=clock, **app_config).test_client()
     _direct(client)
     r1 = client.get("/rest/mr")
     modified = r1.headers["Last-Modified"]
     assert client.get("/rest/mr", headers={"If-Modified-Since": modified}).status_code == 304
-    time.sleep(1.05)                      # HTTP dates have one-second resolution
+    clock.advance()                       # HTTP dates have one-second resolution
     post_ttl(client, "/rest/dc", Slug="m2")
     r2 = client.get("/rest/mr", headers={"If-Modified-Since": modified})
     assert r2.status_code == 200
@@ -338,13 +336,14 @@ def test_head_matches_get_for_containers_and_prefer(client, prefer):
                                           **headers}).status_code == 304
 
 
-def test_etag_follows_prefer_and_versions(client):
+def test_etag_follows_prefer_and_versions(make_app, app_config, clock):
+    client = make_app(clock=clock, **app_config).test_client()
     put_ttl(client, "/rest/c")
     post_ttl(client, "/rest/c", Slug="x")
     full = client.get("/rest/c").headers["ETag"]
     minimal = client.get("/rest/c", headers={"Prefer": "return=minimal"}).headers["ETag"]
     assert full != minimal
-    time.sleep(1.02 - time.time() % 1)     # versioning.auto made a version this second
+    clock.advance()                        # versioning.auto made a version this second
     assert client.post("/rest/c/fcr:versions").status_code == 201
     assert client.get("/rest/c").headers["ETag"] != full     # the HTML view lists versions
 

@@ -82,13 +82,13 @@ def test_only_web_iris_become_links(client):
         assert f'<span class="iri">{iri}</span>' in page
 
 
-def test_timemap_page_heads_every_version(client):
+def test_timemap_page_heads_every_version(make_app, app_config, clock):
     """Each memento of a TimeMap page has its heading, the first one too."""
     import re
+    client = make_app(clock=clock, **app_config).test_client()
     put_ttl(client, "/rest/t", '<> <http://purl.org/dc/terms/title> "t" .')
     first = client.post("/rest/t/fcr:versions").headers["Location"]
-    import time
-    time.sleep(1.05)
+    clock.advance()
     second = client.post("/rest/t/fcr:versions").headers["Location"]
     page = client.get("/rest/t/fcr:versions", headers=HTML).get_data(as_text=True)
     headed = re.findall(r'<h3><a class="iri" href="([^"]+)"', page)

@@ -3,8 +3,6 @@ versions made on request (``versioning.auto: false``; ``test_versions_auto``
 covers automatic versions)."""
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from lakesuperior.endpoints.memento import version_datetime
@@ -168,10 +166,11 @@ def test_timegate(client):
     assert client.get("/rest/a", headers={"Accept-Datetime": "yesterday"}).status_code == 400
 
 
-def test_timegate_picks_closest(client):
+def test_timegate_picks_closest(make_app, app_config, clock):
+    client = make_app(clock=clock, **app_config).test_client()
     put_ttl(client, "/rest/a")
     first = _version(client, "/rest/a")
-    time.sleep(1.05)
+    clock.advance()
     second = _version(client, "/rest/a")
     assert first != second
     when = hdr.format_http_date(version_datetime(first.rsplit("/", 1)[1]))

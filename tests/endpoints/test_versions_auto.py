@@ -3,7 +3,7 @@ POST with ``Memento-Datetime`` (Fedora API 4.3.3), DELETE of a memento (4.2.6),
 and Archival Groups."""
 from __future__ import annotations
 
-import time
+import pytest
 
 from .conftest import FCREPO, LDP, MEMENTO, NT, TTL, link_targets, put_ttl, types
 
@@ -12,8 +12,11 @@ AG_LINK = f'<{AG}>; rel="type"'
 TITLE = "<http://purl.org/dc/terms/title>"
 
 
-def next_second():
-    time.sleep(1.02 - time.time() % 1)
+@pytest.fixture
+def app(make_app, app_config, clock):
+    """The app on a clock the tests move on (``clock.advance()``: the next second,
+    since Memento datetimes have a one-second resolution)."""
+    return make_app(clock=clock, **app_config)
 
 
 def memento_uris(client, path):
@@ -31,12 +34,12 @@ def body_of(client, uri):
     return client.get(uri, headers={"Accept": NT}).get_data(as_text=True)
 
 
-def test_fedora_4_1_every_change_makes_a_memento(client, repo):
+def test_fedora_4_1_every_change_makes_a_memento(client, repo, clock):
     put_ttl(client, "/rest/a", f'<> {TITLE} "one" .')
     (first,) = version_ids(repo, "/a")
-    next_second()
+    clock.advance()
     put_ttl(client, "/rest/a", f'<> {TITLE} "two" .')
-    next_second()
+    clock.advance()
     r = client.patch("/rest/a", data=f'INSERT DATA {{ <> {TITLE} "three" }}'.encode(),
                      content_type="application/sparql-update")
     assert r.status_code == 204
@@ -51,11 +54,11 @@ def test_fedora_4_1_every_change_makes_a_memento(client, repo):
     assert r.status_code == 302 and r.headers["Location"] == uris[2]
 
 
-def test_fedora_4_1_binary_content_and_description_changes_make_mementos(client, repo):
+def test_fedora_4_1_binary_content_and_description_changes_make_mementos(client, repo, clock):
     assert client.put("/rest/b", data=b"old", content_type="text/plain").status_code == 201
-    next_second()
+    clock.advance()
     assert client.put("/rest/b", data=b"new", content_type="text/plain").status_code == 204
-    next_second()
+    clock.advance()
     r = client.put("/rest/b/fcr:metadata", data=f'<> {TITLE} "described" .'.encode(),
                    content_type=TTL)
     assert r.status_code == 204
@@ -144,9 +147,9 @@ def test_fedora_4_3_3_bad_memento_datetime_is_refused(client, repo, state):
     assert state(repo) == before
 
 
-def test_fedora_4_2_6_delete_of_a_memento(client, repo, state):
+def test_fedora_4_2_6_delete_of_a_memento(client, repo, state, clock):
     put_ttl(client, "/rest/a", f'<> {TITLE} "one" .')
-    next_second()
+    clock.advance()
     put_ttl(client, "/rest/a", f'<> {TITLE} "two" .')
     first, second = memento_uris(client, "/rest/a")
     assert client.options(first).headers["Allow"] == "GET, HEAD, OPTIONS, DELETE"
@@ -162,7 +165,7 @@ def test_fedora_4_2_6_delete_of_a_memento(client, repo, state):
     assert state(repo) == before
 
 
-def test_fedora6_archival_group(client, repo):
+def test_fedora6_archival_group(client, repo, clock):
     r = client.put("/rest/ag", data=f'<> {TITLE} "g" .'.encode(), content_type=TTL,
                    headers={"Link": AG_LINK})
     assert r.status_code == 201
@@ -172,7 +175,7 @@ def test_fedora6_archival_group(client, repo):
     r = client.post("/rest/ag", data=f'<> {TITLE} "m1" .'.encode(), content_type=TTL,
                     headers={"Slug": "m"})
     assert r.status_code == 201 and AG not in types(client.get("/rest/ag/m"))
-    next_second()
+    clock.advance()
     put_ttl(client, "/rest/ag/m", f'<> {TITLE} "m2" .')
     group = [u.rsplit("/", 1)[1] for u in memento_uris(client, "/rest/ag")]
     member = [u.rsplit("/", 1)[1] for u in memento_uris(client, "/rest/ag/m")]

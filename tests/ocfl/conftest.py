@@ -2,7 +2,6 @@
 imported for real, every export checked by ocfl-py (``validator.py``)."""
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from lakesuperior import Repository
 from lakesuperior.config import Config
 from lakesuperior.model.namespaces import FCSYSTEM_TOMBSTONE, RDF_TYPE
 from lakesuperior.model.uids import graph_kind, uid_of_graph
+from tests.clock import FakeClock
 
 BASE = "http://test.example/rest"
 DC_TITLE = "<http://purl.org/dc/terms/title>"
@@ -25,9 +25,10 @@ def ttl(text: str) -> bytes:
     return text.encode()
 
 
-def fill(repo: Repository) -> None:
-    """Every kind of resource, with versions a second apart, an ACL, an Archival
-    Group with a deleted member, a tombstone, binaries with versions."""
+def fill(repo: Repository, clock: FakeClock) -> None:
+    """Every kind of resource, with versions a second apart (``clock``: the
+    repository's), an ACL, an Archival Group with a deleted member, a tombstone,
+    binaries with versions."""
     repo.create_or_replace("/coll", data=ttl(f'<> {DC_TITLE} "A collection"@en .'),
                            media_type="text/turtle")
     repo.create_or_replace("/coll/doc", data=ttl(
@@ -59,7 +60,7 @@ def fill(repo: Repository) -> None:
     repo.set_acl("/coll", data=ACL_TTL % f"{BASE}/coll".encode(), media_type="text/turtle")
     repo.set_acl("/coll/file.bin", data=ACL_TTL % f"{BASE}/coll/file.bin".encode(),
                  media_type="text/turtle")
-    time.sleep(1.05)            # versions are a second apart
+    clock.advance()             # versions are a second apart
     repo.create_or_replace("/coll/doc", data=ttl(f'<> {DC_TITLE} "Doc, second state" .'),
                            media_type="text/turtle")
     repo.create_or_replace("/coll/file.bin", data=b"second content",
@@ -71,21 +72,23 @@ def fill(repo: Repository) -> None:
 
 
 @pytest.fixture
-def source(tmp_path, binary_store) -> Iterator[Repository]:
+def source(tmp_path, binary_store, clock) -> Iterator[Repository]:
     """A filled repository (automatic versioning on, as by default), this test's own;
     its binaries in S3 for tests marked ``both_backends`` (``tests/conftest.py``)."""
     binaries, options = binary_store({}, "source")
-    with Repository(config=config(tmp_path / "source", **options), binaries=binaries) as repo:
-        fill(repo)
+    with Repository(config=config(tmp_path / "source", **options), binaries=binaries,
+                    clock=clock) as repo:
+        fill(repo, clock)
         yield repo
 
 
 @pytest.fixture(scope="module")
 def shared_source(tmp_path_factory) -> Iterator[Repository]:
-    """The ``source`` of every test of a module that only reads it (filling one
-    takes a second: its versions are a second apart)."""
-    with Repository(config=config(tmp_path_factory.mktemp("ocfl") / "source")) as repo:
-        fill(repo)
+    """The ``source`` of every test of a module that only reads it."""
+    clock = FakeClock()
+    with Repository(config=config(tmp_path_factory.mktemp("ocfl") / "source"),
+                    clock=clock) as repo:
+        fill(repo, clock)
         yield repo
 
 

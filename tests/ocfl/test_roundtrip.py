@@ -118,17 +118,15 @@ def test_unversioned_changes_are_the_mutable_head(tmp_path):
         "versions"]
 
 
-def test_incremental_export_adds_only_new_versions(source, tmp_path):
+def test_incremental_export_adds_only_new_versions(source, clock, tmp_path):
     out = tmp_path / "ocfl"
     export_ocfl(source, out)
     obj = out / object_path("info:fedora/coll/doc")
     heads = {p: json.loads((p / "inventory.json").read_text())["head"]
              for p in (obj, out / object_path("info:fedora/coll"))}
     mtime = os.path.getmtime(out / object_path("info:fedora/coll") / "inventory.json")
-    import time
-    time.sleep(1.05)
-    from datetime import UTC, datetime
-    since = datetime.now(UTC)
+    clock.advance()
+    since = clock()
     source.create_or_replace("/coll/doc", data=b'<> <http://ex.org/p> "third" .',
                              media_type="text/turtle")
     report = export_ocfl(source, out, since=since)

@@ -3,7 +3,6 @@ revert. ``test_auto_versions`` covers automatic versions."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 
@@ -29,22 +28,18 @@ def values(res):
 
 
 @pytest.fixture
-def repo(repo_factory):
-    return repo_factory(versioning_auto=False)
+def repo(repo_factory, clock):
+    """Versions on request only, on a clock the tests move on (``clock.advance()``:
+    the next second, since version ids have a one-second resolution)."""
+    return repo_factory(versioning_auto=False, clock=clock)
 
 
-def next_second():
-    """Version ids have a one-second resolution: wait for the next second."""
-    now = time.time()
-    time.sleep(1.02 - (now % 1))
-
-
-def test_create_list_get_version(repo):
+def test_create_list_get_version(repo, clock):
     repo.create_or_replace("/r", data=b'<> <http://ex.org/p> "one" .', media_type=TTL)
     assert repo.versions("/r") == []
     vid = repo.create_version("/r", label="first")
     assert re.fullmatch(r"\d{14}", vid)
-    next_second()
+    clock.advance()
     repo.create_or_replace("/r", data=b'<> <http://ex.org/p> "two" .', media_type=TTL)
     vid2 = repo.create_version("/r")
     assert vid2 > vid
@@ -82,11 +77,11 @@ def test_same_second_versions_keep_their_states(repo):
     assert values(repo.get_version("/r", vid2)) == ['"two"']
 
 
-def test_revert_to_version(repo):
+def test_revert_to_version(repo, clock):
     repo.create_or_replace("/r", data=b'<> <http://ex.org/p> "one" .', media_type=TTL)
     repo.create_or_replace("/r/child")
     vid = repo.create_version("/r")
-    next_second()
+    clock.advance()
     repo.create_or_replace("/r", data=b'<> <http://ex.org/p> "two", "three" .', media_type=TTL)
     res = repo.revert_to_version("/r", vid)
     assert values(res) == ['"one"']
@@ -97,10 +92,10 @@ def test_revert_to_version(repo):
     assert values(repo.get_version("/r", infos[-1].id)) == ['"three"', '"two"']
 
 
-def test_binary_versions_keep_content(repo):
+def test_binary_versions_keep_content(repo, clock):
     repo.create_or_replace("/f", data=b"first", media_type="text/plain")
     vid = repo.create_version("/f")
-    next_second()
+    clock.advance()
     repo.create_or_replace("/f", data=b"second version", media_type="text/x-other")
     old = repo.get_version("/f", vid)
     with old.content as fh:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 import pytest
 
 from lakesuperior.model.events import changes_after
+from tests.clock import FakeClock
 from tests.conftest import store_state
 from tests.tx.conftest import ROOT, TTL, open_tx
 
@@ -177,6 +179,18 @@ def test_tx_commit_applies_everything(client, repo):
     assert client.get("/rest/a/b").status_code == 200
     assert client.get("/rest/gone").status_code == 410
     assert staged_files(repo) == []
+
+
+def test_tx_request_records_the_time_it_was_sent(make_app, app_config):
+    """A request in a transaction records when it was sent (by the repository's
+    clock), not when the transaction commits."""
+    times = FakeClock(datetime(2031, 5, 6, 7, 8, 9, tzinfo=UTC))
+    client = make_app(clock=times, **app_config).test_client()
+    tx = open_tx(client)
+    assert put(client, "/rest/a", tx).status_code == 201
+    times.advance(60)
+    assert client.put(tx).status_code == 204
+    assert client.get("/rest/a").headers["Last-Modified"] == "Tue, 06 May 2031 07:08:09 GMT"
 
 
 @pytest.mark.both_backends

@@ -33,7 +33,7 @@ import io
 import sys
 from collections.abc import Callable
 from contextlib import ExitStack
-from datetime import UTC, datetime
+from datetime import datetime
 from email.utils import formatdate
 from typing import IO, Any
 from urllib.parse import SplitResult, unquote_to_bytes, urlsplit
@@ -265,7 +265,7 @@ def _attempt(info: TxInfo, uid: str, method: str, agent: Agent, body: Received,
     sent = list(request.headers.items())
     own = Operation(method, request_path(), public_root(),
                     [(k, v) for k, v in sent if k.lower() not in _NOT_STAGED],
-                    [uid], authn.recorded_name(agent), datetime.now(UTC).isoformat(),
+                    [uid], authn.recorded_name(agent), repo.now().isoformat(),
                     None if body.path is None else (body.path, 0, body.size))
     seen: dict[str, Any] = {}
     if request.content_length is None and body.size:   # chunked: runs with a length
