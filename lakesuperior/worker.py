@@ -18,11 +18,22 @@ ends it); only then does a thread get it, with the bytes read so far. So:
   body that stops is ``ClientTimeoutError`` in the application (408), a client
   that stops reading the response is dropped;
 * a worker holds at most gunicorn's ``worker_connections`` connections
-  (``etc.defaults/gunicorn.py``); past it, new ones wait in the listen backlog.
+  (``etc.defaults/gunicorn.py``); past it, new ones wait in the listen backlog;
+* a stopping worker (SIGTERM) reads what its waiting connections have
+  received: a complete request header is served (its response says
+  ``Connection: close``), and every other waiting connection, an idle kept-alive
+  one included, is closed at once. Gunicorn's own worker keeps idle kept-alive
+  connections open for two seconds more, so that a request already on its way
+  gets an answer; that is what the reading does here without the wait (a client
+  whose request is still on the network then sees the connection close before an
+  answer, as with nginx: RFC 9112 section 9.3.1 lets it send an idempotent
+  request again). The worker then exits as soon as the requests being served
+  are answered.
 
 It extends the ``ThreadWorker`` of gunicorn 27 (``enqueue_req``, the
-``data_ready`` flag, ``murder_pending``, the unreader's ``take_buffered``):
-``pyproject.toml`` requires that release. Connections that the loop cannot
+``data_ready`` flag, ``murder_pending``, ``murder_keepalived``, ``_cap_keepalive``
+and ``keepalived_conns``, ``on_client_socket_readable``, the unreader's
+``take_buffered``): ``pyproject.toml`` requires that release. Connections that the loop cannot
 read in clear are left to gunicorn's own handling: TLS terminated by gunicorn
 itself (``--certfile``), HTTP/2 with prior knowledge, the uWSGI protocol.
 """
@@ -82,6 +93,17 @@ def _complete(data: bytearray) -> bool:
     return data.find(b"\r\n\r\n", start) >= 0 or data.find(b"\n\n", start) >= 0
 
 
+def _received(sock: socket.socket) -> bool:
+    """Whether a non-blocking socket has bytes to read, or its end of stream."""
+    try:
+        sock.recv(1, socket.MSG_PEEK)
+    except (BlockingIOError, InterruptedError):
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def _reply(sock: socket.socket, status: str, message: str) -> None:
     """Send a short error response on a non-blocking socket, as much of it as fits."""
     body = f"{status}: {message}\n".encode()
@@ -130,23 +152,32 @@ class HeaderReadingWorker(ThreadWorker):
         self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._readable, head))
 
     def _readable(self, head: _Head, _sock: Any) -> None:
+        self._take(head)
+
+    def _take(self, head: _Head) -> bool | None:
+        """Read what has arrived on ``head``'s connection. True: done with it (the
+        header handed over, or the connection dropped); False: more to wait for;
+        None: nothing had arrived."""
         try:
             chunk = head.conn.sock.recv(_RECV)
         except (BlockingIOError, InterruptedError):
-            return
+            return None
         except OSError:
             chunk = b""
         if not chunk:
             self._drop(head)
-            return
+            return True
         head.data += chunk
         if _complete(head.data):
             self._forget(head)
             self._hand_over(head)
-        elif len(head.data) > MAX_HEADER:
+            return True
+        if len(head.data) > MAX_HEADER:
             _reply(head.conn.sock, "431 Request Header Fields Too Large",
                    f"the request header is larger than {MAX_HEADER} bytes")
             self._drop(head)
+            return True
+        return False
 
     def _hand_over(self, head: _Head) -> None:
         head.conn.lsup_head = bytes(head.data)
@@ -166,17 +197,50 @@ class HeaderReadingWorker(ThreadWorker):
         head.conn.close()
 
     def murder_pending(self) -> None:
-        """Also close the connections whose header is late (all of them when the
-        worker stops: they have not begun a request)."""
+        """Also close the connections whose header is late; when the worker stops,
+        serve those whose header has arrived whole and close the others."""
         super().murder_pending()
+        if not self.alive:
+            for head in list(self.heads):
+                while (done := self._take(head)) is False:
+                    pass
+                if done is None:
+                    self._drop(head)
+            return
         now = time.monotonic()
-        while self.heads and (self.heads[0].deadline <= now or not self.alive):
+        while self.heads and self.heads[0].deadline <= now:
             head = self.heads[0]
-            if head.data and self.alive:
+            if head.data:
                 _reply(head.conn.sock, "408 Request Timeout",
                        f"the request header did not arrive within {self.header_timeout:g} "
                        "seconds (server.header_timeout)")
             self._drop(head)
+
+    # -- stopping (see the module doc) ----------------------------------------------------
+
+    def _cap_keepalive(self, deadline: float) -> None:
+        """The worker stops: instead of keeping idle kept-alive connections until
+        ``deadline`` (gunicorn's linger), serve what they have received, close the rest."""
+        self.murder_keepalived()
+        self.murder_pending()
+
+    def murder_keepalived(self, force: bool = False) -> None:
+        """Also, when the worker stops: a kept-alive connection that has received
+        bytes goes to the header reading (``murder_pending`` serves or closes it),
+        an idle one is closed."""
+        if not self.alive:
+            for conn in list(self.keepalived_conns):
+                if _received(conn.sock):
+                    self.on_client_socket_readable(conn, conn.sock)
+                else:
+                    self.keepalived_conns.remove(conn)
+                    try:
+                        self.poller.unregister(conn.sock)
+                    except (KeyError, ValueError, OSError):
+                        pass
+                    self.nr_conns -= 1
+                    conn.close()
+        super().murder_keepalived(force)
 
     # -- the threads ------------------------------------------------------------------
 
