@@ -1,13 +1,23 @@
 """Bad input: every case is refused with the right status and leaves the repository
-exactly as it was."""
+exactly as it was.
+
+The cases that are refused share one app for the module (``client``, ``repo``),
+seeded once: each compares the whole store with its state after the seeding
+(``seeded``). The cases whose request is stored get an app of their own
+(``fresh``, ``fresh_seeded``)."""
 from __future__ import annotations
 
 import io
 import os
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from lakesuperior import rdfio
+from lakesuperior.config import Config
+from tests.apps import build_app, close_app
+from tests.conftest import store_state
 
 from .conftest import LDP, MAX_BODY, TTL, link_targets, post_ttl, put_ttl
 from .test_server import MAX_BODY as SERVER_MAX_BODY
@@ -19,16 +29,54 @@ SPARQL_UPDATE = "application/sparql-update"
 DEEP = 5000
 
 
-@pytest.fixture
-def seeded(client, repo, state):
-    """A repository with a little content, and its state."""
+def _seed(client: Any) -> None:
+    """A little content: a container, a child, a binary, a version."""
     r = put_ttl(client, "/rest/c", '<> <http://purl.org/dc/terms/title> "c" .')
     assert r.status_code == 201
     assert post_ttl(client, "/rest/c", "", Slug="k").status_code == 201
     r = client.post("/rest/c", data=b"content", content_type="text/plain", headers={"Slug": "bin"})
     assert r.status_code == 201
     assert client.post("/rest/c/fcr:versions").status_code == 201
-    return state(repo)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory) -> Iterator[Any]:
+    """The module's app (the configuration of ``tests/endpoints/conftest.py``), seeded."""
+    app = build_app(Config(data_dir=str(tmp_path_factory.mktemp("bad-input") / "data"),
+                           sync=False, auth_enabled=False, max_body_size=MAX_BODY))
+    try:
+        _seed(app.test_client())
+        yield app
+    finally:
+        close_app(app)
+
+
+@pytest.fixture(scope="module")
+def client(shared):
+    return shared.test_client()
+
+
+@pytest.fixture(scope="module")
+def repo(shared):
+    return shared.extensions["lakesuperior"].repository
+
+
+@pytest.fixture(scope="module")
+def seeded(repo) -> dict:
+    """The state of the seeded repository, which every refused case leaves as it is."""
+    return store_state(repo)
+
+
+@pytest.fixture
+def fresh(make_app, app_config):
+    """A client of an app of this test's own, for a case whose request is stored."""
+    return make_app(**app_config).test_client()
+
+
+@pytest.fixture
+def fresh_seeded(fresh):
+    _seed(fresh)
+    return fresh
 
 
 def _unchanged(repo, state, before):
@@ -232,11 +280,11 @@ def test_deep_nesting_is_refused(client, repo, state, seeded, media_type):
     (rdfio.JSON_LD, rdfio.MAX_NESTING - 1), (TTL, rdfio.MAX_NESTING),
     (rdfio.N3, rdfio.MAX_NESTING), (rdfio.RDF_XML, (rdfio.MAX_NESTING - 3) // 2),
 ])
-def test_nesting_within_the_limit_is_stored(client, media_type, depth):
+def test_nesting_within_the_limit_is_stored(fresh, media_type, depth):
     body = _nested(media_type, depth)
-    r = client.put("/rest/ok", data=body, content_type=media_type)
+    r = fresh.put("/rest/ok", data=body, content_type=media_type)
     assert r.status_code == 201, r.data
-    assert client.get("/rest/ok", headers={"Accept": TTL}).data.count(b"ex.org/p") >= depth
+    assert fresh.get("/rest/ok", headers={"Accept": TTL}).data.count(b"ex.org/p") >= depth
 
 
 # --- RDF/XML DTDs (issue 14, item 2) ------------------------------------------------------
@@ -317,27 +365,27 @@ def test_chunked_bodies_the_server_does_not_end(client, repo, state, seeded, met
     _unchanged(repo, state, seeded)
 
 
-def test_chunked_bodies_up_to_the_limit(client, repo):
+def test_chunked_bodies_up_to_the_limit(fresh):
     body = b"<> <http://x/p> " + b'"' + b"x" * (MAX_BODY - 20) + b'" .'
     body += b" " * (MAX_BODY - len(body))
-    assert _chunked(client, "PUT", "/rest/t", body, TTL).status_code == 201
-    assert client.get("/rest/t", headers={"Accept": TTL}).data.count(b"x" * 1000)
-    r = _chunked(client, "PUT", "/rest/b", b"y" * MAX_BODY, "text/plain")
+    assert _chunked(fresh, "PUT", "/rest/t", body, TTL).status_code == 201
+    assert fresh.get("/rest/t", headers={"Accept": TTL}).data.count(b"x" * 1000)
+    r = _chunked(fresh, "PUT", "/rest/b", b"y" * MAX_BODY, "text/plain")
     assert r.status_code == 201
-    assert client.get("/rest/b").data == b"y" * MAX_BODY
+    assert fresh.get("/rest/b").data == b"y" * MAX_BODY
 
 
 @pytest.mark.parametrize("method, path", [("PUT", "/rest/b"), ("POST", "/rest/")])
-def test_a_body_of_exactly_the_limit_with_its_length(client, method, path):
+def test_a_body_of_exactly_the_limit_with_its_length(fresh, method, path):
     """Under a server that ends the input (gunicorn), Werkzeug caps the stream at the
     limit and refuses a read after it: a body of exactly ``max_body_size`` was a 413."""
     body = os.urandom(MAX_BODY)
-    r = client.open(path, method=method, input_stream=io.BytesIO(body),
+    r = fresh.open(path, method=method, input_stream=io.BytesIO(body),
                     headers={"Content-Type": "application/octet-stream",
                              "Content-Length": str(MAX_BODY)},
                     environ_overrides={"wsgi.input_terminated": True})
     assert r.status_code == 201, r.data
-    assert client.get(r.headers["Location"]).data == body
+    assert fresh.get(r.headers["Location"]).data == body
 
 
 # --- Digest (issue 14, item 5) ------------------------------------------------------------
@@ -495,8 +543,8 @@ def test_content_codings_are_refused(client, repo, state, seeded, coding, method
     _unchanged(repo, state, seeded)
 
 
-def test_identity_coding_is_accepted(client):
-    r = client.put("/rest/plain", data=b"x", content_type="text/plain",
+def test_identity_coding_is_accepted(fresh):
+    r = fresh.put("/rest/plain", data=b"x", content_type="text/plain",
                    headers={"Content-Encoding": "identity"})
     assert r.status_code == 201
 
@@ -571,8 +619,9 @@ IGNORED_HEADERS = [
 
 
 @pytest.mark.parametrize("name, value", IGNORED_HEADERS)
-def test_malformed_headers_that_are_ignored(client, seeded, name, value):
+def test_malformed_headers_that_are_ignored(fresh_seeded, name, value):
     """No malformed header is a 5xx; where an RFC says to ignore it, it changes nothing."""
+    client = fresh_seeded
     plain = client.get("/rest/c/bin")
     assert client.get("/rest/c/bin", headers={name: value}).data == plain.data == b"content"
     r = client.post("/rest/c", data=b"x", content_type="text/plain", headers={name: value})
