@@ -89,21 +89,26 @@ def settle(cpu: Callable[[], float], limit: float = 10.0) -> float:
     return cpu()
 
 
-def measure(jobs: dict[str, Any], n_clients: int, count: int,
-            cpu: Callable[[], float] | None) -> dict[str, Any]:
-    """Each job's ``count`` requests on ``n_clients`` clients: median latency,
-    throughput and (``cpu``: the server's CPU seconds) server CPU per request, the
-    work it does after the last answer included."""
-    out = {}
-    for op, job in jobs.items():
-        before = settle(cpu) if cpu else 0.0
-        res = clients.run(job, n_clients, count=count)
-        if res.error:
-            raise SystemExit(f"{job.endpoint} {op} x{n_clients}: {res.error}")
-        out[op] = {"median_ms": round(statistics.median(res.latencies_ms), 3),
-                   "per_s": res.requests_per_s}
-        if cpu:
-            out[op]["cpu_ms"] = round((settle(cpu) - before) * 1000 / count, 4)
+def measure(jobs: dict[str, Any], counts: tuple[int, ...], count: int,
+            cpu: Callable[[], float] | None) -> dict[int, dict[str, Any]]:
+    """For each client count of ``counts``, each job's ``count`` requests on that many
+    clients: median latency, throughput and (``cpu``: the server's CPU seconds)
+    server CPU per request, the work it does after the last answer included (from
+    the idle server before the requests to the idle server after them; the one
+    after is the one before the next)."""
+    out: dict[int, dict[str, Any]] = {}
+    idle = settle(cpu) if cpu else 0.0
+    for n_clients in counts:
+        out[n_clients] = {}
+        for op, job in jobs.items():
+            res = clients.run(job, n_clients, count=count)
+            if res.error:
+                raise SystemExit(f"{job.endpoint} {op} x{n_clients}: {res.error}")
+            out[n_clients][op] = {"median_ms": round(statistics.median(res.latencies_ms), 3),
+                                  "per_s": res.requests_per_s}
+            if cpu:
+                before, idle = idle, settle(cpu)
+                out[n_clients][op]["cpu_ms"] = round((idle - before) * 1000 / count, 4)
     return out
 
 
@@ -170,8 +175,7 @@ def session(args: argparse.Namespace) -> dict[str, Any]:
             order = names if r % 2 == 0 else names[::-1]   # alternated
             for name in order:
                 jobs = prepared(name, *targets[name])
-                this[name] = {n: measure(jobs, n, args.count, cpus[name])
-                              for n in (1, args.many)}
+                this[name] = measure(jobs, (1, args.many), args.count, cpus[name])
             rounds.append(this)
             print(f"round {r + 1}: " + "; ".join(
                 f"{name} PUT {this[name][1]['put']['median_ms']} ms, "
