@@ -1,4 +1,6 @@
-"""benchmarks/http_clients.py against a real server: every operation, the JSON it writes."""
+"""benchmarks/http_clients.py against a real server (one for the module: each run
+makes what it reads if missing, and its writes go to new resources): every
+operation, the JSON it writes."""
 from __future__ import annotations
 
 import json
@@ -10,18 +12,28 @@ import pytest
 
 from ..servers import lsup_server
 
+pytestmark = pytest.mark.slow
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "http_clients.py"
 
 
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """(port, data directory) of the module's server."""
+    tmp = tmp_path_factory.mktemp("http-clients")
+    with lsup_server(tmp, {"LSUP_SYNC": "false"}) as (_, port, _log):
+        yield port, tmp / "data"
+
+
 @pytest.mark.parametrize("op", ["get", "put", "query"])
-def test_http_clients_reports_throughput(tmp_path, op):
+def test_http_clients_reports_throughput(server, tmp_path, op):
     out = tmp_path / "r.json"
-    with lsup_server(tmp_path, {"LSUP_SYNC": "false"}) as (_, port, _log):
-        res = subprocess.run(
-            [sys.executable, str(SCRIPT), "--endpoint", f"http://127.0.0.1:{port}/rest/",
-             "--clients", "2", "--seconds", "0.5", "--op", op, "--output", str(out),
-             "--server-data-dir", str(tmp_path / "data")],
-            capture_output=True, text=True, timeout=120)
+    port, data_dir = server
+    res = subprocess.run(
+        [sys.executable, str(SCRIPT), "--endpoint", f"http://127.0.0.1:{port}/rest/",
+         "--clients", "2", "--seconds", "0.5", "--op", op, "--output", str(out),
+         "--server-data-dir", str(data_dir)],
+        capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith(f"{op} x2: ")
     data = json.loads(out.read_text())
@@ -37,13 +49,13 @@ def test_http_clients_reports_throughput(tmp_path, op):
     assert f"CPU ms/request client {cpu['client_ms_per_request']}, server " in res.stdout
 
 
-def test_http_clients_stops_on_a_refused_query(tmp_path):
+def test_http_clients_stops_on_a_refused_query(server, tmp_path):
     out = tmp_path / "r.json"
-    with lsup_server(tmp_path, {"LSUP_SYNC": "false"}) as (_, port, _log):
-        res = subprocess.run(
-            [sys.executable, str(SCRIPT), "--endpoint", f"http://127.0.0.1:{port}/rest/",
-             "--clients", "2", "--count", "4", "--op", "query", "--query", "SELECT ?s {",
-             "--output", str(out)], capture_output=True, text=True, timeout=120)
+    port, _data_dir = server
+    res = subprocess.run(
+        [sys.executable, str(SCRIPT), "--endpoint", f"http://127.0.0.1:{port}/rest/",
+         "--clients", "2", "--count", "4", "--op", "query", "--query", "SELECT ?s {",
+         "--output", str(out)], capture_output=True, text=True, timeout=120)
     assert res.returncode == 1
     assert "POST /query/sparql answered 400: 400 Bad Request: SPARQL syntax error" in res.stdout
     data = json.loads(out.read_text())
