@@ -28,6 +28,15 @@ from tests.clock import FakeClock
 BASE = "http://test.example/rest"
 
 
+def pytest_collection_modifyitems(config, items):
+    """The files with a test marked ``slow`` first (each file in its order): pytest-xdist
+    hands out whole files in the order collected (``make test``: ``--dist loadfile``,
+    and ``--no-loadscope-reorder`` in pyproject.toml), so the long ones start early
+    instead of ending the run on one worker while the others wait."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 def pytest_generate_tests(metafunc):
     if ("binaries_backend" in metafunc.fixturenames
             and metafunc.definition.get_closest_marker("both_backends")):

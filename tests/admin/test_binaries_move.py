@@ -12,6 +12,8 @@ from lakesuperior.admin.moving import move_binaries
 from lakesuperior.exceptions import AdminError
 from tests.binaries import cli_env, corrupt, remove
 
+pytestmark = pytest.mark.slow
+
 CONTENTS = [b"first", b"second" * 1000, b""]
 
 

@@ -10,6 +10,8 @@ from click.testing import CliRunner
 from lakesuperior import Repository
 from lakesuperior.auth.users import UserDB
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def data(tmp_path):

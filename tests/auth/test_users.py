@@ -14,6 +14,8 @@ from lakesuperior.exceptions import AdminError, StoreError
 
 from .conftest import ALICE, ROOT
 
+pytestmark = pytest.mark.slow
+
 
 def mode(path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)

@@ -1,7 +1,10 @@
 """The HTML view in a real browser: what an administrator and a stranger see."""
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_root_page_names_the_repository(site, signed_in):

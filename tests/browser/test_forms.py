@@ -5,7 +5,10 @@ from __future__ import annotations
 import itertools
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.slow
 
 
 def new_container(page: Page, site, parent: str, title: str, slug: str) -> None:

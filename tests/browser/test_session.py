@@ -8,6 +8,8 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import USERS, basic, sign_in
 
+pytestmark = pytest.mark.slow
+
 TITLE = "http://purl.org/dc/terms/title"
 #: Every field without a label, and the heading levels in order (JavaScript).
 AUDIT = """() => ({

@@ -9,6 +9,8 @@ import pytest
 from lakesuperior.bench import serving
 from lakesuperior.bench.ports import free_port
 
+pytestmark = pytest.mark.slow
+
 
 def test_clean_env_drops_lsup_settings_and_adds_the_given_ones(monkeypatch):
     monkeypatch.setenv("LSUP_DATA_DIR", "/elsewhere")

@@ -18,7 +18,8 @@ from lakesuperior.bench.memory import (
     wait_for_indexer,
 )
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
 
 
 @pytest.fixture

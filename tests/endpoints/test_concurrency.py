@@ -20,6 +20,8 @@ import pytest
 from tests.auth.conftest import user_file, write_users
 from tests.servers import lsup_server
 
+pytestmark = pytest.mark.slow
+
 LOAD_SECONDS = 6.0
 ADMIN = ("root", "r00t pw")
 ALICE = ("alice", "alice pw")

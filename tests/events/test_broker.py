@@ -23,6 +23,8 @@ from lakesuperior.messaging.publisher import Publisher, PublisherLock, Publisher
 
 from .conftest import WAIT, messaging
 
+pytestmark = pytest.mark.slow
+
 AS = AS_NS + "#"
 LDP = "http://www.w3.org/ns/ldp#"
 SERVER_MANAGED = b'<> <http://fedora.info/definitions/v4/repository#created> "x" .'

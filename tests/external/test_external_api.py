@@ -18,7 +18,7 @@ from lakesuperior.store.external import AllowList, normalize_url
 
 from .conftest import CONTENT, TEXT
 
-pytestmark = pytest.mark.both_backends
+pytestmark = [pytest.mark.slow, pytest.mark.both_backends]
 
 
 def _tmp_files(repo) -> list[str]:

@@ -16,6 +16,8 @@ from tests.apps import serving
 
 from .conftest import TEXT, link
 
+pytestmark = pytest.mark.slow
+
 SECRET = b"secret\n"
 
 

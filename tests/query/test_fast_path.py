@@ -18,6 +18,7 @@ from lakesuperior.store.rdflib_store import LmdbStore
 
 # rdflib 7.6 warns about its own use of these inside Dataset and the SPARQL engine.
 pytestmark = [
+    pytest.mark.slow,
     pytest.mark.filterwarnings("ignore:Dataset.default_context is deprecated:DeprecationWarning"),
     pytest.mark.filterwarnings("ignore:Dataset.contexts is deprecated:DeprecationWarning"),
     pytest.mark.filterwarnings("ignore:ConjunctiveGraph is deprecated:DeprecationWarning"),

@@ -30,6 +30,8 @@ from lakesuperior.query import deadlines, fast_path, search, sparql, view
 from lakesuperior.query.deadlines import CHECK_EVERY
 from lakesuperior.rdfio import to_rdflib
 
+pytestmark = pytest.mark.slow
+
 BASE = "http://test.example/rest"
 TTL = "text/turtle"
 EX = "http://ex.org/"

@@ -19,6 +19,8 @@ import pytest
 
 from lakesuperior.rdf import sparql_parser
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PRELUDE = """

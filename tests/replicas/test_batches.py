@@ -30,6 +30,8 @@ from tests.replicas.conftest import (
     threaded_server,
 )
 
+pytestmark = pytest.mark.slow
+
 
 def replica(repo, url: str, protocol: str = "graph-store", batch: int = 500,
             **cfg) -> Replica:

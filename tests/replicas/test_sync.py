@@ -17,6 +17,8 @@ from lakesuperior.replicas.targets import make_target, update_text
 from lakesuperior.repository import Repository
 from tests.replicas.conftest import TTL, assert_same, churn, put, repository_graphs
 
+pytestmark = pytest.mark.slow
+
 
 def replica(repo, url, protocol="graph-store", **kw) -> Replica:
     return Replica(repo, make_target(url, protocol, repo.config), batch=7, **kw)

@@ -19,6 +19,8 @@ from lakesuperior.replicas import state
 from lakesuperior.repository import Repository
 from tests.replicas.conftest import assert_same, put, repository_graphs
 
+pytestmark = pytest.mark.slow
+
 LSUP_ADMIN = os.path.join(os.path.dirname(sys.executable), "lsup-admin")
 
 

@@ -27,6 +27,8 @@ from lakesuperior.store.s3 import S3BinaryStore
 
 from ..cli.conftest import script
 
+pytestmark = pytest.mark.slow
+
 MIB = 1 << 20
 PART = 5 * MIB
 

@@ -14,6 +14,8 @@ from tests.clock import FakeClock
 from tests.conftest import store_state
 from tests.tx.conftest import ROOT, TTL, open_tx
 
+pytestmark = pytest.mark.slow
+
 TITLE = b'<> <http://purl.org/dc/terms/title> "%s" .'
 COMMIT_REL = "http://fedora.info/definitions/v4/transaction#commitEndpoint"
 

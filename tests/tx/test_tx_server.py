@@ -7,7 +7,11 @@ import os
 import signal
 import time
 
+import pytest
+
 from tests.servers import child_pids, lsup_server
+
+pytestmark = pytest.mark.slow
 
 TITLE = b'<> <http://purl.org/dc/terms/title> "%s" .'
 

@@ -8,6 +8,8 @@ import pytest
 from lakesuperior.endpoints import html
 from lakesuperior.model import resource
 
+pytestmark = pytest.mark.slow
+
 N = html.SORT_LIMIT + 500      # more than the page sorts whole
 
 
