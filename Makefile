@@ -22,12 +22,14 @@ run: install
 ACTIVEMQ := /usr/share/activemq/bin/activemq.jar
 CHROMIUM := /usr/bin/chromium
 
-# Three pytest workers (pytest-xdist), each test file on one of them: much of the
-# suite waits on disks, servers, brokers and a browser, so a third worker fills
-# the two cores' idle time (5,088 tests, quiet: 3m35 on three, 3m54 on two, 3m35
-# on four with more CPU spent).
+# Three pytest workers (pytest-xdist), each test file on one of them, the files
+# with slow tests first (tests/conftest.py): much of the suite waits on disks,
+# servers, brokers and a browser, so a third worker fills the two cores' idle time.
+# The test modules as pytest rewrites them (for its assertion messages) are kept
+# in __pycache__ even where PYTHONDONTWRITEBYTECODE is set: otherwise each worker
+# rewrites all of them again at every run (about 6 s of CPU each).
 test: install $(ACTIVEMQ) $(CHROMIUM)
-	$(BIN)/pytest -q -n 3 --dist loadfile
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -n 3 --dist loadfile
 
 $(ACTIVEMQ):
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
