@@ -9,10 +9,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -81,11 +79,11 @@ def test_a_new_export_writes_each_file_once_and_makes_each_directory_once(
     assert_valid(str(dest))
 
 
-def test_an_incremental_export_replaces_what_an_interrupted_one_left(tmp_path):
+def test_an_incremental_export_replaces_what_an_interrupted_one_left(tmp_path, clock):
     """An incremental export killed in an object leaves a version directory the
     inventory does not name (or a new object without inventory): the next one
     writes that version (object) anew, and the root stays valid."""
-    with Repository(config=config(tmp_path / "src")) as repo:
+    with Repository(config=config(tmp_path / "src"), clock=clock) as repo:
         repo.create_or_replace("/a", data=b'<> <http://ex.org/p> "1" .',
                                media_type="text/turtle")
         out = tmp_path / "ocfl"
@@ -99,8 +97,8 @@ def test_an_incremental_export_replaces_what_an_interrupted_one_left(tmp_path):
         new_obj = out / object_path("info:fedora/b")
         (new_obj / "v1" / "content").mkdir(parents=True)
         (new_obj / "v1" / "content" / "left-over.nt").write_bytes(b"no inventory")
-        since = datetime.now(UTC)
-        time.sleep(1.05)         # versions are a second apart
+        since = clock()
+        clock.advance()          # versions are a second apart
         repo.create_or_replace("/a", data=b'<> <http://ex.org/p> "2" .',
                                media_type="text/turtle")
         repo.create_or_replace("/b", data=b'<> <http://ex.org/p> "b" .',
