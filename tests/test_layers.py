@@ -43,7 +43,8 @@ FUNCTION_IMPORTS = {
     ("lakesuperior", "lakesuperior.repository"):
         "`import lakesuperior` must not load the compiled store",
     ("lakesuperior.server", "lakesuperior.endpoints.app"):
-        "each gunicorn worker builds its app (and opens the store) after fork",
+        "imported once prometheus_client's multiprocess folder is named, before the "
+        "workers fork; each builds its app (and opens the store) after fork",
 }
 
 _CYTHON_IMPORT = re.compile(
