@@ -54,7 +54,9 @@ def test_metrics_sum_every_worker(tmp_path):
         assert not (stale / "counter_1.db").exists()
         assert request(port, "PUT", "/rest/bin", b"x" * 100_000,
                        {"Content-Type": "image/png"})[0] == 201
-        workers = set(child_pids(proc.pid))
+        deadline = time.monotonic() + 60    # the second worker may be forked later
+        while len(workers := set(child_pids(proc.pid))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert len(workers) == 2
 
         def answered() -> set[int]:
