@@ -19,10 +19,7 @@ one log line says where; with ``auth.enabled: false`` a warning is logged.
 Each worker counts its requests for ``GET /metrics`` in files of
 ``DATA_DIR/metrics`` (emptied at each start; prometheus_client's multiprocess
 mode, switched on by ``PROMETHEUS_MULTIPROC_DIR``, set here before any worker
-exists), so that a scrape answered by any worker sums them all. Then the master
-imports the application's modules (``preload``): the workers fork with them
-loaded and only build the app, which makes a worker's start (and its restart
-after a crash) about 0.3 s of CPU shorter, and leaves those pages shared.
+exists), so that a scrape answered by any worker sums them all.
 
 With ``messaging.broker_url`` set, each worker runs a publisher thread; the
 data directory's lock makes one of them drain the change feed to the broker
@@ -225,13 +222,6 @@ def prepare_metrics(config: Config) -> str:
     return path
 
 
-def preload() -> None:
-    """Import the application's modules in the master, after ``prepare_metrics``
-    (prometheus_client reads its multiprocess folder at import), before the
-    workers fork: nothing is opened or built; each worker makes its app."""
-    import lakesuperior.endpoints.app  # noqa: F401
-
-
 def check_store(config: Config) -> None:
     """Open (creating it if new) and close the repository of ``config``, so that a
     store of another format or an unusable data directory stops the start."""
@@ -280,7 +270,6 @@ def cli(bind: str | None, workers: int | None, threads: int | None, data_dir: st
     check_store(config)
     server.notices = prepare_auth(config)
     server.metrics_dir = prepare_metrics(config)
-    preload()
     server.run()
 
 

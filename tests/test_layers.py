@@ -43,8 +43,7 @@ FUNCTION_IMPORTS = {
     ("lakesuperior", "lakesuperior.repository"):
         "`import lakesuperior` must not load the compiled store",
     ("lakesuperior.server", "lakesuperior.endpoints.app"):
-        "imported once prometheus_client's multiprocess folder is named, before the "
-        "workers fork; each builds its app (and opens the store) after fork",
+        "each gunicorn worker builds its app (and opens the store) after fork",
 }
 
 _CYTHON_IMPORT = re.compile(
