@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from lakesuperior.config import env_names
 from lakesuperior.store.binaries import BinaryStore
 
 
@@ -54,6 +55,13 @@ def age(store: Any, digest: str, seconds: float) -> None:
     os.utime(path, (when, when))
 
 
+def lsup_env(keywords: dict[str, Any]) -> dict[str, str]:
+    """The ``LSUP_*`` variables that set the ``Config`` keywords ``keywords``
+    (the naming rule of ``config.env_names``)."""
+    names = {key: name for name, key in env_names().items()}
+    return {names[key]: str(value) for key, value in keywords.items()}
+
+
 def cli_env(repo: Any) -> dict[str, str | None]:
     """The ``LSUP_BINARIES_*`` variables of ``repo``'s binary backend, for a command
     run on its data directory (none for the file store)."""
@@ -62,4 +70,4 @@ def cli_env(repo: Any) -> dict[str, str | None]:
         return {}
     keys = ("backend", "s3_endpoint", "s3_bucket", "s3_region", "s3_prefix",
             "s3_access_key_id", "s3_secret_access_key")
-    return {f"LSUP_BINARIES_{k.upper()}": str(getattr(cfg, f"binaries_{k}")) for k in keys}
+    return dict(lsup_env({f"binaries_{k}": getattr(cfg, f"binaries_{k}") for k in keys}))

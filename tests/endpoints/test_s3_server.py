@@ -16,14 +16,14 @@ import pytest
 
 from lakesuperior.store import pipeline
 
+from ..binaries import lsup_env
 from ..servers import lsup_server
 
 SIZE = 3 * pipeline.CHUNK + 12345     # several chunks: the pipeline's threads run
 
 
 def _env(seaweedfs, prefix: str, **more: str) -> dict[str, str]:
-    return {f"LSUP_{key.upper()}": str(value)
-            for key, value in {**seaweedfs.config(prefix=prefix), **more}.items()}
+    return lsup_env({**seaweedfs.config(prefix=prefix), **more})
 
 
 def _objects(seaweedfs, prefix: str) -> list[str]:

@@ -25,6 +25,7 @@ from lakesuperior.exceptions import (
 )
 from lakesuperior.store.s3 import S3BinaryStore
 
+from ..binaries import lsup_env
 from ..cli.conftest import script
 
 pytestmark = pytest.mark.slow
@@ -135,7 +136,7 @@ def test_the_usual_aws_variables_are_the_credentials_when_none_are_configured(
 
 def _env(keywords: dict) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LSUP_", "AWS_"))}
-    env.update({f"LSUP_{k.upper()}": str(v) for k, v in keywords.items()})
+    env.update(lsup_env(keywords))
     return env
 
 
