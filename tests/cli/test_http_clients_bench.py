@@ -21,7 +21,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "http_clients.py"
 def server(tmp_path_factory):
     """(port, data directory) of the module's server."""
     tmp = tmp_path_factory.mktemp("http-clients")
-    with lsup_server(tmp, {"LSUP_SYNC": "false"}) as (_, port, _log):
+    with lsup_server(tmp, {"LSUP_SYNC": "false", "LSUP_SERVER_WORKERS": "2"}) as (_, port, _log):
         yield port, tmp / "data"
 
 

@@ -155,7 +155,8 @@ def _seed(client: Client) -> None:
 def server(tmp_path):
     (tmp_path / "users").mkdir()
     write_users(tmp_path / "data", user_file(tmp_path / "users", [ALICE], [ADMIN]))
-    with lsup_server(tmp_path, {"LSUP_AUTH_ENABLED": "true"}) as (_proc, port, _log):
+    env = {"LSUP_AUTH_ENABLED": "true", "LSUP_SERVER_WORKERS": "2"}
+    with lsup_server(tmp_path, env) as (_proc, port, _log):
         yield port
 
 

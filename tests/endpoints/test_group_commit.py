@@ -76,7 +76,8 @@ def test_each_request_of_a_group_reads_its_own_headers(app, repo):
 
 @pytest.mark.slow
 def test_concurrent_puts_through_gunicorn(tmp_path):
-    with lsup_server(tmp_path, {"LSUP_STORE_SYNC": "true"}) as (_proc, port, log):
+    env = {"LSUP_STORE_SYNC": "true", "LSUP_SERVER_WORKERS": "2"}
+    with lsup_server(tmp_path, env) as (_proc, port, log):
         def request(method, path, body=b"", headers=None):
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT)
             try:

@@ -79,14 +79,16 @@ class Trickle:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    with lsup_server(tmp_path_factory.mktemp("slow")) as (_proc, port, _log):
+    with lsup_server(tmp_path_factory.mktemp("slow"), {"LSUP_SERVER_WORKERS": "2"}) \
+            as (_proc, port, _log):
         yield port
 
 
 @pytest.fixture(scope="module")
 def short(tmp_path_factory):
     """A server with 2-second header and body timeouts."""
-    env = {"LSUP_SERVER_HEADER_TIMEOUT": "2", "LSUP_SERVER_BODY_TIMEOUT": "2"}
+    env = {"LSUP_SERVER_HEADER_TIMEOUT": "2", "LSUP_SERVER_BODY_TIMEOUT": "2",
+           "LSUP_SERVER_WORKERS": "2"}
     with lsup_server(tmp_path_factory.mktemp("short"), env) as (_proc, port, _log):
         yield port
 
