@@ -90,6 +90,7 @@ class Config:
     http_base_path: str = _DEFAULT
     http_allowed_origins: tuple[str, ...] = _DEFAULT
     http_binary_protection: str = _DEFAULT
+    http_body_cache: int = _DEFAULT
     query_timeout: float = _DEFAULT
     query_max_per_agent: int = _DEFAULT
     versioning_auto: bool = _DEFAULT
@@ -213,6 +214,8 @@ class Config:
                      "server_workers", "server_threads"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive")
+        if self.http_body_cache < 0:
+            raise ConfigError("http.body_cache must be 0 (none kept) or positive")
         if self.resident_map_limit < 0:
             raise ConfigError("store.resident_map_limit must be 0 (no bound) or positive")
         if self.query_timeout <= 0:

@@ -22,6 +22,7 @@ from lakesuperior.config import Config
 from lakesuperior.endpoints import authn, errors, operations, origins, paths, session, tx
 from lakesuperior.endpoints import constraints as doc
 from lakesuperior.endpoints.admin import bp as admin_bp
+from lakesuperior.endpoints.body_cache import BodyCache
 from lakesuperior.endpoints.call import LDP_ALIAS
 from lakesuperior.endpoints.changes import bp as changes_bp
 from lakesuperior.endpoints.ldp import bp as ldp_bp
@@ -49,6 +50,8 @@ class State:
     queries: QuerySlots = field(default_factory=lambda: QuerySlots(0))
     #: ``/health`` and ``/metrics``
     operations: Operations | None = None
+    #: serialized RDF bodies of an unchanged store (``http.body_cache``)
+    bodies: BodyCache = field(default_factory=lambda: BodyCache(0))
 
     def close(self) -> None:
         self.staging.close()
@@ -82,7 +85,8 @@ def create_app(config: Config | None = None, *, repository: Repository | None = 
                       max_bytes=config.transactions_max_bytes,
                       max_per_agent=config.transactions_max_per_agent,
                       max_lifetime=config.transactions_max_lifetime)
-    state = State(config, repository, staging, owned, QuerySlots(config.query_max_per_agent))
+    state = State(config, repository, staging, owned, QuerySlots(config.query_max_per_agent),
+                  bodies=BodyCache(config.http_body_cache))
     app.extensions["lakesuperior"] = state
     errors.register(app)
     app.before_request(_check_path)

@@ -106,9 +106,12 @@ def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
     if media_type == HTML:
         body: str | bytes = _html(call, res, target)
     else:
-        triples, lists = representation_parts(res, options)
-        body = rdfio.serialize(triples, media_type, namespaces=DEFAULT_NAMESPACES,
-                               lists=lists)
+        def serialize() -> bytes:
+            triples, lists = representation_parts(res, options)
+            return rdfio.serialize(triples, media_type, namespaces=DEFAULT_NAMESPACES,
+                                   lists=lists)
+        bodies = current_app.extensions["lakesuperior"].bodies
+        body = bodies.body(bodies.key(res, target, call.base, media_type, options), serialize)
     return Response(body, headers=headers)
 
 

@@ -70,6 +70,7 @@ from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.group import WriteGroups
 from lakesuperior.store.indexer_process import IndexerProcess
 from lakesuperior.store.quadstore import QuadStore, Reader
+from lakesuperior.store.reads import ReadTxn
 
 __all__ = ["Repository"]
 
@@ -323,9 +324,12 @@ class Repository:
         """
         uid = normalize_uid(uid)
         with self.snapshot(base_uri) as ctx:
-            return load(ctx, uid, incl_children=incl_children, incl_inbound=incl_inbound,
-                        incl_srv_mgd=incl_srv_mgd, embed_children=embed_children,
-                        incl_membership=incl_membership, children_range=children_range)
+            res = load(ctx, uid, incl_children=incl_children, incl_inbound=incl_inbound,
+                       incl_srv_mgd=incl_srv_mgd, embed_children=embed_children,
+                       incl_membership=incl_membership, children_range=children_range)
+            if isinstance(ctx.txn, ReadTxn):
+                res.snapshot = ctx.txn.snapshot_id()
+            return res
 
     def info(self, uid: str, *, base_uri: str | None = None,
              own_triples: bool = False) -> ResourceInfo:

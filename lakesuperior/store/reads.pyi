@@ -54,6 +54,9 @@ class Reader(Txn):
         """Outbox entries ``(seq, bytes)`` with seq > ``after``, in seq order."""
     def outbox_state(self) -> dict[str, int]:
         """``first``, ``last``, ``entries``, ``seq`` and ``published`` of the outbox."""
+    def snapshot_id(self) -> int:
+        """The LMDB transaction id: for a read snapshot, that of the last write it
+        sees (two snapshots of one id read the same state of the store)."""
     def stats(self) -> dict[str, int]:
         """Entry counts of the main tables."""
 

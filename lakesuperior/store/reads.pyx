@@ -613,6 +613,12 @@ cdef class Reader(Txn):
             raise backend_error(e) from e
         return v.decode() if v is not None else None
 
+    def snapshot_id(self):
+        """The LMDB transaction id: for a read snapshot, that of the last write it
+        sees (two snapshots of one id read the same state of the store)."""
+        self._check()
+        return self.txn.id()
+
     def stats(self):
         """Entry counts of the main tables."""
         self._check()
