@@ -6,7 +6,8 @@ the administrator) on loopback, then, round by round, each target in turn: with 
 and with ``--many`` clients (processes, keep-alive connections), ``--count``
 PUTs of new 200-triple workload resources under one container, then ``--count``
 GETs of one such resource as Turtle. ``--fedora URL`` (Fedora's LDP root, with
-``--fedora-auth USER:PASS``) adds Fedora as a third target in every round.
+``--fedora-auth USER:PASS``) adds Fedora as a third target in every round;
+``--set LSUP_NAME=VALUE`` (repeatable) configures ``lsup-server``.
 
 Prints, per operation and client count, the median latency (1 client) or the
 throughput (``--many``) of each target across rounds, the server CPU per request
@@ -159,7 +160,8 @@ def session(args: argparse.Namespace) -> dict[str, Any]:
         floor = stack.enter_context(running(
             [sys.executable, str(HERE / "floor_app.py"), "--bind", f"127.0.0.1:{floor_port}"],
             Path(tmp) / "floor.log", lambda: accepts(floor_port)))
-        ours = stack.enter_context(lsup_server(data, ours_port, Path(tmp) / "server.log"))
+        ours = stack.enter_context(lsup_server(data, ours_port, Path(tmp) / "server.log",
+                                               settings=dict(args.set)))
         cpus: dict[str, Callable[[], float] | None] = {
             "floor": lambda: tree_cpu_s(floor.pid), "ours": lambda: tree_cpu_s(ours.pid),
             "fedora": None}
@@ -181,8 +183,8 @@ def session(args: argparse.Namespace) -> dict[str, Any]:
                 f"{name} PUT {this[name][1]['put']['median_ms']} ms, "
                 f"GET {this[name][1]['get']['median_ms']} ms" for name in names))
     result = summarize(rounds, names, args.many)
-    result.update(rounds=rounds, count=args.count, many=args.many, machine=machine(),
-                  load_average=os.getloadavg())
+    result.update(rounds=rounds, count=args.count, many=args.many, settings=dict(args.set),
+                  machine=machine(), load_average=os.getloadavg())
     fig, ratios = result["figures"], result["ratios"]
     print("server CPU per request, ms: " + "; ".join(
         f"{op.upper()} floor {fig[f'floor_{op}_cpu_ms']}, ours {fig[f'ours_{op}_cpu_ms']}, "
@@ -201,6 +203,13 @@ def session(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
+def _setting(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.startswith("LSUP_"):
+        raise argparse.ArgumentTypeError(f"not LSUP_NAME=VALUE: {text!r}")
+    return name, value
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     p.add_argument("--rounds", type=int, default=3)
@@ -208,6 +217,8 @@ def main() -> None:
     p.add_argument("--many", type=int, default=8, help="the larger client count")
     p.add_argument("--fedora", help="Fedora's LDP root URL, measured as a third target")
     p.add_argument("--fedora-auth", help="USER:PASS for Fedora")
+    p.add_argument("--set", action="append", default=[], type=_setting, metavar="LSUP_X=V",
+                   help="a setting of lsup-server (repeatable; its defaults otherwise)")
     p.add_argument("--json")
     p.add_argument("--check", metavar="BASELINE", help="a recorded --json to hold ratios to")
     p.add_argument("--tolerance", type=float, default=0.3)

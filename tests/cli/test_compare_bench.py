@@ -20,10 +20,12 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 def test_compare_prints_ratios_writes_json_and_checks_a_baseline(tmp_path):
     out = tmp_path / "c.json"
-    res = run("--rounds", "1", "--count", "6", "--many", "2", "--json", str(out))
+    res = run("--rounds", "1", "--count", "6", "--many", "2", "--json", str(out),
+              "--set", "LSUP_HTTP_BODY_CACHE=0")
     assert res.returncode == 0, res.stdout + res.stderr
     data = json.loads(out.read_text())
     assert len(data["rounds"]) == 1 and data["count"] == 6 and data["many"] == 2
+    assert data["settings"] == {"LSUP_HTTP_BODY_CACHE": "0"}
     fig, ratios = data["figures"], data["ratios"]
     for op in ("put", "get"):
         assert fig[f"floor_{op}_1"] > 0 and fig[f"ours_{op}_1"] > 0
@@ -54,3 +56,9 @@ def test_compare_prints_ratios_writes_json_and_checks_a_baseline(tmp_path):
     found = compare.check(ratios, str(tmp_path / "better.json"), 0.3)
     assert len(found) == 1 and found[0].startswith("put_cpu_ratio")
     assert compare.check(ratios, str(tmp_path / "worse.json"), 0.3) == []
+
+
+@pytest.mark.parametrize("setting", ["HTTP_BODY_CACHE=0", "LSUP_HTTP_BODY_CACHE"])
+def test_a_setting_that_is_not_lsup_name_value_is_refused(setting):
+    res = run("--set", setting)
+    assert res.returncode == 2 and "not LSUP_NAME=VALUE" in res.stderr
