@@ -426,12 +426,14 @@ def test_fast_path_cross_product_in_bounded_pieces(pair, monkeypatch):
     monkeypatch.setattr(joins._Stage, "__call__", measured)
     monkeypatch.setattr(joins, "_CHUNK", 500)
     q = PREFIX + "SELECT (COUNT(*) AS ?c) WHERE { ?a ?b ?c . ?d ?e ?f }"
+    n = len(set(mem.triples((None, None, None))))
     enable_sparql_fast_path()
     try:
-        assert rows(ours.query(q)) == rows(mem.query(q))
+        # every pair of the default graph's triples (rdflib's own count of the
+        # n * n rows takes seconds)
+        assert [int(row[0]) for row in ours.query(q)] == [n * n]
     finally:
         disable_sparql_fast_path()
-    n = len(set(mem.triples((None, None, None))))
     assert max(sizes[1:]) <= max(n * 64, 500 + n)
 
 
