@@ -25,7 +25,7 @@ def server(tmp_path_factory):
         yield port, tmp / "data"
 
 
-@pytest.mark.parametrize("op", ["get", "put", "query"])
+@pytest.mark.parametrize("op", ["get", "query", "put"])    # query: before the PUTs fill the store
 def test_http_clients_reports_throughput(server, tmp_path, op):
     out = tmp_path / "r.json"
     port, data_dir = server
