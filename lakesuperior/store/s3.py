@@ -189,8 +189,8 @@ class S3BinaryStore:
             return info
         return self._put_parts(first, parts, hashing)
 
-    def _put_parts(self, first: bytes | bytearray | memoryview,
-                   parts: Iterator[bytes | bytearray | memoryview],
+    def _put_parts(self, first: bytes | bytearray,
+                   parts: Iterator[bytes | bytearray],
                    hashing: _Hashing) -> BinaryInfo:
         """A multipart upload: under a temporary key, copied to its digest's key once
         known; straight under the digest's key when the client gave that digest
@@ -222,8 +222,8 @@ class S3BinaryStore:
                     self.client.delete_object(Bucket=self.bucket, Key=target)
         return found[0]
 
-    def _send(self, target: str, first: bytes | bytearray | memoryview,
-              parts: Iterator[bytes | bytearray | memoryview], hashing: _Hashing,
+    def _send(self, target: str, first: bytes | bytearray,
+              parts: Iterator[bytes | bytearray], hashing: _Hashing,
               what: str, complete: Callable[[], bool]) -> bool:
         """Send ``first`` and the rest of ``parts`` as a multipart upload to ``target``,
         each part hashed while it is sent (hashlib lets go of the GIL: one part in
@@ -236,7 +236,7 @@ class S3BinaryStore:
         completed = False
         sender = ThreadPoolExecutor(1, thread_name_prefix="s3-part")
         try:
-            part: bytes | bytearray | memoryview | None = first
+            part: bytes | bytearray | None = first
             while part:
                 sent = sender.submit(self.client.upload_part, Bucket=self.bucket, Key=target,
                                      UploadId=upload, PartNumber=len(done) + 1, Body=part)
@@ -619,15 +619,16 @@ class _Hashing:
 
 
 def _parts(stream: Any, size: int, hashing: _Hashing, max_size: int | None
-           ) -> Iterator[bytes | bytearray | memoryview]:
+           ) -> Iterator[bytes | bytearray]:
     """``stream`` in parts of ``size`` bytes (the last shorter: a part shorter than
     ``size`` is the last one), each piece counted as it is read, so that a body
-    over ``max_size`` stops the reading there (the caller hashes the parts)."""
+    over ``max_size`` stops the reading there (the caller hashes the parts).
+    Content given in memory comes in ``bytes`` parts (boto3 sends no memoryview)."""
     if isinstance(stream, (bytes, bytearray, memoryview)):
         view = memoryview(stream).cast("B")
         for start in range(0, max(len(view), 1), size):
             hashing.count(view[start:start + size], max_size)
-            yield view[start:start + size]
+            yield bytes(view[start:start + size])
         return
     while True:
         part = bytearray()
