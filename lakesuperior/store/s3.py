@@ -15,9 +15,10 @@ completed object is copied to its digest's key (server side) and the temporary
 key removed; when the client gave the digest in the store's algorithm, the
 upload goes straight to that key (completed only if the content matches it).
 Either way the object is whole in S3 when ``put`` returns, before the LMDB
-commit that names it. Content stored before is
-not sent again: its object is renewed (copied onto itself) so that ``cleanup``'s
-grace period counts from now.
+commit that names it. Content of one part is sent whether it is stored or not
+(one request either way; the same bytes under the same key, its time renewed);
+larger content stored before is not sent again: its object is renewed (copied
+onto itself). Either way ``cleanup``'s grace period counts from now.
 
 Every S3 request has bounded timeouts and attempts (``binaries.s3.timeout``,
 ``binaries.s3.attempts``); an object store that cannot be reached, fails or
@@ -182,10 +183,11 @@ class S3BinaryStore:
         if len(first) < self.part_size:            # the whole content, in memory
             hashing.update(first)
             info = self._info(hashing)
-            key = self.key(info.digest)
+            # One request, stored or not: the same bytes under the same key, its
+            # time renewed (``cleanup``'s age)
             with _errors("storing the content (nothing was stored)"):
-                if not self._renew(key):
-                    self.client.put_object(Bucket=self.bucket, Key=key, Body=bytes(first))
+                self.client.put_object(Bucket=self.bucket, Key=self.key(info.digest),
+                                       Body=bytes(first))
             return info
         return self._put_parts(first, parts, hashing)
 

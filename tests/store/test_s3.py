@@ -112,13 +112,25 @@ def test_refused_writes_leave_no_object_and_no_upload(store, size):
     assert keys(store) == [] and uploads(store) == [] and list(store.leftovers()) == []
 
 
-def test_content_stored_again_is_not_sent_again_but_renewed(store):
-    info = store.put(b"same")
-    first = store.modified(info.digest)
+def test_content_stored_again_is_renewed(store):
+    small = store.put(b"same")
+    data = os.urandom(PART + 3)
+    digest = hashlib.sha512(data).hexdigest()
+    large = store.put(io.BytesIO(data))
+    first = {d: store.modified(d) for d in (small.digest, digest)}
+    calls: list[str] = []
+    store.client.meta.events.register("before-call.s3", lambda model, **kw: calls.append(
+        model.name))
     time.sleep(1.1)                                 # S3 times are in whole seconds
-    assert store.put(io.BytesIO(b"same")) == info
-    assert store.modified(info.digest) > first      # cleanup's grace counts from now
-    assert len(keys(store)) == 1
+    assert store.put(io.BytesIO(b"same")) == small
+    assert calls == ["PutObject"]                   # one part: one request, stored or not
+    calls.clear()
+    # larger content whose digest the client gave is not sent again
+    assert store.put(io.BytesIO(data), expected={"sha-512": digest}) == large
+    assert "UploadPart" not in calls and "CopyObject" in calls
+    for d in (small.digest, digest):
+        assert store.modified(d) > first[d]         # cleanup's grace counts from now
+    assert len(keys(store)) == 2 and uploads(store) == []
 
 
 # --- configuration errors ----------------------------------------------------------------
