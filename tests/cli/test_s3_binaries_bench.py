@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from lakesuperior.bench.seaweedfs import SeaweedFS
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "s3_binaries.py"
 KINDS = {"boto3_put", "boto3_upload", "s3_store", "s3_store_digest", "file_store"}
 
@@ -35,3 +37,8 @@ def test_s3_binaries_benchmark_refuses_bad_options():
     res = subprocess.run([sys.executable, str(SCRIPT), "--rounds", "0"],
                          capture_output=True, text=True, timeout=60)
     assert res.returncode == 2 and "--rounds must be positive" in res.stderr
+
+
+def test_seaweedfs_holds_as_many_volumes_as_asked(tmp_path):
+    assert "-volume.max=16" in SeaweedFS(tmp_path / "a").arguments()
+    assert "-volume.max=40" in SeaweedFS(tmp_path / "b", volumes=40).arguments()
