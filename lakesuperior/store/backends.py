@@ -91,4 +91,5 @@ def open_backend(cfg: Config, backend: str | None = None) -> BinaryBackend:
     (``file`` or ``s3``) with the rest of ``cfg``'s settings."""
     if (backend or cfg.binaries_backend) == "s3":
         return S3BinaryStore.from_config(cfg)
-    return BinaryStore(os.path.join(cfg.data_dir, "ldpnr"), cfg.digest_algorithm)
+    return BinaryStore(os.path.join(cfg.data_dir, "ldpnr"), cfg.digest_algorithm,
+                       sync=cfg.sync)

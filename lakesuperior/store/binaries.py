@@ -8,10 +8,12 @@ algorithm, in two levels of fan-out directories::
 
 A write streams into a temporary file in ``root/tmp`` (same file system),
 hashes while it writes, fsyncs, then renames the file into place and fsyncs
-the directory: a reader sees either nothing or the whole content. Fan-out
-directories are never removed, so a rename never races a ``rmdir``. A full
-disk (``ENOSPC``, ``EDQUOT``) while writing is ``DiskFullError``, and the
-temporary file is removed: nothing is stored.
+the directory: a reader sees either nothing or the whole content. A store
+opened with ``sync=False`` (``store.sync: false``) does no fsync at all: a
+machine crash may lose the last binaries written, as it may lose the store's
+last commits. Fan-out directories are never removed, so a rename never races
+a ``rmdir``. A full disk (``ENOSPC``, ``EDQUOT``) while writing is
+``DiskFullError``, and the temporary file is removed: nothing is stored.
 """
 from __future__ import annotations
 
@@ -174,9 +176,13 @@ class Upload:
 class BinaryStore:
     """Files addressed by the digest of their content, under ``root``."""
 
-    def __init__(self, root: str | os.PathLike, algorithm: str | None = None):
+    def __init__(self, root: str | os.PathLike, algorithm: str | None = None, *,
+                 sync: bool = True):
         self.root = os.fspath(root)
         self.algorithm = normalize_algorithm(algorithm or defaults()["digest_algorithm"])
+        #: Whether a stored binary is flushed to disk (file and directory) before
+        #: ``put`` returns (``store.sync``).
+        self.sync = sync
         self._hex_len = 2 * _new_hash(self.algorithm).digest_size
         self._tmp = os.path.join(self.root, _TMP_DIR)
         private.make_dirs(self._tmp)
@@ -191,8 +197,9 @@ class BinaryStore:
         """Read ``stream`` (a readable binary file or bytes) into a temporary file of
         the store, hashing it in the store's algorithm and ``algorithms`` as it is
         written (``pipeline``: reading, hashing and writing overlap), and sync it
-        unless the store holds that content already. ``put`` stores the
-        ``Upload`` (a rename); leaving its ``with`` block without doing so removes it.
+        (with ``sync``) unless the store holds that content already. ``put``
+        stores the ``Upload`` (a rename); leaving its ``with`` block without doing
+        so removes it.
 
         So a request's body is received before any write lock is taken, and
         stored under it at the cost of a rename. More than ``max_size`` bytes raise
@@ -210,7 +217,8 @@ class BinaryStore:
         with _removed_on_failure(tmp, lambda: sink.written):
             try:
                 result = pipeline.run(_reader(stream), names, sink.write, max_size=max_size)
-                synced = not os.path.exists(self.path(result.digests[self.algorithm]))
+                synced = self.sync and not os.path.exists(
+                    self.path(result.digests[self.algorithm]))
                 if synced:
                     os.fsync(fd)
             finally:
@@ -261,11 +269,12 @@ class BinaryStore:
             if _renew(final):
                 _unlink(path)
                 return info
-            if not upload.synced:       # the content was stored when it was received
+            if self.sync and not upload.synced:   # it was stored when it was received
                 _fsync_file(path)
             self._makedirs(os.path.dirname(final))
             os.replace(path, final)
-            _fsync_dir(os.path.dirname(final))
+            if self.sync:
+                _fsync_dir(os.path.dirname(final))
         return info
 
     def delete(self, digest: str) -> bool:
@@ -409,14 +418,16 @@ class BinaryStore:
                         yield name, entry
 
     def _makedirs(self, leaf: str) -> None:
-        """Create the two fan-out levels, fsyncing each parent that changed."""
+        """Create the two fan-out levels, fsyncing each parent that changed (with
+        ``sync``)."""
         mid = os.path.dirname(leaf)
         for parent, child in ((self.root, mid), (mid, leaf)):
             try:
                 os.mkdir(child, private.DIR_MODE)
             except FileExistsError:
                 continue
-            _fsync_dir(parent)
+            if self.sync:
+                _fsync_dir(parent)
 
 
 #: errno values that mean the file system has no room (left, or for this user).

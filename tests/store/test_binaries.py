@@ -28,6 +28,7 @@ from lakesuperior.store.binaries import (
     normalize_algorithm,
     normalize_digest,
 )
+from lakesuperior.store.backends import open_backend
 from lakesuperior.store.s3 import S3BinaryStore
 from tests.binaries import corrupt, leftover
 
@@ -395,3 +396,20 @@ def test_content_stored_again_keeps_its_file_renews_its_time_and_syncs_nothing(
         store.put(b"same bytes", expected={"md5": hashlib.md5(b"other").hexdigest()})
     new = store.put(b"other bytes")                   # new content: synced as before
     assert new.digest != first.digest and synced
+
+
+@pytest.mark.parametrize("sync", [True, False])
+def test_store_sync_off_stores_binaries_without_any_fsync(tmp_path, monkeypatch, sync):
+    """``store.sync: false`` (a bulk load, an OCFL import) flushes nothing: not the
+    file, not its folder, not the fan-out folders made for it; on, all three."""
+    store = open_backend(Config().with_(data_dir=str(tmp_path), sync=sync))
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: synced.append(fd) or real_fsync(fd))
+    info = store.put(io.BytesIO(DATA))
+    with store.receive(b"received first") as upload:
+        received = store.put(upload)
+    assert store.verify(info.digest) and store.verify(received.digest)
+    assert os.listdir(tmp_path / "ldpnr" / "tmp") == []
+    # on: each file, its folder and the two new fan-out folders' parents
+    assert (len(synced) >= 8) if sync else synced == []
