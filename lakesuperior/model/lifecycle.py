@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from lakesuperior import rdfio
@@ -435,7 +435,7 @@ def import_version(ctx: WriteContext, uid: str, vid: str, model: str,
     if inp is None:
         state = containment.own_triples(ctx.txn, uid)
     else:
-        at = datetime.strptime(vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC)
+        at = versions.datetime_of_id(vid)
         state = state_of(ctx, uid, model, inp, handling, at)
     versions.import_version(ctx, uid, vid, state)
     return vid

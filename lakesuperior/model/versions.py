@@ -105,6 +105,14 @@ def id_of_datetime(ctx: Context, when: datetime) -> str:
     return when.strftime(_FORMAT)
 
 
+def datetime_of_id(version_id: str) -> datetime:
+    """The Memento datetime (aware, UTC) of a well-formed version id, read without
+    ``strptime`` (a format parse per call)."""
+    v = version_id
+    return datetime(int(v[0:4]), int(v[4:6]), int(v[6:8]), int(v[8:10]), int(v[10:12]),
+                    int(v[12:14]), tzinfo=UTC)
+
+
 def _vid(term: str) -> str:
     return term[term.rfind("/") + 1:-1]
 
@@ -171,7 +179,7 @@ class VersionList(Sequence[VersionInfo]):
         if made is None:
             assert self._urimap is not None   # an empty list makes none
             vid = self.ids[index]
-            when = datetime.strptime(vid, _FORMAT).replace(tzinfo=UTC)
+            when = datetime_of_id(vid)
             made = self._made[index] = VersionInfo(
                 vid, self.uid, self._urimap.to_public(version_uri(self.uid, vid))[1:-1],
                 datetime_literal(when), self._labels.get(vid))

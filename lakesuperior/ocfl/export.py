@@ -22,7 +22,7 @@ import shutil
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from lakesuperior.admin.files import has_content, promote, remove_stale_staging, staging_dir
@@ -49,7 +49,7 @@ from lakesuperior.model.uids import (
     uid_of,
     uid_of_graph,
 )
-from lakesuperior.model.versions import group_ids, own_ids
+from lakesuperior.model.versions import datetime_of_id, group_ids, own_ids
 from lakesuperior.ocfl import fedora
 from lakesuperior.ocfl.objects import CURRENT_STATE, ObjectWriter, drop_head
 from lakesuperior.ocfl.snapshot import ResourceState, deleted_at
@@ -69,6 +69,9 @@ from lakesuperior.repository import Repository
 __all__ = ["ExportReport", "export_ocfl"]
 
 _MESSAGE = "A version exported by Lakesuperior"
+#: How many resources' Archival Groups the export remembers (it goes in path order:
+#: a resource's ancestors come just before it).
+_GROUP_CACHE = 1024
 
 
 @dataclass
@@ -134,12 +137,12 @@ def _export(repo: Repository, root: StorageRoot, digest: str, since: datetime | 
             report: ExportReport, progress: Progress) -> None:
     with repo.snapshot() as ctx:
         txn = ctx.txn
-        tops = [g for g in txn.graphs() if graph_kind(g) in ("res", "bury")]
+        tops = sorted(uid_of_graph(g) for g in txn.graphs()
+                      if graph_kind(g) in ("res", "bury"))
         progress.start("Exporting to OCFL", len(tops))
         groups: dict[str, str | None] = {}
         try:
-            for g in tops:
-                uid = uid_of_graph(g)
+            for uid in tops:
                 group = _group_of(ctx, uid, groups)
                 if group is None or group == uid:
                     _ObjectExport(ctx, root, uid, group == uid, digest, report).run(since)
@@ -156,23 +159,18 @@ def _is_group(ctx: Context, uid: str) -> bool:
 
 
 def _group_of(ctx: Context, uid: str, cache: dict[str, str | None]) -> str | None:
-    """The Archival Group ``uid`` is or belongs to, live or buried (ancestors cached)."""
+    """The Archival Group ``uid`` is or belongs to, live or buried (the answers
+    cached: at most ``_GROUP_CACHE``, the latest)."""
     if uid == ROOT_UID:
         return None
     if uid in cache:
         return cache[uid]
     parent = parent_uid(uid) or ROOT_UID
     found = uid if _is_group(ctx, uid) else _group_of(ctx, parent, cache)
-    if len(cache) > 100_000:
-        cache.clear()
+    if len(cache) >= _GROUP_CACHE:
+        del cache[next(iter(cache))]
     cache[uid] = found
     return found
-
-
-def _vid_time(vid: str) -> datetime:
-    """The datetime of a version id (yyyyMMddHHmmss, UTC)."""
-    return datetime(int(vid[0:4]), int(vid[4:6]), int(vid[6:8]), int(vid[8:10]),
-                    int(vid[10:12]), int(vid[12:14]), tzinfo=UTC)
 
 
 @dataclass
@@ -247,7 +245,7 @@ class _ObjectExport:
         if not older:
             return None
         at = m.own[older - 1]
-        if m.gone is not None and m.gone <= _vid_time(vid):
+        if m.gone is not None and m.gone <= datetime_of_id(vid):
             return m.now
         snap = self.ctx.txn.triples(snap_graph(uid, at))
         if snap:
@@ -262,7 +260,7 @@ class _ObjectExport:
         last: list[ResourceState] | None = None
         last_when: datetime | None = None
         for vid in self._version_ids():
-            when = _vid_time(vid)
+            when = datetime_of_id(vid)
             states = [s for s in (self._state_at(m, vid) for m in self.members) if s]
             if not states or states[0].uid != self.uid:
                 continue

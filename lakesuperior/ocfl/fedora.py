@@ -126,8 +126,10 @@ def _to_fedora_term(t: str) -> str:
     return _FEDORA_TERM + rest
 
 
-def from_fedora(triples: Iterable[Triple], urimap: UriMap) -> list[Triple]:
-    """Fedora's triples with ``info:fedora`` IRIs as this repository's public ones."""
+def from_fedora(triples: rdfio.Parsed, urimap: UriMap) -> rdfio.Parsed:
+    """Fedora's triples (as ``rdfio.parse`` read them) with ``info:fedora`` IRIs as
+    this repository's public ones: still canonical terms (a prefix of the public
+    IRI for another), as distinct as they were."""
     pub = urimap.pub_prefix
     n = len(_FEDORA_TERM)
 
@@ -140,7 +142,7 @@ def from_fedora(triples: Iterable[Triple], urimap: UriMap) -> list[Triple]:
         if rest[:1] in (">", "#"):
             return pub + "/" + rest
         return t
-    return [(term(s), p, term(o)) for s, p, o in triples]
+    return rdfio.Parsed([(term(s), p, term(o)) for s, p, o in triples], triples.distinct)
 
 
 # --- paths (PersistencePaths) --------------------------------------------------------

@@ -35,12 +35,13 @@ from lakesuperior.model.uids import ROOT_UID, is_descendant
 from lakesuperior.ocfl import fedora
 from lakesuperior.ocfl.reading import Entry, FedoraObject, VersionView
 from lakesuperior.ocfl.storage import object_path, open_root, parse_instant
-from lakesuperior.rdfio import Triple
 from lakesuperior.repository import Repository
 
-__all__ = ["ImportReport", "import_ocfl"]
+__all__ = ["ImportReport", "import_ocfl", "import_config", "IMPORT_IRI_CACHE"]
 
 _URN_ALGOS = {v: k for k, v in URN_NAMES.items()} | {k: k for k in URN_NAMES}
+#: The most IRIs the import's repository keeps in its IRI cache (``import_config``).
+IMPORT_IRI_CACHE = 8192
 
 
 @dataclass
@@ -74,9 +75,7 @@ def import_ocfl(src: str, config: Config, *, progress: Progress = QUIET) -> Impo
     root = open_root(os.path.abspath(src))
     report = ImportReport(root.path)
     listing = _list_objects(root.path, root.objects(), report)
-    cfg = config.with_(versioning_auto=False, referential_integrity="off",
-                       allow_foreign_subjects=True)
-    with Repository(config=cfg) as repo:
+    with Repository(config=import_config(config)) as repo:
         deletions: list[tuple[str, datetime]] = []
         failed_roots: list[str] = []
         progress.start("Importing from OCFL", len(listing))
@@ -106,6 +105,19 @@ def import_ocfl(src: str, config: Config, *, progress: Progress = QUIET) -> Impo
         repo.index()
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def import_config(config: Config) -> Config:
+    """The configuration the import opens the repository with: ``config`` without
+    automatic versioning (each version is imported at its date), referential
+    integrity (a link may point to an object imported later) and with foreign
+    subjects allowed (as Fedora); its IRI cache at most ``IMPORT_IRI_CACHE``: the
+    import writes each resource's IRIs (its own, its versions', its graphs') once,
+    and what recurs, the vocabulary, is far fewer, so a larger cache would only
+    grow the import's memory with IRIs never read again."""
+    return config.with_(versioning_auto=False, referential_integrity="off",
+                        allow_foreign_subjects=True,
+                        iri_cache=min(config.iri_cache, IMPORT_IRI_CACHE))
 
 
 def _message(e: Exception, oid: str) -> str:
@@ -229,16 +241,23 @@ class _ObjectImport:
         created = _date(h, "createdDate", entry.header_path)
         modified = _date(h, "lastModifiedDate", entry.header_path)
         repo = self.repo
+        creator = h.get("createdBy") or repo.settings.agent
         with repo.clock(created):
-            self._write_state(repo.as_user(h.get("createdBy") or repo.settings.agent), uid,
-                              view, entry, current=True)
-        if modified > created:
+            self._write_state(repo.as_user(creator), uid, view, entry, current=True)
+        # A binary's description, then the last modification's date and agent: one
+        # write (with the description's triples, if any), when the creation left
+        # anything to do.
+        desc = entry.description or {}
+        user = self._rdf(view, desc["contentPath"]) if entry.binary and desc.get(
+            "contentPath") else []
+        if user or modified > created:
+            who = h.get("lastModifiedBy") or repo.settings.agent if modified > created \
+                else creator
             with repo.clock(modified):
-                repo.as_user(h.get("lastModifiedBy") or repo.settings.agent).update_delta(
-                    uid, [], [], handling="lenient")
+                repo.as_user(who).update_delta(uid, [], user, handling="lenient")
         self.resources += 1
         self.binaries += entry.binary
-        self._mementos(uid, rid, present)
+        self._mementos(uid, rid, present, view)
         if entry.acl is not None and not present[-1][1].deleted:
             self._acl(uid, view, entry.acl)
         last = present[-1][1]
@@ -246,11 +265,14 @@ class _ObjectImport:
             self.deletions.append((uid, _date(last.headers, "lastModifiedDate",
                                               last.header_path)))
 
-    def _mementos(self, uid: str, rid: str, present: list[tuple[VersionView, Entry]]) -> None:
+    def _mementos(self, uid: str, rid: str, present: list[tuple[VersionView, Entry]],
+                  current: VersionView) -> None:
         """The resource's Mementos as Fedora's TimeMap lists them, at their versions'
         dates (one per second here, the later state winning): in an Archival Group
         the versions in which the resource changed (the group lists them all), else
-        those that changed the resource's header (an ACL alone makes none)."""
+        those that changed the resource's header (an ACL alone makes none). The
+        Memento of the version that gave the current state (``current``) is made of
+        that state as written (neither read nor parsed again)."""
         chosen: dict[str, tuple[datetime, VersionView, Entry]] = {}
         before: Any = None
         group = self.obj.root_headers is not None and \
@@ -267,10 +289,13 @@ class _ObjectImport:
             when = view.when(entry)
             chosen[when.strftime("%Y%m%d%H%M%S")] = (when, view, entry)
         for when, view, entry in chosen.values():
-            self._write_state(self.repo, uid, view, entry, current=False, when=when)
+            if view is current and entry.headers.get("externalHandling") is None:
+                self.repo.import_version(uid, when)
+            else:
+                self._write_state(self.repo, uid, view, entry, current=False, when=when)
             self.versions += 1
 
-    def _rdf(self, view: VersionView, path: str) -> list[Triple]:
+    def _rdf(self, view: VersionView, path: str) -> rdfio.Parsed:
         data = self.obj.read(view.state, path, view.name)
         try:
             parsed = rdfio.parse(data, rdfio.N_TRIPLES, fedora.INFO_FEDORA + "/")
@@ -293,8 +318,6 @@ class _ObjectImport:
                 assert when is not None
                 repo.import_version(uid, when, triples=triples, handling="lenient")
             return
-        desc = entry.description or {}
-        user = self._rdf(view, desc["contentPath"]) if desc.get("contentPath") else []
         kw: dict[str, Any] = dict(media_type=h.get("mimeType"),
                                   filename=h.get("filename") or None)   # Fedora: "" for none
         if h.get("externalHandling") is not None:
@@ -303,8 +326,6 @@ class _ObjectImport:
                                        external_handling=h["externalHandling"],
                                        interaction_model=NON_RDF_SOURCE, handling="lenient",
                                        **kw)
-                if user:
-                    repo.update_delta(uid, None, user, handling="lenient")
             return
         path = h["contentPath"]
         digests = self._digests(h, view.state[path])
@@ -320,8 +341,6 @@ class _ObjectImport:
         except ChecksumValidationError as e:
             raise OcflError(f"{self.obj.where}: {self.obj.file_name(view.state, path)} "
                             f"({path}, {view.name}) does not match its digest: {e}") from None
-        if current and user:
-            repo.update_delta(uid, None, user, handling="lenient")
 
     def _digests(self, h: dict[str, Any], inventory_digest: str) -> dict[str, str]:
         """The digests the content must match: the inventory's and the headers'."""

@@ -107,19 +107,18 @@ class FedoraObject:
 
     # -- files ---------------------------------------------------------------------------
 
-    def _path(self, digest: str, logical: str, version: str) -> str:
+    def _open(self, digest: str, logical: str, version: str) -> BinaryIO:
         rel = self.inv.manifest[digest][0]
-        path = os.path.join(self.dir, rel)
-        if not os.path.isfile(path):
+        try:
+            return open(os.path.join(self.dir, rel), "rb")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
             raise OcflError(f"{self.where}: the content file {rel} of {logical} ({version}) "
-                            "is missing")
-        return path
+                            "is missing") from None
 
     def read(self, state: dict[str, str], logical: str, version: str) -> bytes:
         """The bytes of a small file (RDF, headers), checked against its digest."""
         digest = state[logical]
-        path = self._path(digest, logical, version)
-        with open(path, "rb") as fh:
+        with self._open(digest, logical, version) as fh:
             data = fh.read()
         if hashlib.new(self.inv.algorithm, data).hexdigest() != digest:
             raise OcflError(f"{self.where}: {self.inv.manifest[digest][0]} ({logical}, "
@@ -129,7 +128,7 @@ class FedoraObject:
 
     def open(self, state: dict[str, str], logical: str, version: str) -> BinaryIO:
         """A stream of a content file (the caller checks its digest as it reads)."""
-        return open(self._path(state[logical], logical, version), "rb")
+        return self._open(state[logical], logical, version)
 
     def file_name(self, state: dict[str, str], logical: str) -> str:
         return self.inv.manifest[state[logical]][0]

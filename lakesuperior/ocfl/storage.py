@@ -38,8 +38,6 @@ _LAYOUT_CONFIG = {"extensionName": LAYOUT, "digestAlgorithm": "sha256", "tupleSi
                   "numberOfTuples": 3, "shortObjectRoot": False}
 _VERSION_DIR = re.compile(r"v([1-9][0-9]*)")
 _CHUNK = 1 << 20
-#: How many n-tuple directories a storage root remembers having made.
-_MADE_MAX = 100_000
 
 
 def inventory_type(version: str) -> str:
@@ -210,7 +208,9 @@ class StorageRoot:
 
     path: str
     version: str
-    #: The 0004 layout's directories (n-tuples) known to exist: made once each.
+    #: The 0004 layout's first-level directories known to exist (at most 4,096,
+    #: shared by many objects): made once each. Those below are as many as the
+    #: objects, nearly all new: made with a ``mkdir`` each, not remembered.
     _made: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def object_dir(self, object_id: str) -> str:
@@ -218,17 +218,16 @@ class StorageRoot:
 
     def make_object_dir(self, object_id: str) -> str:
         """Make the object's directory (it may exist) and the n-tuple directories
-        above it, with one ``mkdir`` for each not known to exist; its path."""
+        above it, with one ``mkdir`` for each (none for a known first level); its
+        path."""
         rel = object_path(object_id)
         end = rel.find("/")
-        while end != -1:
-            tuple_dir = rel[:end]
-            if tuple_dir not in self._made:
-                _make_dir(os.path.join(self.path, tuple_dir))
-                if len(self._made) >= _MADE_MAX:      # memory bounded: forget, mkdir again
-                    self._made.clear()
-                self._made.add(tuple_dir)
-            end = rel.find("/", end + 1)
+        top = rel[:end]
+        if top not in self._made:
+            _make_dir(os.path.join(self.path, top))
+            self._made.add(top)
+        while (end := rel.find("/", end + 1)) != -1:
+            _make_dir(os.path.join(self.path, rel[:end]))
         path = os.path.join(self.path, rel)
         _make_dir(path)
         return path

@@ -9,11 +9,12 @@ import os
 import pytest
 
 from lakesuperior import Repository
+from lakesuperior.config import Config
 from lakesuperior.ocfl.export import export_ocfl
-from lakesuperior.ocfl.imports import import_ocfl
+from lakesuperior.ocfl.imports import IMPORT_IRI_CACHE, import_config, import_ocfl
 from lakesuperior.ocfl.storage import object_path
 
-from .conftest import config, summary
+from .conftest import DC_TITLE, config, summary
 from .validator import assert_valid
 
 ROOTLESS = ("/",)   # the root's creation belongs to the repository that holds it
@@ -58,6 +59,33 @@ def test_import_keeps_dates_and_agents(shared_source, tmp_path):
         for uid in ("/coll", "/coll/doc", "/coll/file.bin", "/ag/part/img"):
             a, b = shared_source.get(uid), dest.get(uid)
             assert (b.created, b.last_modified) == (a.created, a.last_modified), uid
+
+
+def test_the_newest_memento_is_the_imported_current_state(shared_source, tmp_path):
+    """The Memento of the version that is also the current state holds that state
+    as imported: a binary's description triples and its dates included (it is not
+    read and parsed a second time)."""
+    export_ocfl(shared_source, tmp_path / "ocfl")
+    import_ocfl(str(tmp_path / "ocfl"), config(tmp_path / "dest"))
+    with Repository(config=config(tmp_path / "dest")) as dest:
+        for uid in ("/coll/doc", "/coll/file.bin"):
+            now = dest.get(uid, incl_children=False, incl_membership=False)
+            newest = dest.get_version(uid, now.version_ids[-1])
+            assert sorted(newest.user_data) == sorted(now.user_data), uid
+            assert (newest.created, newest.last_modified) == (now.created,
+                                                              now.last_modified), uid
+        binary = dest.get("/coll/file.bin")
+        assert any(p == DC_TITLE and o == '"a binary"' for _, p, o in binary.user_data)
+
+
+def test_the_import_keeps_few_iris_in_memory():
+    """The import's repository caches at most ``IMPORT_IRI_CACHE`` IRIs (it writes
+    each resource's own IRIs once: a larger cache would only grow its memory);
+    a smaller configured cache is kept."""
+    assert import_config(Config().with_(iri_cache=100_000)).iri_cache == IMPORT_IRI_CACHE
+    assert import_config(Config().with_(iri_cache=500)).iri_cache == 500
+    cfg = import_config(Config())
+    assert not cfg.versioning_auto and cfg.allow_foreign_subjects
 
 
 def test_a_second_import_resumes_and_changes_nothing(shared_source, tmp_path):

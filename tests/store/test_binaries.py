@@ -20,6 +20,7 @@ from lakesuperior.exceptions import (
     PayloadTooLargeError,
     UnsupportedDigestError,
 )
+from lakesuperior.store.backends import open_backend
 from lakesuperior.store.binaries import (
     CHUNK_SIZE,
     BinaryInfo,
@@ -28,7 +29,6 @@ from lakesuperior.store.binaries import (
     normalize_algorithm,
     normalize_digest,
 )
-from lakesuperior.store.backends import open_backend
 from lakesuperior.store.s3 import S3BinaryStore
 from tests.binaries import corrupt, leftover
 
