@@ -69,8 +69,8 @@ from lakesuperior.repository import Repository
 __all__ = ["ExportReport", "export_ocfl"]
 
 _MESSAGE = "A version exported by Lakesuperior"
-#: How many resources' Archival Groups the export remembers (it goes in path order:
-#: a resource's ancestors come just before it).
+#: How many resources' Archival Groups the export remembers (the latest; a miss
+#: costs two index lookups per ancestor).
 _GROUP_CACHE = 1024
 
 
@@ -137,8 +137,7 @@ def _export(repo: Repository, root: StorageRoot, digest: str, since: datetime | 
             report: ExportReport, progress: Progress) -> None:
     with repo.snapshot() as ctx:
         txn = ctx.txn
-        tops = sorted(uid_of_graph(g) for g in txn.graphs()
-                      if graph_kind(g) in ("res", "bury"))
+        tops = [uid_of_graph(g) for g in txn.graphs() if graph_kind(g) in ("res", "bury")]
         progress.start("Exporting to OCFL", len(tops))
         groups: dict[str, str | None] = {}
         try:
