@@ -13,6 +13,7 @@ from tests.tx.conftest import open_tx
 
 TTL = "text/turtle"
 NT = "application/n-triples"
+JSON_LD = "http://www.w3.org/ns/json-ld"
 TITLE = '<> <http://purl.org/dc/terms/title> "%s" .'
 
 
@@ -144,6 +145,11 @@ def test_each_representation_has_its_own_body(app, client):
     assert b"<http://example.org/rest/a>" in other_host
     assert len(bodies(app)) == 4
     assert get(client, accept=NT) == nt and get(client, Host="example.org") == other_host
+    profiles = {p: get(client, accept=f'application/ld+json; profile="{JSON_LD}#{p}"')
+                for p in ("compacted", "expanded", "flattened")}
+    assert len(set(profiles.values())) == 3 and len(bodies(app)) == 7
+    assert get(client, accept=f'application/ld+json; profile="{JSON_LD}#expanded"') \
+        == profiles["expanded"]
 
 
 def test_a_transaction_sees_its_own_writes_not_a_kept_body(app, client):
