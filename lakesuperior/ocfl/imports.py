@@ -251,8 +251,8 @@ class _ObjectImport:
         user = self._rdf(view, desc["contentPath"]) if entry.binary and desc.get(
             "contentPath") else []
         if user or modified > created:
-            who = h.get("lastModifiedBy") or repo.settings.agent if modified > created \
-                else creator
+            who = ((h.get("lastModifiedBy") or repo.settings.agent) if modified > created
+                   else creator)
             with repo.clock(modified):
                 repo.as_user(who).update_delta(uid, [], user, handling="lenient")
         self.resources += 1
