@@ -17,6 +17,11 @@ ends it); only then does a thread get it, with the bytes read so far. So:
   the response waits at most ``server.body_timeout`` seconds for the client: a
   body that stops is ``ClientTimeoutError`` in the application (408), a client
   that stops reading the response is dropped;
+* a body of known length (``Content-Length``) is read by ``SocketBody``: each
+  read fills one buffer straight from the socket, where gunicorn's reader copies
+  every byte about six times through its buffers (a GiB costs about 0.1 s of CPU
+  instead of 0.9 s; ``docs/performance.md``, "Large uploads"); chunked bodies
+  keep gunicorn's reader;
 * a worker holds at most gunicorn's ``worker_connections`` connections
   (``etc.defaults/gunicorn.py``); past it, new ones wait in the listen backlog;
 * a stopping worker (SIGTERM) reads what its waiting connections have
@@ -47,12 +52,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from gunicorn.http.body import Body, LengthReader
 from gunicorn.workers.gthread import ThreadWorker
 
 from lakesuperior.config import Config
 from lakesuperior.exceptions import ClientTimeoutError
 
-__all__ = ["HeaderReadingWorker", "MAX_HEADER"]
+__all__ = ["HeaderReadingWorker", "MAX_HEADER", "SocketBody"]
 
 #: Most bytes of one request's header (request line and fields).
 MAX_HEADER = 65536
@@ -79,9 +85,65 @@ class _TimedReader:
         try:
             return self.reader.read(size)
         except TimeoutError:
-            raise ClientTimeoutError(
-                f"The request body stopped arriving for {self.timeout:g} seconds "
-                "(server.body_timeout)") from None
+            raise _timed_out(self.timeout) from None
+
+
+def _timed_out(timeout: float) -> ClientTimeoutError:
+    return ClientTimeoutError(f"The request body stopped arriving for {timeout:g} seconds "
+                              "(server.body_timeout)")
+
+
+class _SocketLengthReader:
+    """The rest of a body of ``length`` bytes: first what the connection's unreader
+    holds (read with the header), then straight from ``sock`` into one buffer."""
+
+    def __init__(self, unreader: Any, length: int, sock: socket.socket, timeout: float):
+        self.unreader = unreader
+        self.length = length       #: bytes of the body not read yet (gunicorn's name)
+        self.sock = sock
+        self.timeout = timeout
+        self._buffer = bytearray()
+
+    def read(self, size: int) -> bytes:
+        size = min(self.length, size)
+        if size <= 0:
+            return b""
+        held = self.unreader.take_buffered()
+        if held:
+            if len(held) > size:
+                self.unreader.unread(held[size:])
+                held = held[:size]
+            self.length -= len(held)
+            return held
+        if len(self._buffer) < size:
+            self._buffer = bytearray(size)
+        view = memoryview(self._buffer)
+        got = 0
+        try:
+            while got < size:
+                n = self.sock.recv_into(view[got:size])
+                if not n:                     # the client closed: the body ends short
+                    break
+                got += n
+        except TimeoutError:
+            raise _timed_out(self.timeout) from None
+        finally:
+            self.length -= got                # what was taken off the connection
+        return bytes(view[:got])
+
+
+class SocketBody(Body):
+    """``wsgi.input`` for a body of known length: gunicorn's ``Body`` (lines,
+    iteration, reads past the end) whose sized reads go straight to a
+    ``_SocketLengthReader`` while nothing is buffered here."""
+
+    def __init__(self, unreader: Any, length: int, sock: socket.socket, timeout: float):
+        super().__init__(_SocketLengthReader(unreader, length, sock, timeout))
+
+    def read(self, size: int | None = None) -> bytes:
+        if size is not None and size > 0 and not self.buf.tell():
+            return self._read_reader(size)      # type: ignore[no-any-return]
+        return super().read(size)               # type: ignore[no-any-return]
 
 
 def _complete(data: bytearray) -> bool:
@@ -254,7 +316,12 @@ class HeaderReadingWorker(ThreadWorker):
 
     def handle_request(self, req: Any, conn: Any) -> Any:
         conn.sock.settimeout(self.body_timeout)
-        if req.body is not None:
-            req.body.reader = _TimedReader(req.body.reader, self.body_timeout)
+        body = req.body
+        if (body is not None and type(body.reader) is LengthReader and not body.buf.tell()
+                and self._in_clear(conn)):
+            req.body = SocketBody(body.reader.unreader, body.reader.length, conn.sock,
+                                  self.body_timeout)
+        elif body is not None:
+            body.reader = _TimedReader(body.reader, self.body_timeout)
         return super().handle_request(req, conn)
 
