@@ -38,6 +38,12 @@ class BinaryStoreUnavailableError(StoreError):
     request's binary content was neither read nor stored; try again later."""
 
 
+class ContentChangedError(StoreError):
+    """Content read twice to be stored (hashed, then sent under its digest's key)
+    was not the same the second time: a file changed while it was being stored.
+    Nothing was stored."""
+
+
 class StoreBusyError(StoreError):
     """The store's map must be remapped (another process grew it) while other
     transactions of this process are open: retry when they have ended."""

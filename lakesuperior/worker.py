@@ -142,8 +142,8 @@ class SocketBody(Body):
 
     def read(self, size: int | None = None) -> bytes:
         if size is not None and size > 0 and not self.buf.tell():
-            return self._read_reader(size)      # type: ignore[no-any-return]
-        return super().read(size)               # type: ignore[no-any-return]
+            return self._read_reader(size)
+        return super().read(size)
 
 
 def _complete(data: bytearray) -> bool:

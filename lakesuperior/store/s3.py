@@ -14,6 +14,11 @@ mismatch, a body too large or any failure aborts it: no object), then the
 completed object is copied to its digest's key (server side) and the temporary
 key removed; when the client gave the digest in the store's algorithm, the
 upload goes straight to that key (completed only if the content matches it).
+Content that can be read twice (``bytes``, a seekable file: ``binaries move``,
+``restore``, the Python API given a file) is hashed first, checked, then sent
+straight to its digest's key, hashed again on the way (completed only if it is
+the same: ``ContentChangedError`` otherwise), or not sent if that key is stored:
+a local pass of the digest costs less than the object store's copy.
 Either way the object is whole in S3 when ``put`` returns, before the LMDB
 commit that names it. Content of one part is sent whether it is stored or not
 (one request either way; the same bytes under the same key, its time renewed);
@@ -43,6 +48,7 @@ from lakesuperior.exceptions import (
     BinaryStoreUnavailableError,
     ChecksumValidationError,
     ConfigError,
+    ContentChangedError,
     InvalidDigestError,
     PayloadTooLargeError,
 )
@@ -178,6 +184,7 @@ class S3BinaryStore:
         if isinstance(stream, S3Upload):
             return self._store_upload(stream, expected, max_size)
         hashing = _Hashing(self.algorithm, expected)
+        start = _start(stream)
         parts = _parts(stream, self.part_size, hashing, max_size)
         first = next(parts)
         if len(first) < self.part_size:            # the whole content, in memory
@@ -189,7 +196,38 @@ class S3BinaryStore:
                 self.client.put_object(Bucket=self.bucket, Key=self.key(info.digest),
                                        Body=bytes(first))
             return info
+        if start is not None and not hashing.expected(self.algorithm):
+            return self._put_read_twice(stream, start, first, parts, hashing, max_size)
         return self._put_parts(first, parts, hashing)
+
+    def _put_read_twice(self, stream: Any, start: int, first: bytes | bytearray,
+                        parts: Iterator[bytes | bytearray], hashing: _Hashing,
+                        max_size: int | None) -> BinaryInfo:
+        """Content that can be read again from ``start``: hashed to the end and
+        checked, then sent under its digest's key (unless stored), hashed again on
+        the way and completed only if it is the same content."""
+        hashing.update(first)
+        for rest in parts:
+            hashing.update(rest)
+        info = self._info(hashing)
+        key = self.key(info.digest)
+        what = "storing the content (nothing was stored)"
+        with _errors(what):
+            if self._renew(key):
+                return info
+        if not isinstance(stream, bytes):
+            stream.seek(start)
+        again = _Hashing(self.algorithm, None)
+        parts = _parts(stream, self.part_size, again, max_size)
+
+        def same() -> bool:
+            if again.size != info.size or again.hexdigests()[self.algorithm] != info.digest:
+                raise ContentChangedError("The content changed while it was being stored "
+                                          "(it was read twice): nothing was stored")
+            return True
+
+        self._send(key, next(parts), parts, again, what, same)
+        return info
 
     def _put_parts(self, first: bytes | bytearray,
                    parts: Iterator[bytes | bytearray],
@@ -618,6 +656,17 @@ class _Hashing:
                 raise ChecksumValidationError(
                     msg=f"{name} digest mismatch: expected {want}, got {digests[algo]}")
         return digests
+
+
+def _start(stream: Any) -> int | None:
+    """Where ``stream`` can be read again from: 0 for ``bytes``, the position of a
+    seekable file; None if it cannot be read twice."""
+    if isinstance(stream, bytes):
+        return 0
+    try:
+        return int(stream.tell()) if stream.seekable() else None
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def _parts(stream: Any, size: int, hashing: _Hashing, max_size: int | None

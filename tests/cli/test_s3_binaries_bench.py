@@ -10,7 +10,8 @@ from pathlib import Path
 from lakesuperior.bench.seaweedfs import SeaweedFS
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "s3_binaries.py"
-KINDS = {"boto3_put", "boto3_upload", "s3_store", "s3_store_digest", "file_store"}
+KINDS = {"boto3_put", "boto3_upload", "s3_store", "s3_store_stream", "s3_store_digest",
+         "file_store"}
 
 
 def test_s3_binaries_benchmark_reports_each_kind(tmp_path, seaweedfs):
@@ -28,7 +29,7 @@ def test_s3_binaries_benchmark_reports_each_kind(tmp_path, seaweedfs):
     for figures in data["sizes"].values():
         assert set(figures["median_ms"]) == KINDS
         assert all(v > 0 for v in figures["median_ms"].values())
-        assert figures["s3_store_over_raw"] > 0
+        assert figures["s3_store_over_raw"] > 0 and figures["s3_store_stream_over_raw"] > 0
     assert "S3 store / best raw boto3" in res.stdout
     assert cfg["binaries_s3_secret_access_key"] not in res.stdout + out.read_text()
 

@@ -21,6 +21,7 @@ from lakesuperior.exceptions import (
     BinaryStoreUnavailableError,
     ChecksumValidationError,
     ConfigError,
+    ContentChangedError,
     PayloadTooLargeError,
 )
 from lakesuperior.store.s3 import S3BinaryStore
@@ -100,6 +101,66 @@ def test_content_whose_digest_the_client_gave_goes_straight_to_its_key(store):
     assert keys(store) == [store.key(digest)] and uploads(store) == []
     with store.open(digest) as f:
         assert f.read() == data
+
+
+def s3_calls(store) -> list[str]:
+    """The names of the S3 requests ``store`` makes from now on."""
+    calls: list[str] = []
+    store.client.meta.events.register("before-call.s3", lambda model, **kw: calls.append(
+        model.name))
+    return calls
+
+
+class OneWay(io.RawIOBase):
+    """A stream that cannot be read twice (an HTTP body)."""
+
+    def __init__(self, data: bytes):
+        self.data = io.BytesIO(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b) -> int:
+        return self.data.readinto(b)
+
+
+@pytest.mark.parametrize("kind", [io.BytesIO, bytes])
+def test_content_read_twice_is_hashed_first_and_sent_straight_to_its_key(store, kind):
+    data = os.urandom(2 * PART + 9)
+    calls = s3_calls(store)
+    info = store.put(kind(data))
+    assert info.digest == hashlib.sha512(data).hexdigest()
+    assert "CopyObject" not in calls and calls.count("UploadPart") == 3
+    assert keys(store) == [store.key(info.digest)] and uploads(store) == []
+    calls.clear()
+    assert store.put(kind(data)) == info                       # stored: not sent again
+    assert "UploadPart" not in calls and "CreateMultipartUpload" not in calls
+    with store.open(info.digest) as f:
+        assert f.read() == data
+
+
+def test_content_read_once_goes_to_a_temporary_key_then_is_copied(store):
+    data = os.urandom(PART + 11)
+    calls = s3_calls(store)
+    info = store.put(OneWay(data))
+    assert info.digest == hashlib.sha512(data).hexdigest()
+    assert "CopyObject" in calls and "DeleteObject" in calls
+    assert keys(store) == [store.key(info.digest)] and uploads(store) == []
+
+
+class Changing(io.BytesIO):
+    """A file whose content changes between its first and its second reading."""
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        self.getbuffer()[-1] ^= 0xFF
+        return super().seek(pos, whence)
+
+
+def test_a_file_that_changes_between_its_two_readings_is_not_stored(store):
+    data = os.urandom(PART + 13)
+    with pytest.raises(ContentChangedError, match="changed while it was being stored"):
+        store.put(Changing(data))
+    assert keys(store) == [] and uploads(store) == [] and list(store.leftovers()) == []
 
 
 @pytest.mark.parametrize("size", [100, 2 * PART + 5])
