@@ -216,7 +216,7 @@ class BinaryStore:
         sink = _FileSink(fd)
         with _removed_on_failure(tmp, lambda: sink.written):
             try:
-                result = pipeline.run(_reader(stream), names, sink.write, max_size=max_size)
+                result = pipeline.run(reader(stream), names, sink.write, max_size=max_size)
                 synced = self.sync and not os.path.exists(
                     self.path(result.digests[self.algorithm]))
                 if synced:
@@ -461,7 +461,7 @@ def _new_hash(algorithm: str) -> hashlib._Hash:
     return hashlib.new(algorithm, usedforsecurity=False)
 
 
-def _reader(stream: pipeline.Readable | bytes) -> pipeline.Read:
+def reader(stream: pipeline.Readable | bytes | bytearray | memoryview) -> pipeline.Read:
     """A ``read(size)`` of ``stream``: a file's own, or slices of bytes."""
     if not isinstance(stream, (bytes, bytearray, memoryview)):
         return stream.read

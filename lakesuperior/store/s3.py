@@ -15,10 +15,13 @@ completed object is copied to its digest's key (server side) and the temporary
 key removed; when the client gave the digest in the store's algorithm, the
 upload goes straight to that key (completed only if the content matches it).
 Content that can be read twice (``bytes``, a seekable file: ``binaries move``,
-``restore``, the Python API given a file) is hashed first, checked, then sent
-straight to its digest's key, hashed again on the way (completed only if it is
-the same: ``ContentChangedError`` otherwise), or not sent if that key is stored:
-a local pass of the digest costs less than the object store's copy.
+``restore``, the Python API given a file) is hashed first (with MD5 too),
+checked, then sent straight to its digest's key in one ``PutObject`` whose
+``Content-MD5`` makes the object store refuse any other bytes (beyond 5 GiB: in
+parts, hashed again on the way, completed only if the same), or not sent if
+that key is stored; content that changed in between is ``ContentChangedError``
+and nothing is stored. A local pass of the digests costs less than the object
+store's copy.
 Either way the object is whole in S3 when ``put`` returns, before the LMDB
 commit that names it. Content of one part is sent whether it is stored or not
 (one request either way; the same bytes under the same key, its time renewed);
@@ -31,6 +34,7 @@ refuses access raises ``BinaryStoreUnavailableError``.
 """
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import io
@@ -52,11 +56,13 @@ from lakesuperior.exceptions import (
     InvalidDigestError,
     PayloadTooLargeError,
 )
+from lakesuperior.store import pipeline
 from lakesuperior.store.binaries import (
     BinaryInfo,
     Upload,
     normalize_algorithm,
     normalize_digest,
+    reader,
 )
 
 if TYPE_CHECKING:
@@ -66,8 +72,9 @@ _TMP = "tmp/"
 #: Between a temporary key and the id of its unfinished multipart upload, in ``leftovers``.
 _UPLOAD = "?uploadId="
 _HEX = re.compile(r"[0-9a-f]+")
-#: Largest object one ``CopyObject`` copies; larger ones are copied in parts.
-_MAX_COPY = 5 << 30
+#: Largest object one ``CopyObject`` copies, or one ``PutObject`` stores; larger ones
+#: go in parts.
+_MAX_ONE = 5 << 30
 #: Bytes read from the network per ``read`` of an open object.
 READ_CHUNK = 1 << 20
 
@@ -197,24 +204,40 @@ class S3BinaryStore:
                                        Body=bytes(first))
             return info
         if start is not None and not hashing.expected(self.algorithm):
-            return self._put_read_twice(stream, start, first, parts, hashing, max_size)
+            return self._put_read_twice(stream, start, hashing, max_size)
         return self._put_parts(first, parts, hashing)
 
-    def _put_read_twice(self, stream: Any, start: int, first: bytes | bytearray,
-                        parts: Iterator[bytes | bytearray], hashing: _Hashing,
+    def _put_read_twice(self, stream: Any, start: int, hashing: _Hashing,
                         max_size: int | None) -> BinaryInfo:
-        """Content that can be read again from ``start``: hashed to the end and
-        checked, then sent under its digest's key (unless stored), hashed again on
-        the way and completed only if it is the same content."""
-        hashing.update(first)
-        for rest in parts:
-            hashing.update(rest)
-        info = self._info(hashing)
+        """Content that can be read again from ``start``: hashed to the end (the
+        store's algorithm, the client's and MD5, a thread each) and checked, then,
+        unless stored, sent under its digest's key: in one ``PutObject`` whose
+        ``Content-MD5`` makes the object store refuse other bytes, or beyond 5 GiB
+        in parts, hashed again on the way and completed only if the same. Either
+        way, content that changed in between is ``ContentChangedError``."""
+        if not isinstance(stream, bytes):
+            stream.seek(start)
+        names = [*hashing.hashers, "md5"]
+        first = pipeline.run(reader(stream), names, max_size=max_size)
+        digests = hashing.check({a: first.digests[a] for a in hashing.hashers})
+        info = BinaryInfo(digests[self.algorithm], self.algorithm, first.size, digests)
         key = self.key(info.digest)
         what = "storing the content (nothing was stored)"
         with _errors(what):
             if self._renew(key):
                 return info
+        if info.size < _MAX_ONE:
+            md5 = base64.b64encode(bytes.fromhex(first.digests["md5"])).decode()
+            with _errors(what):
+                try:
+                    self.client.put_object(Bucket=self.bucket, Key=key,
+                                           Body=_Window(stream, start, info.size),
+                                           ContentLength=info.size, ContentMD5=md5)
+                except ClientError as e:
+                    if _code(e) == "BadDigest":        # not the bytes hashed first
+                        raise _changed() from None
+                    raise
+            return info
         if not isinstance(stream, bytes):
             stream.seek(start)
         again = _Hashing(self.algorithm, None)
@@ -222,8 +245,7 @@ class S3BinaryStore:
 
         def same() -> bool:
             if again.size != info.size or again.hexdigests()[self.algorithm] != info.digest:
-                raise ContentChangedError("The content changed while it was being stored "
-                                          "(it was read twice): nothing was stored")
+                raise _changed()
             return True
 
         self._send(key, next(parts), parts, again, what, same)
@@ -346,7 +368,7 @@ class S3BinaryStore:
         extra = {"MetadataDirective": "REPLACE", "Metadata": {"renewed": str(time.time())}
                  } if renew else {}
         src = {"Bucket": self.bucket, "Key": source}
-        if size < _MAX_COPY:
+        if size < _MAX_ONE:
             self.client.copy_object(Bucket=self.bucket, Key=key, CopySource=src, **extra)
             return
         from boto3.s3.transfer import TransferConfig  # boto3's managed copy
@@ -656,6 +678,53 @@ class _Hashing:
                 raise ChecksumValidationError(
                     msg=f"{name} digest mismatch: expected {want}, got {digests[algo]}")
         return digests
+
+
+def _changed() -> ContentChangedError:
+    return ContentChangedError("The content changed while it was being stored (it was "
+                               "read twice): nothing was stored")
+
+
+class _Window(io.RawIOBase):
+    """``size`` bytes of ``stream`` from ``start``, as a file boto3 sends (and seeks
+    back in to send again); a stream that ends sooner is ``ContentChangedError``."""
+
+    def __init__(self, stream: Any, start: int, size: int):
+        self._stream, self._start, self._size, self._pos = stream, start, size, 0
+        self._read: pipeline.Read = reader(stream)
+        self.seek(0)
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, pos: int, whence: int = io.SEEK_SET) -> int:
+        pos = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence] + pos
+        if isinstance(self._stream, bytes):
+            self._read = reader(memoryview(self._stream)[pos:])
+        else:
+            self._stream.seek(self._start + pos)
+        self._pos = pos
+        return pos
+
+    def read(self, size: int = -1) -> bytes:
+        left = self._size - self._pos
+        size = left if size is None or size < 0 else min(size, left)
+        data = bytes(self._read(size)) if size else b""
+        if len(data) < size:
+            raise _changed()
+        self._pos += len(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[:len(data)] = data
+        return len(data)
 
 
 def _start(stream: Any) -> int | None:

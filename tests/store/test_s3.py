@@ -24,6 +24,7 @@ from lakesuperior.exceptions import (
     ContentChangedError,
     PayloadTooLargeError,
 )
+from lakesuperior.store import s3
 from lakesuperior.store.s3 import S3BinaryStore
 
 from ..binaries import lsup_env
@@ -125,16 +126,23 @@ class OneWay(io.RawIOBase):
 
 
 @pytest.mark.parametrize("kind", [io.BytesIO, bytes])
-def test_content_read_twice_is_hashed_first_and_sent_straight_to_its_key(store, kind):
+@pytest.mark.parametrize("one_put", [True, False], ids=["put", "parts"])
+def test_content_read_twice_is_hashed_first_and_sent_straight_to_its_key(store, kind, one_put,
+                                                                        monkeypatch):
+    """In one ``PutObject`` up to 5 GiB (its ``Content-MD5`` from the first reading),
+    in parts beyond (here: beyond 2 parts)."""
+    if not one_put:
+        monkeypatch.setattr(s3, "_MAX_ONE", 2 * PART)
     data = os.urandom(2 * PART + 9)
     calls = s3_calls(store)
     info = store.put(kind(data))
     assert info.digest == hashlib.sha512(data).hexdigest()
-    assert "CopyObject" not in calls and calls.count("UploadPart") == 3
+    assert "CopyObject" not in calls
+    assert (calls.count("PutObject"), calls.count("UploadPart")) == ((1, 0) if one_put else (0, 3))
     assert keys(store) == [store.key(info.digest)] and uploads(store) == []
     calls.clear()
     assert store.put(kind(data)) == info                       # stored: not sent again
-    assert "UploadPart" not in calls and "CreateMultipartUpload" not in calls
+    assert not {"PutObject", "UploadPart"} & set(calls)         # (renewed by a copy)
     with store.open(info.digest) as f:
         assert f.read() == data
 
@@ -149,17 +157,36 @@ def test_content_read_once_goes_to_a_temporary_key_then_is_copied(store):
 
 
 class Changing(io.BytesIO):
-    """A file whose content changes between its first and its second reading."""
+    """A file whose last byte changes once it has been read to its end."""
+
+    changed = False
 
     def seek(self, pos: int, whence: int = 0) -> int:
-        self.getbuffer()[-1] ^= 0xFF
+        if not self.changed and self.tell() == len(self.getbuffer()):
+            self.getbuffer()[-1] ^= 0xFF
+            self.changed = True
         return super().seek(pos, whence)
 
 
-def test_a_file_that_changes_between_its_two_readings_is_not_stored(store):
+class Shrinking(Changing):
+    """A file cut short by a byte once it has been read to its end."""
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        if not self.changed and self.tell() == len(self.getbuffer()):
+            self.truncate(len(self.getbuffer()) - 1)
+            self.changed = True
+        return io.BytesIO.seek(self, pos, whence)
+
+
+@pytest.mark.parametrize("kind", [Changing, Shrinking])
+@pytest.mark.parametrize("one_put", [True, False], ids=["put", "parts"])
+def test_a_file_that_changes_between_its_two_readings_is_not_stored(store, kind, one_put,
+                                                                    monkeypatch):
+    if not one_put:
+        monkeypatch.setattr(s3, "_MAX_ONE", PART)
     data = os.urandom(PART + 13)
     with pytest.raises(ContentChangedError, match="changed while it was being stored"):
-        store.put(Changing(data))
+        store.put(kind(data))
     assert keys(store) == [] and uploads(store) == [] and list(store.leftovers()) == []
 
 
