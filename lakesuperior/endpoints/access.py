@@ -22,3 +22,10 @@ def request_repository() -> Repository | AgentView:
     if agent.admin:
         return repo.as_user(authn.recorded_name(agent))
     return repo.as_agent(agent)
+
+
+def require_read(repo: Repository | AgentView, uid: str) -> None:
+    """The check ``repo.get(uid)`` makes first, alone: Read access for an agent's
+    view (``AccessDeniedError``); an administrator's repository reads everything."""
+    if isinstance(repo, AgentView):
+        repo.require(uid, "Read")

@@ -17,6 +17,8 @@ from werkzeug.wsgi import wrap_file
 from lakesuperior import rdfio
 from lakesuperior.endpoints import html
 from lakesuperior.endpoints import memento as mto
+from lakesuperior.endpoints.access import require_read
+from lakesuperior.endpoints.body_cache import BodyCache, Kept, Key
 from lakesuperior.endpoints.call import (
     CHUNK,
     Call,
@@ -73,24 +75,63 @@ def read(call: Call, head: bool) -> Response:
     options, applied = read_options(call.prefer)
     when = hdr.parse_accept_datetime(request.headers.get("Accept-Datetime"))
     res: Any
+    key: Key | None = None
     if (head and not needs_triples(options)) or when is not None:
         res = call.repo.info(call.uid, base_uri=call.base)   # headers only: no triples
     else:
         kwargs: dict[str, Any] = dict(get_options(options))
-        if not head and _wants_html():
+        page = not head and _wants_html()
+        if page:
             # a page of children, not all of them (html.children_range)
             kwargs["children_range"] = html.children_range(_page_number())
-        res = call.repo.get(call.uid, base_uri=call.base, **kwargs)
+        ext = current_app.extensions["lakesuperior"]
+        with ext.repository.snapshot():      # one snapshot: the kept answer's key and the read
+            if not head and not page:
+                key = _answer_key(call, ext.repository.snapshot_id(), options)
+                kept = ext.bodies.get(key)
+                if kept is not None:
+                    return _kept_answer(call, kept, applied)
+            res = call.repo.get(call.uid, base_uri=call.base, **kwargs)
     call.check_described(res)
     if when is not None:
         return _timegate(call, res, when)
     if res.is_binary and target.kind == "resource":
         return _binary(call, res, target, head)
-    return _rdf(call, res, target, head, applied, options)
+    return _rdf(call, res, target, head, applied, options, key)
+
+
+def _answer_key(call: Call, snapshot: int | None, options: dict[str, bool]) -> Key | None:
+    """The key of the RDF answer to this GET (``body_cache``); None if it may not be
+    kept, or if the request's ``Accept`` chooses nothing (judged after the read: a
+    404 comes first, and a binary ignores it)."""
+    media_type = mediatypes.negotiate(request.headers.get("Accept"), RDF_OUT)
+    if media_type is None:
+        return None
+    return BodyCache.key(snapshot, call.target, call.base, media_type, options)
+
+
+def _kept_answer(call: Call, kept: Kept, applied: bool) -> Response:
+    """A GET answered from a kept answer: the agent's access checked, then the
+    preconditions against its validators."""
+    require_read(call.repo, call.uid)
+    media_type = negotiate(RDF_OUT)
+    headers = dict(kept.headers)
+    if call.not_modified("GET", headers["ETag"], kept.modified):
+        return _not_modified(headers)
+    return _rdf_answer(call, headers, applied, media_type, kept.body)
+
+
+def _rdf_answer(call: Call, headers: dict[str, str], applied: bool, media_type: str,
+                body: str | bytes | None) -> Response:
+    """The answer of a GET (``body``) or HEAD (None) of an RDF representation."""
+    if applied:
+        headers["Preference-Applied"] = f"return={call.prefer.return_}"
+    headers["Content-Type"] = content_type_of(media_type, request.headers.get("Accept"))
+    return Response(iter(()) if body is None else body, headers=headers)
 
 
 def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
-         options: dict[str, bool] | None = None) -> Response:
+         options: dict[str, bool] | None = None, key: Key | None = None) -> Response:
     media_type = negotiate(RDF_OUT)
     headers = resource_headers(call.urls, res, target, options)
     page = media_type == HTML
@@ -98,21 +139,15 @@ def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
     # 304 from a copy made for another agent (nor kept: ``session._not_stored``).
     if call.not_modified("GET", headers["ETag"], modified_of(res)) and not page:
         return _not_modified(headers)
-    if applied:
-        headers["Preference-Applied"] = f"return={call.prefer.return_}"
-    headers["Content-Type"] = content_type_of(media_type, request.headers.get("Accept"))
     if head:
-        return Response(iter(()), headers=headers)
-    if media_type == HTML:
-        body: str | bytes = _html(call, res, target)
-    else:
-        def serialize() -> bytes:
-            triples, lists = representation_parts(res, options)
-            return rdfio.serialize(triples, media_type, namespaces=DEFAULT_NAMESPACES,
-                                   lists=lists)
-        bodies = current_app.extensions["lakesuperior"].bodies
-        body = bodies.body(bodies.key(res, target, call.base, media_type, options), serialize)
-    return Response(body, headers=headers)
+        return _rdf_answer(call, headers, applied, media_type, None)
+    if page:
+        return _rdf_answer(call, headers, applied, media_type, _html(call, res, target))
+    triples, lists = representation_parts(res, options)
+    body = rdfio.serialize(triples, media_type, namespaces=DEFAULT_NAMESPACES, lists=lists)
+    current_app.extensions["lakesuperior"].bodies.keep(
+        key, Kept(body, dict(headers), modified_of(res)))
+    return _rdf_answer(call, headers, applied, media_type, body)
 
 
 def _not_modified(headers: dict[str, str]) -> Response:

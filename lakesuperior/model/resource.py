@@ -67,10 +67,6 @@ class RdfSource:
     #: integrity dropped from the input (links to repository resources that do not
     #: exist); empty otherwise.
     dropped: list[Triple] | tuple[()] = ()
-    #: The read snapshot ``Repository.get`` read the view in
-    #: (``Reader.snapshot_id``): two views of one resource, with the same options
-    #: and base, read at the same id are the same. None: read in a write transaction.
-    snapshot: int | None = None
 
     def __init__(self, uid: str, own: list[Triple], *, urimap: UriMap,
                  extra: list[Triple] | None = None, incl_children: bool = True,

@@ -70,7 +70,6 @@ from lakesuperior.store.background import IndexerThread
 from lakesuperior.store.group import WriteGroups
 from lakesuperior.store.indexer_process import IndexerProcess
 from lakesuperior.store.quadstore import QuadStore, Reader
-from lakesuperior.store.reads import ReadTxn
 
 __all__ = ["Repository"]
 
@@ -249,6 +248,17 @@ class Repository:
                 tx.reads.pop(me, None)
         self.map_trimmer.tick()
 
+    def snapshot_id(self) -> int | None:
+        """The id of the read snapshot this thread is in (inside ``with
+        repo.snapshot()``): two reads at the same id read the same stored state,
+        and any write gives later snapshots a new id. None outside a snapshot and
+        in a write transaction (``transaction()``), whose state is its own."""
+        tx = self._tx
+        if tx.owned():
+            return None
+        txn = tx.reads.get(threading.get_ident())
+        return None if txn is None else txn.snapshot_id()
+
     def _urimap(self, base_uri: str | None) -> UriMap:
         if base_uri is None:
             return self.urimap
@@ -324,12 +334,9 @@ class Repository:
         """
         uid = normalize_uid(uid)
         with self.snapshot(base_uri) as ctx:
-            res = load(ctx, uid, incl_children=incl_children, incl_inbound=incl_inbound,
-                       incl_srv_mgd=incl_srv_mgd, embed_children=embed_children,
-                       incl_membership=incl_membership, children_range=children_range)
-            if isinstance(ctx.txn, ReadTxn):
-                res.snapshot = ctx.txn.snapshot_id()
-            return res
+            return load(ctx, uid, incl_children=incl_children, incl_inbound=incl_inbound,
+                        incl_srv_mgd=incl_srv_mgd, embed_children=embed_children,
+                        incl_membership=incl_membership, children_range=children_range)
 
     def info(self, uid: str, *, base_uri: str | None = None,
              own_triples: bool = False) -> ResourceInfo:

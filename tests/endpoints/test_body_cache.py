@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lakesuperior.config import Config
-from lakesuperior.endpoints.body_cache import BodyCache
+from lakesuperior.endpoints.body_cache import BodyCache, Kept
 from lakesuperior.endpoints.paths import Target
 from lakesuperior.exceptions import ConfigError
 from tests.tx.conftest import open_tx
@@ -15,13 +15,6 @@ TTL = "text/turtle"
 NT = "application/n-triples"
 JSON_LD = "http://www.w3.org/ns/json-ld"
 TITLE = '<> <http://purl.org/dc/terms/title> "%s" .'
-
-
-class Res:
-    """A view as ``BodyCache.key`` reads it."""
-
-    def __init__(self, snapshot):
-        self.snapshot = snapshot
 
 
 def bodies(app) -> BodyCache:
@@ -36,58 +29,63 @@ def get(client, path="/rest/a", accept=TTL, **headers):
 
 # --- the cache --------------------------------------------------------------------------------
 
-def test_a_body_is_made_once_per_key():
-    cache, made = BodyCache(1000), []
+def kept(body: bytes, etag: str = '"e"') -> Kept:
+    return Kept(body, {"ETag": etag}, None)
 
-    def make(body):
-        return lambda: made.append(body) or body
-    assert cache.body(("k",), make(b"one")) == b"one"
-    assert cache.body(("k",), make(b"two")) == b"one"
-    assert made == [b"one"] and len(cache) == 1 and cache.size == 3
+
+def test_an_answer_is_kept_once_per_key():
+    cache = BodyCache(1000)
+    assert cache.get(("k",)) is None
+    cache.keep(("k",), kept(b"one"))
+    cache.keep(("k",), kept(b"two"))                 # the first one stays
+    assert cache.get(("k",)).body == b"one"
+    assert len(cache) == 1 and cache.size == 3 + len("ETag") + len('"e"')
 
 
 def test_no_key_or_no_room_keeps_nothing():
     cache = BodyCache(1000)
-    assert cache.body(None, lambda: b"x") == b"x" and len(cache) == 0
+    cache.keep(None, kept(b"x"))
+    assert len(cache) == 0 and cache.get(None) is None
     off = BodyCache(0)
-    assert off.body(("k",), lambda: b"x") == b"x" and len(off) == 0
+    off.keep(("k",), kept(b"x"))
+    assert len(off) == 0 and off.get(("k",)) is None
 
 
-def test_least_recently_used_bodies_go_first_and_large_ones_are_not_kept():
-    cache = BodyCache(800)                          # bodies of up to 100 bytes kept
-    cache.body(("a",), lambda: b"a" * 100)
-    cache.body(("big",), lambda: b"b" * 101)
+def test_least_recently_used_answers_go_first_and_large_ones_are_not_kept():
+    cache = BodyCache(800)                      # answers of up to 100 bytes kept
+    headers = len("ETag") + len('"e"')
+    cache.keep(("a",), kept(b"a" * (100 - headers)))
+    cache.keep(("big",), kept(b"b" * (101 - headers)))
     assert len(cache) == 1
     for name in "bcdefgh":
-        cache.body((name,), lambda: b"x" * 100)
+        cache.keep((name,), kept(b"x" * (100 - headers)))
     assert cache.size == 800
-    cache.body(("a",), lambda: b"?")                # used: now the most recent
-    cache.body(("i",), lambda: b"i" * 100)
-    assert cache.size <= 800 and cache.body(("a",), lambda: b"?") == b"a" * 100
-    assert cache.body(("b",), lambda: b"new") == b"new"      # the oldest went
+    assert cache.get(("a",)) is not None        # used: now the most recent
+    cache.keep(("i",), kept(b"i" * (100 - headers)))
+    assert cache.size <= 800 and cache.get(("a",)).body.startswith(b"a")
+    assert cache.get(("b",)) is None            # the oldest went
 
 
 def test_key_names_the_state_the_resource_and_the_representation():
     target = Target("/a")
-    key = BodyCache.key(Res(7), target, "http://h/rest", TTL, None)
-    assert key == BodyCache.key(Res(7), Target("/a"), "http://h/rest", TTL, {})
-    others = [BodyCache.key(Res(8), target, "http://h/rest", TTL, None),
-              BodyCache.key(Res(7), Target("/b"), "http://h/rest", TTL, None),
-              BodyCache.key(Res(7), Target("/a", "description"), "http://h/rest", TTL, None),
-              BodyCache.key(Res(7), target, "http://other/rest", TTL, None),
-              BodyCache.key(Res(7), target, "http://h/rest", NT, None),
-              BodyCache.key(Res(7), target, "http://h/rest", TTL, {"incl_children": False})]
+    key = BodyCache.key(7, target, "http://h/rest", TTL, None)
+    assert key == BodyCache.key(7, Target("/a"), "http://h/rest", TTL, {})
+    others = [BodyCache.key(8, target, "http://h/rest", TTL, None),
+              BodyCache.key(7, Target("/b"), "http://h/rest", TTL, None),
+              BodyCache.key(7, Target("/a", "description"), "http://h/rest", TTL, None),
+              BodyCache.key(7, target, "http://other/rest", TTL, None),
+              BodyCache.key(7, target, "http://h/rest", NT, None),
+              BodyCache.key(7, target, "http://h/rest", TTL, {"incl_children": False})]
     assert None not in others and len({key, *others}) == 7
 
 
-@pytest.mark.parametrize("res, options", [
-    (Res(None), None),                                 # read in a write transaction
-    (object(), None),                                  # a view without a snapshot
-    (Res(7), {"incl_inbound": True}),                  # filtered per agent
-    (Res(7), {"embed_children": True}),
+@pytest.mark.parametrize("snapshot, options", [
+    (None, None),                                  # read in a write transaction
+    (7, {"incl_inbound": True}),                   # filtered per agent
+    (7, {"embed_children": True}),
 ])
-def test_views_that_may_not_be_kept_have_no_key(res, options):
-    assert BodyCache.key(res, Target("/a"), "http://h/rest", TTL, options) is None
+def test_views_that_may_not_be_kept_have_no_key(snapshot, options):
+    assert BodyCache.key(snapshot, Target("/a"), "http://h/rest", TTL, options) is None
 
 
 def test_the_bound_is_configured():
@@ -97,14 +95,20 @@ def test_the_bound_is_configured():
         Config().with_(http_body_cache=-1)
 
 
-def test_a_snapshot_names_the_last_write_it_sees(repo):
+def test_a_snapshot_id_names_the_last_write_it_sees(repo):
     repo.create_or_replace("/a", data=TITLE.encode() % b"1", media_type=TTL)
-    first, again = repo.get("/a"), repo.get("/a")
-    assert first.snapshot is not None and again.snapshot == first.snapshot
+    assert repo.snapshot_id() is None                  # outside a snapshot
+    with repo.snapshot():
+        first = repo.snapshot_id()
+        with repo.snapshot():                          # the same snapshot
+            assert repo.snapshot_id() == first is not None
+    with repo.snapshot():
+        assert repo.snapshot_id() == first             # nothing written since
     repo.create_or_replace("/b", data=b"", media_type=TTL)
-    assert repo.get("/a").snapshot > first.snapshot
-    with repo.transaction():
-        assert repo.get("/a").snapshot is None
+    with repo.snapshot():
+        assert repo.snapshot_id() > first
+    with repo.transaction(), repo.snapshot():
+        assert repo.snapshot_id() is None
 
 
 # --- over HTTP ----------------------------------------------------------------------------------
@@ -160,6 +164,28 @@ def test_a_transaction_sees_its_own_writes_not_a_kept_body(app, client):
                       headers={"Atomic-ID": tx}).status_code == 204
     assert b'"two"' in get(client, **{"Atomic-ID": tx})
     assert get(client) == before
+
+
+def test_a_kept_answer_has_the_headers_and_validators_of_a_read_one(app, client):
+    client.put("/rest/a", data=TITLE % "one", content_type=TTL)
+    prefer = {"Prefer": 'return=representation; omit="http://www.w3.org/ns/ldp#PreferContainment"'}
+    read, again = (client.get("/rest/a", headers={"Accept": TTL, **prefer}) for _ in range(2))
+    assert len(bodies(app)) == 1
+    drop = {"Date"}
+    assert {k: v for k, v in read.headers.items() if k not in drop} == \
+        {k: v for k, v in again.headers.items() if k not in drop}
+    assert again.headers["Preference-Applied"] == "return=representation"
+    assert again.headers["Content-Type"].startswith(TTL) and again.get_data() == read.get_data()
+    plain = client.get("/rest/a", headers={"Accept": TTL})      # its own key and headers
+    assert "Preference-Applied" not in plain.headers and len(bodies(app)) == 2
+    etag, modified = read.headers["ETag"], read.headers["Last-Modified"]
+    assert client.get("/rest/a", headers={"Accept": TTL, "If-None-Match": etag,
+                                          **prefer}).status_code == 304
+    assert client.get("/rest/a", headers={"Accept": TTL, "If-Modified-Since": modified,
+                                          **prefer}).status_code == 304
+    assert client.get("/rest/a", headers={"Accept": TTL, "If-Match": '"other"',
+                                          **prefer}).status_code == 412
+    assert client.get("/rest/a", headers={"Accept": "image/png"}).status_code == 406
 
 
 @pytest.mark.parametrize("app_config", [{"auth_enabled": False, "http_body_cache": 0}])
