@@ -523,16 +523,11 @@ class S3BinaryStore:
                 "get_object", Params=params, ExpiresIn=self.redirect_expires))
 
 
-class S3Object(io.RawIOBase):
-    """A stored object as a read-only, seekable stream: a read at a new position
-    opens a ranged ``GetObject`` from there, read as it streams."""
+class _Sized(io.RawIOBase):
+    """A readable, seekable stream of ``size`` bytes, at ``_pos``."""
 
-    def __init__(self, client: Any, bucket: str, key: str, size: int) -> None:
-        super().__init__()
-        self._client, self._bucket, self._key = client, bucket, key
-        self.size = size
-        self._pos = 0
-        self._body: Any = None
+    size = 0
+    _pos = 0
 
     def readable(self) -> bool:
         return True
@@ -543,9 +538,22 @@ class S3Object(io.RawIOBase):
     def tell(self) -> int:
         return self._pos
 
+    def _position(self, offset: int, whence: int) -> int:
+        return {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self.size}[whence] + offset
+
+
+class S3Object(_Sized):
+    """A stored object as a read-only, seekable stream: a read at a new position
+    opens a ranged ``GetObject`` from there, read as it streams."""
+
+    def __init__(self, client: Any, bucket: str, key: str, size: int) -> None:
+        super().__init__()
+        self._client, self._bucket, self._key = client, bucket, key
+        self.size = size
+        self._body: Any = None
+
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self.size}[whence]
-        pos = max(0, base + offset)
+        pos = max(0, self._position(offset, whence))
         if pos != self._pos:
             self._drop()
             self._pos = pos
@@ -685,26 +693,18 @@ def _changed() -> ContentChangedError:
                                "read twice): nothing was stored")
 
 
-class _Window(io.RawIOBase):
+class _Window(_Sized):
     """``size`` bytes of ``stream`` from ``start``, as a file boto3 sends (and seeks
     back in to send again); a stream that ends sooner is ``ContentChangedError``."""
 
     def __init__(self, stream: Any, start: int, size: int):
-        self._stream, self._start, self._size, self._pos = stream, start, size, 0
+        super().__init__()
+        self._stream, self._start, self.size = stream, start, size
         self._read: pipeline.Read = reader(stream)
         self.seek(0)
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def seek(self, pos: int, whence: int = io.SEEK_SET) -> int:
-        pos = {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self._size}[whence] + pos
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        pos = self._position(offset, whence)
         if isinstance(self._stream, bytes):
             self._read = reader(memoryview(self._stream)[pos:])
         else:
@@ -713,7 +713,7 @@ class _Window(io.RawIOBase):
         return pos
 
     def read(self, size: int = -1) -> bytes:
-        left = self._size - self._pos
+        left = self.size - self._pos
         size = left if size is None or size < 0 else min(size, left)
         data = bytes(self._read(size)) if size else b""
         if len(data) < size:
