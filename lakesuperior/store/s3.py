@@ -50,18 +50,16 @@ from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
 from lakesuperior.exceptions import (
     BinaryNotFoundError,
     BinaryStoreUnavailableError,
-    ChecksumValidationError,
     ConfigError,
-    ContentChangedError,
     InvalidDigestError,
     PayloadTooLargeError,
 )
 from lakesuperior.store import pipeline
+from lakesuperior.store import s3_content as content
 from lakesuperior.store.binaries import (
     BinaryInfo,
     Upload,
     normalize_algorithm,
-    normalize_digest,
     reader,
 )
 
@@ -190,9 +188,9 @@ class S3BinaryStore:
         failure, no object is left."""
         if isinstance(stream, S3Upload):
             return self._store_upload(stream, expected, max_size)
-        hashing = _Hashing(self.algorithm, expected)
-        start = _start(stream)
-        parts = _parts(stream, self.part_size, hashing, max_size)
+        hashing = content.Hashing(self.algorithm, expected)
+        start = content.start_of(stream)
+        parts = content.parts(stream, self.part_size, hashing, max_size)
         first = next(parts)
         if len(first) < self.part_size:            # the whole content, in memory
             hashing.update(first)
@@ -207,7 +205,7 @@ class S3BinaryStore:
             return self._put_read_twice(stream, start, hashing, max_size)
         return self._put_parts(first, parts, hashing)
 
-    def _put_read_twice(self, stream: Any, start: int, hashing: _Hashing,
+    def _put_read_twice(self, stream: Any, start: int, hashing: content.Hashing,
                         max_size: int | None) -> BinaryInfo:
         """Content that can be read again from ``start``: hashed to the end (the
         store's algorithm, the client's and MD5, a thread each) and checked, then,
@@ -231,21 +229,21 @@ class S3BinaryStore:
             with _errors(what):
                 try:
                     self.client.put_object(Bucket=self.bucket, Key=key,
-                                           Body=_Window(stream, start, info.size),
+                                           Body=content.Window(stream, start, info.size),
                                            ContentLength=info.size, ContentMD5=md5)
                 except ClientError as e:
                     if _code(e) == "BadDigest":        # not the bytes hashed first
-                        raise _changed() from None
+                        raise content.changed() from None
                     raise
             return info
         if not isinstance(stream, bytes):
             stream.seek(start)
-        again = _Hashing(self.algorithm, None)
-        parts = _parts(stream, self.part_size, again, max_size)
+        again = content.Hashing(self.algorithm, None)
+        parts = content.parts(stream, self.part_size, again, max_size)
 
         def same() -> bool:
             if again.size != info.size or again.hexdigests()[self.algorithm] != info.digest:
-                raise _changed()
+                raise content.changed()
             return True
 
         self._send(key, next(parts), parts, again, what, same)
@@ -253,7 +251,7 @@ class S3BinaryStore:
 
     def _put_parts(self, first: bytes | bytearray,
                    parts: Iterator[bytes | bytearray],
-                   hashing: _Hashing) -> BinaryInfo:
+                   hashing: content.Hashing) -> BinaryInfo:
         """A multipart upload: under a temporary key, copied to its digest's key once
         known; straight under the digest's key when the client gave that digest
         (completed only if the content matches it), or not at all when that key is
@@ -285,7 +283,7 @@ class S3BinaryStore:
         return found[0]
 
     def _send(self, target: str, first: bytes | bytearray,
-              parts: Iterator[bytes | bytearray], hashing: _Hashing,
+              parts: Iterator[bytes | bytearray], hashing: content.Hashing,
               what: str, complete: Callable[[], bool]) -> bool:
         """Send ``first`` and the rest of ``parts`` as a multipart upload to ``target``,
         each part hashed while it is sent (hashlib lets go of the GIL: one part in
@@ -329,10 +327,10 @@ class S3BinaryStore:
         its digest's key (a server-side copy), and leaving its ``with`` block
         removes the temporary object. More than ``max_size`` bytes raise
         ``PayloadTooLargeError``; on any error nothing is left."""
-        hashing = _Hashing(self.algorithm, {a: "" for a in algorithms})
+        hashing = content.Hashing(self.algorithm, {a: "" for a in algorithms})
         tmp = f"{self.prefix}{_TMP}put-{uuid.uuid4().hex}"
         what = "receiving the content (nothing was stored)"
-        parts = _parts(stream, self.part_size, hashing, max_size)
+        parts = content.parts(stream, self.part_size, hashing, max_size)
         first = next(parts)
         if len(first) < self.part_size:
             hashing.update(first)
@@ -347,7 +345,7 @@ class S3BinaryStore:
         with upload:
             if max_size is not None and upload.size > max_size:
                 raise PayloadTooLargeError(f"Content is larger than {max_size} bytes")
-            checking = _Hashing(None, expected)
+            checking = content.Hashing(None, expected)
             digests = upload.hexdigests([algo for algo, _, _ in checking.checks])
             checking.check(digests)
             info = BinaryInfo(digests[self.algorithm], self.algorithm, upload.size, digests)
@@ -357,7 +355,7 @@ class S3BinaryStore:
                     self._copy(upload.key, key, info.size)
             return info
 
-    def _info(self, hashing: _Hashing) -> BinaryInfo:
+    def _info(self, hashing: content.Hashing) -> BinaryInfo:
         """What was stored, once the client's digests are checked."""
         digests = hashing.check()
         return BinaryInfo(digests[self.algorithm], self.algorithm, hashing.size, digests)
@@ -497,7 +495,7 @@ class S3BinaryStore:
 
     def compute(self, digest: str, algorithms: Iterable[str]) -> dict[str, str]:
         """Hex digests of a stored binary, keyed by hashlib name, read from S3."""
-        hashing = _Hashing(None, {a: "" for a in algorithms})
+        hashing = content.Hashing(None, {a: "" for a in algorithms})
         with self.open(digest) as f:
             while chunk := f.read(READ_CHUNK):
                 hashing.update(chunk)
@@ -523,26 +521,7 @@ class S3BinaryStore:
                 "get_object", Params=params, ExpiresIn=self.redirect_expires))
 
 
-class _Sized(io.RawIOBase):
-    """A readable, seekable stream of ``size`` bytes, at ``_pos``."""
-
-    size = 0
-    _pos = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._pos
-
-    def _position(self, offset: int, whence: int) -> int:
-        return {io.SEEK_SET: 0, io.SEEK_CUR: self._pos, io.SEEK_END: self.size}[whence] + offset
-
-
-class S3Object(_Sized):
+class S3Object(content.Sized):
     """A stored object as a read-only, seekable stream: a read at a new position
     opens a ranged ``GetObject`` from there, read as it streams."""
 
@@ -618,7 +597,7 @@ class S3Upload(Upload):
     def hexdigests(self, algorithms: Iterable[str]) -> dict[str, str]:
         missing = [a for a in algorithms if a not in self.digests]
         if missing:
-            hashing = _Hashing(None, {a: "" for a in missing})
+            hashing = content.Hashing(None, {a: "" for a in missing})
             with self._open() as f:
                 while chunk := f.read(READ_CHUNK):
                     hashing.update(chunk)
@@ -646,121 +625,6 @@ class S3Upload(Upload):
         if self._gone:
             raise ValueError("This upload was stored or discarded")
         return S3Object(self.store3.client, self.store3.bucket, self.key, self.size)
-
-
-class _Hashing:
-    """The digests of content seen part by part: the store's ``algorithm`` and each
-    of ``expected`` (algorithm -> the client's digest, checked by ``check``)."""
-
-    def __init__(self, algorithm: str | None, expected: Mapping[str, str] | None) -> None:
-        self.checks = [(normalize_algorithm(a), normalize_digest(a, v) if v else "", a)
-                       for a, v in (expected or {}).items()]
-        names = dict.fromkeys([*([algorithm] if algorithm else []),
-                               *(c[0] for c in self.checks)])
-        self.hashers = {a: hashlib.new(a, usedforsecurity=False) for a in names}
-        self.size = 0
-
-    def count(self, data: bytes | bytearray | memoryview, max_size: int | None) -> None:
-        """Count bytes read: more than ``max_size`` raise ``PayloadTooLargeError``."""
-        self.size += len(data)
-        if max_size is not None and self.size > max_size:
-            raise PayloadTooLargeError(f"Content is larger than {max_size} bytes")
-
-    def update(self, data: bytes | bytearray | memoryview) -> None:
-        for h in self.hashers.values():
-            h.update(data)
-
-    def expected(self, algorithm: str) -> str | None:
-        """The client's digest in ``algorithm`` (hex), if it gave one."""
-        return next((want for algo, want, _name in self.checks if algo == algorithm and want),
-                    None)
-
-    def hexdigests(self) -> dict[str, str]:
-        return {a: h.hexdigest() for a, h in self.hashers.items()}
-
-    def check(self, digests: dict[str, str] | None = None) -> dict[str, str]:
-        """The digests (these, or those computed), each checked against the client's."""
-        digests = self.hexdigests() if digests is None else digests
-        for algo, want, name in self.checks:
-            if digests[algo] != want:
-                raise ChecksumValidationError(
-                    msg=f"{name} digest mismatch: expected {want}, got {digests[algo]}")
-        return digests
-
-
-def _changed() -> ContentChangedError:
-    return ContentChangedError("The content changed while it was being stored (it was "
-                               "read twice): nothing was stored")
-
-
-class _Window(_Sized):
-    """``size`` bytes of ``stream`` from ``start``, as a file boto3 sends (and seeks
-    back in to send again); a stream that ends sooner is ``ContentChangedError``."""
-
-    def __init__(self, stream: Any, start: int, size: int):
-        super().__init__()
-        self._stream, self._start, self.size = stream, start, size
-        self._read: pipeline.Read = reader(stream)
-        self.seek(0)
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        pos = self._position(offset, whence)
-        if isinstance(self._stream, bytes):
-            self._read = reader(memoryview(self._stream)[pos:])
-        else:
-            self._stream.seek(self._start + pos)
-        self._pos = pos
-        return pos
-
-    def read(self, size: int = -1) -> bytes:
-        left = self.size - self._pos
-        size = left if size is None or size < 0 else min(size, left)
-        data = bytes(self._read(size)) if size else b""
-        if len(data) < size:
-            raise _changed()
-        self._pos += len(data)
-        return data
-
-    def readinto(self, buffer: Any) -> int:
-        data = self.read(len(buffer))
-        buffer[:len(data)] = data
-        return len(data)
-
-
-def _start(stream: Any) -> int | None:
-    """Where ``stream`` can be read again from: 0 for ``bytes``, the position of a
-    seekable file; None if it cannot be read twice."""
-    if isinstance(stream, bytes):
-        return 0
-    try:
-        return int(stream.tell()) if stream.seekable() else None
-    except (AttributeError, OSError, ValueError):
-        return None
-
-
-def _parts(stream: Any, size: int, hashing: _Hashing, max_size: int | None
-           ) -> Iterator[bytes | bytearray]:
-    """``stream`` in parts of ``size`` bytes (the last shorter: a part shorter than
-    ``size`` is the last one), each piece counted as it is read, so that a body
-    over ``max_size`` stops the reading there (the caller hashes the parts).
-    Content given in memory comes in ``bytes`` parts (boto3 sends no memoryview)."""
-    if isinstance(stream, (bytes, bytearray, memoryview)):
-        view = memoryview(stream).cast("B")
-        for start in range(0, max(len(view), 1), size):
-            hashing.count(view[start:start + size], max_size)
-            yield bytes(view[start:start + size])
-        return
-    while True:
-        part = bytearray()
-        while len(part) < size:
-            chunk = stream.read(min(size - len(part), 1 << 20))
-            if not chunk:
-                break
-            hashing.count(chunk, max_size)
-            part += chunk
-        yield part
-        if len(part) < size:
-            return
 
 
 def _status(error: ClientError) -> int:
