@@ -123,3 +123,23 @@ def test_kept_alive_connection_stays_in_step_after_bodies_read_or_left(port):
     assert content in data
     statuses = re.findall(rb"(?:^|\n)HTTP/1\.1 (\d{3}) ", data.replace(content, b""))
     assert statuses == [b"201", b"412", b"200"], data[:500]
+
+
+def test_a_body_sent_after_100_continue_is_read_whole(port):
+    content = os.urandom(2_000_000)
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        head = request("PUT", "/rest/sb-expect", content, Content_Type="image/png",
+                       Expect="100-continue", Connection="close")
+        sock.sendall(head[:-len(content)])
+        assert sock.recv(64).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
+        sock.sendall(content)
+        assert answer(sock, within=30).startswith(b"HTTP/1.1 201 ")
+    finally:
+        sock.close()
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    try:
+        sock.sendall(request("GET", "/rest/sb-expect", Connection="close"))
+        assert content in answer(sock, within=30)
+    finally:
+        sock.close()
