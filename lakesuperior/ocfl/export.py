@@ -51,6 +51,7 @@ from lakesuperior.model.uids import (
 )
 from lakesuperior.model.versions import datetime_of_id, group_ids, own_ids
 from lakesuperior.ocfl import fedora
+from lakesuperior.ocfl.filesink import FileSink
 from lakesuperior.ocfl.objects import CURRENT_STATE, ObjectWriter, drop_head
 from lakesuperior.ocfl.snapshot import ResourceState, deleted_at
 from lakesuperior.ocfl.storage import (
@@ -141,11 +142,13 @@ def _export(repo: Repository, root: StorageRoot, digest: str, since: datetime | 
         progress.start("Exporting to OCFL", len(tops))
         groups: dict[str, str | None] = {}
         try:
-            for uid in tops:
-                group = _group_of(ctx, uid, groups)
-                if group is None or group == uid:
-                    _ObjectExport(ctx, root, uid, group == uid, digest, report).run(since)
-                progress.advance()
+            with FileSink() as sink:
+                for uid in tops:
+                    group = _group_of(ctx, uid, groups)
+                    if group is None or group == uid:
+                        _ObjectExport(ctx, root, sink, uid, group == uid, digest,
+                                      report).run(since)
+                    progress.advance()
         finally:
             progress.finish()
 
@@ -187,10 +190,11 @@ class _ObjectExport:
     """The versions of one OCFL object (a resource, or an Archival Group and its
     members), written one after the other."""
 
-    def __init__(self, ctx: Context, root: StorageRoot, uid: str, is_group: bool,
-                 digest: str, report: ExportReport):
+    def __init__(self, ctx: Context, root: StorageRoot, sink: FileSink, uid: str,
+                 is_group: bool, digest: str, report: ExportReport):
         self.ctx = ctx
         self.root = root
+        self.sink = sink
         self.uid = uid
         self.is_group = is_group
         self.digest = digest
@@ -301,10 +305,10 @@ class _ObjectExport:
         if new:
             if since is not None:   # what an interrupted export left of a new object
                 shutil.rmtree(obj_dir, ignore_errors=True)
-            self.root.make_object_dir(self.root_id)
+            self.root.make_object_dir(self.root_id, self.sink)
         else:
             drop_head(obj_dir)
-        writer = ObjectWriter(obj_dir, inv, new=new)
+        writer = ObjectWriter(obj_dir, inv, self.sink, new=new)
         try:
             for i, (when, vid, states) in enumerate(plan):
                 final = i == len(plan) - 1
