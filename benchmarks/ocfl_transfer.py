@@ -15,7 +15,8 @@ The repository is built with sync off (``Repository(path, sync=False)``) and the
 configuration's defaults otherwise: automatic versioning on and the background
 indexer on, in a process of its own (``background_index``/``indexer_process``);
 the build ends with ``repo.index()``, so the export starts from an indexed
-store. The export opens the repository the same way; the import gets the default
+store. The export opens the repository the same way, as ``lsup-admin export-ocfl``
+does (``export_config``: its IRI cache at most 4,096 IRIs); the import gets the default
 configuration with sync off (``import_ocfl`` itself turns automatic versioning
 off), so its indexer process runs during the import as deployed.
 
@@ -155,11 +156,11 @@ def build(data_dir: str, count: int, binaries: bool, seed: int) -> dict[str, Any
 # -- the two children ---------------------------------------------------------------------
 
 def _export_child(data_dir: str, dest: str, ocfl_version: str, out) -> None:
-    from lakesuperior import Repository
-    from lakesuperior.ocfl.export import export_ocfl
+    from lakesuperior import Config, Repository
+    from lakesuperior.ocfl.export import export_config, export_ocfl
 
     sampler = MemorySampler(data_dir)
-    with Repository(data_dir, sync=False) as repo:
+    with Repository(config=export_config(Config().with_(data_dir=data_dir, sync=False))) as repo:
         t0 = time.perf_counter()
         report = export_ocfl(repo, dest, ocfl_version=ocfl_version, progress=sampler)
         wall = time.perf_counter() - t0

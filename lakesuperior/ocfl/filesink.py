@@ -77,7 +77,8 @@ class FileSink:
         """Write what is left and stop the thread (``check``: raise what failed)."""
         if not self._thread.is_alive():
             return
-        self._hand_over()
+        if self._error is None:
+            self._hand_over()
         self._queue.put(None)
         self._thread.join()
         if check:
