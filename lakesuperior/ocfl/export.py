@@ -150,16 +150,18 @@ def _export(repo: Repository, root: StorageRoot, digest: str, since: datetime | 
             report: ExportReport, progress: Progress) -> None:
     with repo.snapshot() as ctx:
         txn = ctx.txn
-        tops = [uid_of_graph(g) for g in txn.graphs() if graph_kind(g) in ("res", "bury")]
+        tops = [g for g in txn.graphs() if graph_kind(g) in ("res", "bury")]
         progress.start("Exporting to OCFL", len(tops))
         groups: dict[str, str | None] = {}
         try:
             with FileSink() as sink:
-                for uid in tops:
-                    group = _group_of(ctx, uid, groups)
+                for g in tops:
+                    # its triples, read once: whether it is a group, then its state
+                    uid, current = uid_of_graph(g), txn.triples(g, omit=LDP_CONTAINS)
+                    group = _group_of(ctx, uid, groups, current)
                     if group is None or group == uid:
                         _ObjectExport(ctx, root, sink, uid, group == uid, digest,
-                                      report).run(since)
+                                      report, current).run(since)
                     progress.advance()
         finally:
             progress.finish()
@@ -172,15 +174,23 @@ def _is_group(ctx: Context, uid: str) -> bool:
                 or txn.count(res, RDF_TYPE, ARCHIVAL_GROUP, graph("bury", uid)))
 
 
-def _group_of(ctx: Context, uid: str, cache: dict[str, str | None]) -> str | None:
+def _group_of(ctx: Context, uid: str, cache: dict[str, str | None],
+              triples: list[Triple] | None = None) -> str | None:
     """The Archival Group ``uid`` is or belongs to, live or buried (the answers
-    cached: at most ``_GROUP_CACHE``, the latest)."""
+    cached: at most ``_GROUP_CACHE``, the latest); ``triples``: those of its graph,
+    if read."""
     if uid == ROOT_UID:
         return None
     if uid in cache:
         return cache[uid]
     parent = parent_uid(uid) or ROOT_UID
-    found = uid if _is_group(ctx, uid) else _group_of(ctx, parent, cache)
+    if triples is None:
+        is_group = _is_group(ctx, uid)
+    else:
+        res = res_uri(uid)
+        is_group = any(o == ARCHIVAL_GROUP and p == RDF_TYPE and s == res
+                       for s, p, o in triples)
+    found = uid if is_group else _group_of(ctx, parent, cache)
     if len(cache) >= _GROUP_CACHE:
         del cache[next(iter(cache))]
     cache[uid] = found
@@ -203,7 +213,8 @@ class _ObjectExport:
     members), written one after the other."""
 
     def __init__(self, ctx: Context, root: StorageRoot, sink: FileSink, uid: str,
-                 is_group: bool, digest: str, report: ExportReport):
+                 is_group: bool, digest: str, report: ExportReport,
+                 current: list[Triple] | None = None):
         self.ctx = ctx
         self.root = root
         self.sink = sink
@@ -213,6 +224,7 @@ class _ObjectExport:
         self.report = report
         self.root_id = fedora.fedora_id(uid)
         self._read: dict[str, _Member] = {}      # the members read so far, by uid
+        self._current = current                 # the triples of ``uid``, if read
         self.members = self._members() if is_group else [uid]
 
     def _members(self) -> list[str]:
@@ -244,7 +256,8 @@ class _ObjectExport:
         if m is None:
             txn = self.ctx.txn
             # a live resource's graph is never empty (its types, its dates)
-            current = (txn.triples(res_uri(uid), omit=LDP_CONTAINS)
+            current = (self._current if uid == self.uid and self._current is not None
+                       else txn.triples(res_uri(uid), omit=LDP_CONTAINS)
                        or txn.triples(graph("bury", uid), omit=LDP_CONTAINS))
             gone = deleted_at(txn, uid)
             m = self._read[uid] = _Member(own_ids(self.ctx, uid), current, gone,
