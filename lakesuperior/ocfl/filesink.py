@@ -8,8 +8,10 @@ The writes are done exactly in the order they were asked for (an object's
 inventory after its content, as written synchronously), each batch of them
 whole; after a failed write nothing more is written, and the failure is raised
 in the export's thread by the next call (``wait`` at the latest). Memory holds
-at most ``_QUEUED`` batches of at most ``_BATCH_BYTES`` bytes each (one larger
-file alone), and the export never reads what it wrote, except through ``wait``.
+at most ``_QUEUED`` batches of about ``_BATCH_BYTES`` bytes at most (a batch
+is handed over once it holds as many, the export's files being at most 1 MB
+each: it copies a larger binary itself, after ``wait``), and the export never
+reads what it wrote, except after ``wait``.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from types import TracebackType
 
 from lakesuperior.ocfl.fswrite import MKDIR, PUT, REPLACE, write_batch
 
-__all__ = ["FileSink", "new_file", "put_file", "write_all", "write_file"]
+__all__ = ["FileSink", "new_file", "put_file", "write_all"]
 
 #: A batch is handed to the thread once it holds this many writes or bytes.
 _BATCH_OPS = 256
@@ -144,10 +146,3 @@ def write_all(fd: int, body: bytes) -> None:
     view = memoryview(body)
     while view:
         view = view[os.write(fd, view):]
-
-
-def write_file(path: str, body: bytes) -> None:
-    """Replace ``path`` by ``body`` whole or not at all (a temporary file renamed)."""
-    tmp = path + ".tmp"
-    put_file(tmp, body)
-    os.replace(tmp, path)

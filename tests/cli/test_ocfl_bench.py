@@ -23,7 +23,8 @@ def test_ocfl_bench_reports_export_and_import(tmp_path, count, binaries):
     assert res.returncode == 0, res.stderr
     line = res.stdout.strip()
     assert line.startswith(f"ocfl export n={count}"), line
-    assert " resources/s, peak RSS " in line and "; import: " in line, line
+    assert " resources/s, CPU " in line and " ms/resource, peak RSS " in line, line
+    assert "; import: " in line, line
     assert ("(+binaries, 3 versions each)" in line) == binaries
     data = json.loads(out.read_text())
     assert data["count"] == count and data["binaries"] is binaries
