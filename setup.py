@@ -1,4 +1,5 @@
-"""Build the Cython extensions of the quad store.
+"""Build the Cython extensions: the quad store's, and the OCFL export's batched
+file writes.
 
 One ``Extension`` per module, compiler directives in one place. Bounds and
 wraparound checks stay on; a proven-in-range hot loop turns them off itself
@@ -20,6 +21,7 @@ MODULES = [
     "lakesuperior.store.journal",
     "lakesuperior.store.writes",
     "lakesuperior.store.quadstore",
+    "lakesuperior.ocfl.fswrite",
 ]
 
 DIRECTIVES = {

@@ -15,7 +15,8 @@ The repository is built with sync off (``Repository(path, sync=False)``) and the
 configuration's defaults otherwise: automatic versioning on and the background
 indexer on, in a process of its own (``background_index``/``indexer_process``);
 the build ends with ``repo.index()``, so the export starts from an indexed
-store. The export opens the repository the same way; the import gets the default
+store. The export opens the repository the same way, as ``lsup-admin export-ocfl``
+does (``export_config``: its IRI cache at most 4,096 IRIs); the import gets the default
 configuration with sync off (``import_ocfl`` itself turns automatic versioning
 off), so its indexer process runs during the import as deployed.
 
@@ -26,6 +27,8 @@ the root and the 6 resources of the setup included; ``workload_per_s`` counts
 only the ``--count`` children), and memory from ``/proc`` (Linux): the child's
 peak resident set (``VmHWM``), the largest own (anonymous) memory sampled during
 the run (``peak_rss_anon_bytes``: heap, caches, without LMDB's mapped pages),
+the child's CPU time (``cpu_user_s``, ``cpu_system_s``, and per resource in
+``cpu_ms_per_resource``: steadier than the wall time on a shared machine),
 samples of both along the run (flat memory: the last sample near the first), and
 the peak of the store's indexer process (``indexer_peak_rss_bytes``). Build and
 export write into a temporary directory in the current one (removed after),
@@ -155,16 +158,16 @@ def build(data_dir: str, count: int, binaries: bool, seed: int) -> dict[str, Any
 # -- the two children ---------------------------------------------------------------------
 
 def _export_child(data_dir: str, dest: str, ocfl_version: str, out) -> None:
-    from lakesuperior import Repository
-    from lakesuperior.ocfl.export import export_ocfl
+    from lakesuperior import Config, Repository
+    from lakesuperior.ocfl.export import export_config, export_ocfl
 
     sampler = MemorySampler(data_dir)
-    with Repository(data_dir, sync=False) as repo:
-        t0 = time.perf_counter()
+    with Repository(config=export_config(Config().with_(data_dir=data_dir, sync=False))) as repo:
+        t0, cpu0 = time.perf_counter(), os.times()
         report = export_ocfl(repo, dest, ocfl_version=ocfl_version, progress=sampler)
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, _cpu(cpu0)
         figures = sampler.figures()
-    out.put({"report": report.as_dict(), "wall_s": wall, **figures})
+    out.put({"report": report.as_dict(), "wall_s": wall, **cpu, **figures})
 
 
 def _import_child(src: str, data_dir: str, out) -> None:
@@ -172,10 +175,17 @@ def _import_child(src: str, data_dir: str, out) -> None:
     from lakesuperior.ocfl.imports import import_ocfl
 
     sampler = MemorySampler(data_dir)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), os.times()
     report = import_ocfl(src, Config().with_(data_dir=data_dir, sync=False), progress=sampler)
-    wall = time.perf_counter() - t0
-    out.put({"report": report.as_dict(), "wall_s": wall, **sampler.figures()})
+    wall, cpu = time.perf_counter() - t0, _cpu(cpu0)
+    out.put({"report": report.as_dict(), "wall_s": wall, **cpu, **sampler.figures()})
+
+
+def _cpu(before: os.times_result) -> dict[str, float]:
+    """This process's CPU seconds (user, system) since ``before`` (``os.times()``)."""
+    now = os.times()
+    return {"cpu_user_s": round(now.user - before.user, 3),
+            "cpu_system_s": round(now.system - before.system, 3)}
 
 
 def in_child(target, *args) -> dict[str, Any]:
@@ -203,6 +213,9 @@ def _rates(res: dict[str, Any], count: int) -> dict[str, Any]:
     res["wall_s"] = round(wall, 3)
     res["resources_per_s"] = round(res["report"]["resources"] / wall, 1) if wall else None
     res["workload_per_s"] = round(count / wall, 1) if wall else None
+    n = res["report"]["resources"]
+    res["cpu_ms_per_resource"] = {"user": round(res["cpu_user_s"] * 1000 / n, 3),
+                                  "system": round(res["cpu_system_s"] * 1000 / n, 3)}
     return res
 
 
@@ -222,6 +235,11 @@ def run(count: int, binaries: bool, ocfl_version: str, seed: int, work: str) -> 
             "ocfl_version": ocfl_version, "sync": False, "indexer": "process (default)",
             "seed": seed, "build": built, "export": exported, "import": imported,
             "machine": machine()}
+
+
+def _cpu_line(res: dict[str, Any]) -> str:
+    cpu = res["cpu_ms_per_resource"]
+    return f"CPU {cpu['user']:.2f} + {cpu['system']:.2f} ms/resource"
 
 
 def _mb(n: int | None) -> str:
@@ -247,8 +265,9 @@ def main(argv=None) -> int:
     ex, im = res["export"], res["import"]
     extra = f" (+binaries, {VERSIONS} versions each)" if args.binaries else ""
     print(f"ocfl export n={res['count']}{extra}: {ex['resources_per_s']:.0f} resources/s, "
-          f"peak RSS {_mb(ex['peak_rss_bytes'])}; import: {im['resources_per_s']:.0f} "
-          f"resources/s, peak RSS {_mb(im['peak_rss_bytes'])}")
+          f"{_cpu_line(ex)}, peak RSS {_mb(ex['peak_rss_bytes'])}; import: "
+          f"{im['resources_per_s']:.0f} resources/s, {_cpu_line(im)}, peak RSS "
+          f"{_mb(im['peak_rss_bytes'])}")
     write_json(args.json, res)
     return 0
 

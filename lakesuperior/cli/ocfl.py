@@ -17,7 +17,7 @@ from lakesuperior.cli.support import (
     _refuse_if_open,
     _size,
 )
-from lakesuperior.ocfl.export import export_ocfl
+from lakesuperior.ocfl.export import export_config, export_ocfl
 from lakesuperior.ocfl.imports import import_ocfl
 from lakesuperior.ocfl.storage import DIGESTS, OCFL_VERSIONS
 
@@ -62,7 +62,7 @@ def export_ocfl_command(ctx: click.Context, config_path: str | None, data_dir: s
             when = when.replace(tzinfo=UTC)
     cfg = _load_config(ctx, config_path, data_dir)
     _refuse_if_open(cfg, force, "export it")
-    with _open(cfg) as repo:
+    with _open(export_config(cfg)) as repo:
         report = export_ocfl(repo, dest, ocfl_version=ocfl_version, digest=digest,
                              since=when, progress=ClickProgress())
     unchanged = (f", {report.objects_unchanged:,} objects unchanged"

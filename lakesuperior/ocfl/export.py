@@ -28,6 +28,7 @@ from typing import Any
 from lakesuperior.admin.files import has_content, promote, remove_stale_staging, staging_dir
 from lakesuperior.admin.progress import QUIET, Progress
 from lakesuperior.auth import acl as acls
+from lakesuperior.config import Config
 from lakesuperior.exceptions import OcflError
 from lakesuperior.http.digests import URN_NAMES
 from lakesuperior.model import interaction
@@ -51,6 +52,7 @@ from lakesuperior.model.uids import (
 )
 from lakesuperior.model.versions import datetime_of_id, group_ids, own_ids
 from lakesuperior.ocfl import fedora
+from lakesuperior.ocfl.filesink import FileSink
 from lakesuperior.ocfl.objects import CURRENT_STATE, ObjectWriter, drop_head
 from lakesuperior.ocfl.snapshot import ResourceState, deleted_at
 from lakesuperior.ocfl.storage import (
@@ -66,12 +68,14 @@ from lakesuperior.ocfl.storage import (
 from lakesuperior.rdfio import Triple
 from lakesuperior.repository import Repository
 
-__all__ = ["ExportReport", "export_ocfl"]
+__all__ = ["ExportReport", "export_ocfl", "export_config", "EXPORT_IRI_CACHE"]
 
 _MESSAGE = "A version exported by Lakesuperior"
 #: How many resources' Archival Groups the export remembers (the latest; a miss
 #: costs two index lookups per ancestor).
 _GROUP_CACHE = 1024
+#: The most IRIs the exported repository keeps in its IRI cache (``export_config``).
+EXPORT_IRI_CACHE = 4096
 
 
 @dataclass
@@ -94,6 +98,15 @@ class ExportReport:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def export_config(config: Config) -> Config:
+    """The configuration to open the repository to export with: ``config`` with its
+    IRI cache at most ``EXPORT_IRI_CACHE``. The export reads each resource once,
+    so of the IRIs it reads only the vocabulary recurs: a larger cache would only
+    grow its memory with IRIs never read again (the store's default keeps 100,000,
+    about 25 MB)."""
+    return config.with_(iri_cache=min(config.iri_cache, EXPORT_IRI_CACHE))
 
 
 def export_ocfl(repo: Repository, dest: str, *, ocfl_version: str = "1.1",
@@ -137,15 +150,19 @@ def _export(repo: Repository, root: StorageRoot, digest: str, since: datetime | 
             report: ExportReport, progress: Progress) -> None:
     with repo.snapshot() as ctx:
         txn = ctx.txn
-        tops = [uid_of_graph(g) for g in txn.graphs() if graph_kind(g) in ("res", "bury")]
+        tops = [g for g in txn.graphs() if graph_kind(g) in ("res", "bury")]
         progress.start("Exporting to OCFL", len(tops))
         groups: dict[str, str | None] = {}
         try:
-            for uid in tops:
-                group = _group_of(ctx, uid, groups)
-                if group is None or group == uid:
-                    _ObjectExport(ctx, root, uid, group == uid, digest, report).run(since)
-                progress.advance()
+            with FileSink() as sink:
+                for g in tops:
+                    # its triples, read once: whether it is a group, then its state
+                    uid, current = uid_of_graph(g), txn.triples(g, omit=LDP_CONTAINS)
+                    group = _group_of(ctx, uid, groups, current)
+                    if group is None or group == uid:
+                        _ObjectExport(ctx, root, sink, uid, group == uid, digest,
+                                      report, current).run(since)
+                    progress.advance()
         finally:
             progress.finish()
 
@@ -157,15 +174,23 @@ def _is_group(ctx: Context, uid: str) -> bool:
                 or txn.count(res, RDF_TYPE, ARCHIVAL_GROUP, graph("bury", uid)))
 
 
-def _group_of(ctx: Context, uid: str, cache: dict[str, str | None]) -> str | None:
+def _group_of(ctx: Context, uid: str, cache: dict[str, str | None],
+              triples: list[Triple] | None = None) -> str | None:
     """The Archival Group ``uid`` is or belongs to, live or buried (the answers
-    cached: at most ``_GROUP_CACHE``, the latest)."""
+    cached: at most ``_GROUP_CACHE``, the latest); ``triples``: those of its graph,
+    if read."""
     if uid == ROOT_UID:
         return None
     if uid in cache:
         return cache[uid]
     parent = parent_uid(uid) or ROOT_UID
-    found = uid if _is_group(ctx, uid) else _group_of(ctx, parent, cache)
+    if triples is None:
+        is_group = _is_group(ctx, uid)
+    else:
+        res = res_uri(uid)
+        is_group = any(o == ARCHIVAL_GROUP and p == RDF_TYPE and s == res
+                       for s, p, o in triples)
+    found = uid if is_group else _group_of(ctx, parent, cache)
     if len(cache) >= _GROUP_CACHE:
         del cache[next(iter(cache))]
     cache[uid] = found
@@ -187,16 +212,19 @@ class _ObjectExport:
     """The versions of one OCFL object (a resource, or an Archival Group and its
     members), written one after the other."""
 
-    def __init__(self, ctx: Context, root: StorageRoot, uid: str, is_group: bool,
-                 digest: str, report: ExportReport):
+    def __init__(self, ctx: Context, root: StorageRoot, sink: FileSink, uid: str,
+                 is_group: bool, digest: str, report: ExportReport,
+                 current: list[Triple] | None = None):
         self.ctx = ctx
         self.root = root
+        self.sink = sink
         self.uid = uid
         self.is_group = is_group
         self.digest = digest
         self.report = report
         self.root_id = fedora.fedora_id(uid)
         self._read: dict[str, _Member] = {}      # the members read so far, by uid
+        self._current = current                 # the triples of ``uid``, if read
         self.members = self._members() if is_group else [uid]
 
     def _members(self) -> list[str]:
@@ -228,7 +256,8 @@ class _ObjectExport:
         if m is None:
             txn = self.ctx.txn
             # a live resource's graph is never empty (its types, its dates)
-            current = (txn.triples(res_uri(uid), omit=LDP_CONTAINS)
+            current = (self._current if uid == self.uid and self._current is not None
+                       else txn.triples(res_uri(uid), omit=LDP_CONTAINS)
                        or txn.triples(graph("bury", uid), omit=LDP_CONTAINS))
             gone = deleted_at(txn, uid)
             m = self._read[uid] = _Member(own_ids(self.ctx, uid), current, gone,
@@ -301,10 +330,10 @@ class _ObjectExport:
         if new:
             if since is not None:   # what an interrupted export left of a new object
                 shutil.rmtree(obj_dir, ignore_errors=True)
-            self.root.make_object_dir(self.root_id)
+            self.root.make_object_dir(self.root_id, self.sink)
         else:
             drop_head(obj_dir)
-        writer = ObjectWriter(obj_dir, inv, new=new)
+        writer = ObjectWriter(obj_dir, inv, self.sink, new=new)
         try:
             for i, (when, vid, states) in enumerate(plan):
                 final = i == len(plan) - 1

@@ -104,17 +104,24 @@ def to_fedora(triples: Iterable[Triple]) -> list[Triple]:
 
 def rdf_content(triples: Iterable[Triple]) -> bytes:
     """The content file of an RDF resource (a container, a description, an ACL):
-    the triples with Fedora's IRIs (``to_fedora``) as N-Triples, one line per
+    the triples with Fedora's IRIs (as ``to_fedora``) as N-Triples, one line per
     triple, sorted. Sorting the lines orders them as sorting the triples would,
     for less: where a canonical term is a proper prefix of another, the longer
     goes on with a character above the space that ends the shorter in its line
     (a literal's ``@`` or ``^``, a blank node label's name character; an IRI ends
-    at its only ``>``), and UTF-8 bytes sort as their code points."""
-    lines = rdfio.serialize(to_fedora(triples), rdfio.N_TRIPLES).split(b"\n")
-    lines.pop()             # the empty piece after the last line's newline
+    at its only ``>``), so no line is a prefix of another; and strings sort by
+    code point, as their UTF-8 bytes do."""
+    subjects: dict[str, str] = {}      # a resource's triples share a few subjects
+    lines = []
+    for s, p, o in triples:
+        fs = subjects.get(s)
+        if fs is None:
+            fs = subjects[s] = _to_fedora_term(s)
+        if o.startswith(RES_PREFIX):
+            o = _to_fedora_term(o)
+        lines.append(f"{fs} {p} {o} .\n")
     lines.sort()
-    lines.append(b"")
-    return b"\n".join(lines)
+    return "".join(lines).encode()
 
 
 def _to_fedora_term(t: str) -> str:

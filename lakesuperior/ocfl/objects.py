@@ -16,16 +16,8 @@ from typing import Any, BinaryIO
 from urllib.parse import quote
 
 from lakesuperior.exceptions import OcflError
-from lakesuperior.ocfl.storage import (
-    MUTABLE_HEAD,
-    Inventory,
-    Version,
-    content_path,
-    new_file,
-    put_file,
-    write_all,
-    write_file,
-)
+from lakesuperior.ocfl.filesink import FileSink, new_file, write_all
+from lakesuperior.ocfl.storage import MUTABLE_HEAD, Inventory, Version, content_path
 
 __all__ = ["ObjectWriter", "HEAD_DIR", "CURRENT_STATE", "drop_head"]
 
@@ -54,11 +46,13 @@ class ObjectWriter:
     object's root inventory is written last: an existing object's replaced
     (atomically) at each commit, so an interrupted write leaves it at its previous
     head; a new object's once, by ``finish`` (without it the directory is no
-    object). Each directory is made once, each file written with one open."""
+    object). Each directory is made once, each file written with one open, all
+    through ``sink`` (in order, behind the caller)."""
 
-    def __init__(self, object_dir: str, inventory: Inventory, *, new: bool):
+    def __init__(self, object_dir: str, inventory: Inventory, sink: FileSink, *, new: bool):
         self.dir = object_dir
         self.inv = inventory
+        self.sink = sink
         self.new = new
         self.state: dict[str, str] = {}
         self.bytes_written = 0
@@ -70,7 +64,7 @@ class ObjectWriter:
         #: The root inventory's sidecar, once written or read.
         self._root_sidecar: bytes | None = None
         if new:
-            put_file(os.path.join(object_dir, f"0=ocfl_object_{inventory.ocfl_version}"),
+            sink.put(os.path.join(object_dir, f"0=ocfl_object_{inventory.ocfl_version}"),
                      f"ocfl_object_{inventory.ocfl_version}\n".encode())
         else:
             # what an interrupted export may have left beyond the head
@@ -102,10 +96,7 @@ class ObjectWriter:
         if rel in self._dirs:
             return
         self._dir(rel.rpartition("/")[0])
-        try:
-            os.mkdir(os.path.join(self.dir, rel))
-        except FileExistsError:
-            pass
+        self.sink.mkdir(os.path.join(self.dir, rel))
         self._dirs.add(rel)
 
     def _target(self, rel: str) -> str:
@@ -117,7 +108,7 @@ class ObjectWriter:
         digest = hashlib.new(self.inv.algorithm, data).hexdigest()
         rel = self._store(digest, logical)
         if rel is not None:
-            put_file(self._target(rel), data)
+            self.sink.put(self._target(rel), data)
             self.bytes_written += len(data)
             self.files_written += 1
         self.state[logical] = digest
@@ -135,20 +126,46 @@ class ObjectWriter:
         if rel is not None:
             h = hashlib.new(algo)
             with opener() as src:
-                fd = new_file(self._target(rel))
-                try:
-                    while chunk := src.read(_CHUNK):
-                        h.update(chunk)
-                        write_all(fd, chunk)
-                        self.bytes_written += len(chunk)
-                finally:
-                    os.close(fd)
+                first = src.read(_CHUNK)
+                h.update(first)
+                rest = src.read(_CHUNK)
+                if not rest:        # a file of one chunk (most): written behind
+                    self.sink.put(self._target(rel), first)
+                    self.bytes_written += len(first)
+                else:               # streamed here, once what is before it is written
+                    target = self._target(rel)
+                    self.sink.wait()
+                    self._copy(target, src, h, first, rest)
             self.files_written += 1
             if h.hexdigest() != known:
                 raise OcflError(f"{what}: the stored content does not match its recorded "
                                 f"{algo} digest {known} (check-fixity names the damage)")
         self.state[logical] = known
         return known
+
+    def _copy(self, target: str, src: BinaryIO, h: Any, first: bytes, chunk: bytes) -> None:
+        fd = new_file(target)
+        try:
+            write_all(fd, first)
+            self.bytes_written += len(first)
+            while chunk:
+                h.update(chunk)
+                write_all(fd, chunk)
+                self.bytes_written += len(chunk)
+                chunk = src.read(_CHUNK)
+        finally:
+            os.close(fd)
+
+    def _write_inventory(self, where: str, files: tuple[bytes, bytes], *,
+                         replace: bool) -> None:
+        """An inventory and its sidecar (``Inventory.encode``) into the directory
+        ``where``; ``replace``: files that readers may see (an existing object's root
+        inventory), each replaced whole by a rename: the two renames are the only
+        window in which an interruption leaves an inventory that disagrees with its
+        sidecar."""
+        write = self.sink.replace if replace else self.sink.put
+        write(os.path.join(where, "inventory.json"), files[0])
+        write(os.path.join(where, f"inventory.json.{self.inv.algorithm}"), files[1])
 
     def commit(self, created: datetime, user: str | None, message: str) -> None:
         """Make the files added since the last commit the next version. The object
@@ -159,17 +176,17 @@ class ObjectWriter:
         self.state = {}
         files = self.inv.encode(n)
         self._dir(f"v{n}")
-        self.inv.write(os.path.join(self.dir, f"v{n}"), files, replace=False)
+        self._write_inventory(os.path.join(self.dir, f"v{n}"), files, replace=False)
         self._root_sidecar = files[1]
         if self.new:
             self._pending = files
         else:
-            self.inv.write(self.dir, files, replace=True)
+            self._write_inventory(self.dir, files, replace=True)
 
     def finish(self) -> None:
         """Write what is left of the object: a new object's root inventory."""
         if self._pending is not None:
-            self.inv.write(self.dir, self._pending, replace=False)
+            self._write_inventory(self.dir, self._pending, replace=False)
             self._pending = None
 
     def commit_head(self, created: datetime, user: str | None, message: str) -> None:
@@ -185,9 +202,9 @@ class ObjectWriter:
         self._dir(HEAD_DIR)
         self._dir(REVISIONS_DIR)
         replace = not self.new
-        head.write(os.path.join(self.dir, HEAD_DIR), head.encode(also=HEAD_DIR + "/"),
-                   replace=replace)
-        write = write_file if replace else put_file
+        self._write_inventory(os.path.join(self.dir, HEAD_DIR),
+                              head.encode(also=HEAD_DIR + "/"), replace=replace)
+        write = self.sink.replace if replace else self.sink.put
         write(os.path.join(self.dir, REVISIONS_DIR, "r1"), b"r1")
         # The root inventory's sidecar when the head was made (ocfl-java checks that
         # the object was not changed under its mutable head).
@@ -200,7 +217,12 @@ class ObjectWriter:
         self.state = {}
 
     def discard(self) -> None:
-        """Remove the version directories written but not committed (an error)."""
+        """Remove the version directories written but not committed (an error),
+        once what was asked of the sink before is written (or failed)."""
+        try:
+            self.sink.wait()
+        except Exception:       # the error being handled, or one that stopped the sink
+            pass
         n = self._next
         shutil.rmtree(os.path.join(self.dir, f"v{n}"), ignore_errors=True)
         if self.mutable:

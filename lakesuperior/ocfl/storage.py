@@ -20,11 +20,11 @@ from typing import Any, BinaryIO
 
 from lakesuperior.exceptions import OcflError
 from lakesuperior.http.digests import ALGORITHMS
+from lakesuperior.ocfl.filesink import FileSink, put_file
 
 __all__ = ["OCFL_VERSIONS", "DIGESTS", "LAYOUT", "MUTABLE_HEAD", "StorageRoot",
            "Inventory", "Version", "object_path", "content_path", "create_root",
-           "open_root", "json_bytes", "new_file", "put_file", "write_all", "write_file",
-           "read_inventory", "hash_file", "iso_instant"]
+           "open_root", "json_bytes", "read_inventory", "hash_file", "iso_instant"]
 
 OCFL_VERSIONS = ("1.1", "1.0")
 #: Inventory digest algorithms this code writes and reads (hashlib names): the two
@@ -104,16 +104,7 @@ def check_logical_path(path: Any, where: str) -> str:
     return path
 
 
-# --- files -----------------------------------------------------------------------------
-#
-# An export writes a tree no one else sees (a staging directory, or a version
-# directory the object's inventory does not name yet): each file is written with
-# one open, no checks before it; a file others may read (the root inventory of an
-# existing object) is replaced whole by a rename. Nothing is flushed per file:
-# the export flushes the finished tree once (``admin.files.promote``).
-
-_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0)
-
+# --- JSON ------------------------------------------------------------------------------
 
 def json_bytes(data: Any) -> bytes:
     """``data`` as JSON with a 2-space indent, UTF-8, and a final newline: the bytes
@@ -162,34 +153,6 @@ def _indented(data: Any, pad: str, parts: list[str]) -> None:
         parts.append(json.dumps(data))
 
 
-def new_file(path: str) -> int:
-    """Open ``path`` to write it from the start (made, or truncated): a descriptor."""
-    return os.open(path, _NEW_FILE, 0o666)
-
-
-def put_file(path: str, body: bytes) -> None:
-    """Write ``body`` to ``path`` in a tree being built (one open, no flush)."""
-    fd = new_file(path)
-    try:
-        write_all(fd, body)
-    finally:
-        os.close(fd)
-
-
-def write_all(fd: int, body: bytes) -> None:
-    """Write all of ``body`` to the file descriptor ``fd``."""
-    view = memoryview(body)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def write_file(path: str, body: bytes) -> None:
-    """Replace ``path`` by ``body`` whole or not at all (a temporary file renamed)."""
-    tmp = path + ".tmp"
-    put_file(tmp, body)
-    os.replace(tmp, path)
-
-
 def hash_file(fh: BinaryIO, algorithm: str) -> tuple[str, int]:
     """(hex digest, size) of what is left to read in ``fh``."""
     h = hashlib.new(algorithm)
@@ -216,20 +179,20 @@ class StorageRoot:
     def object_dir(self, object_id: str) -> str:
         return os.path.join(self.path, object_path(object_id))
 
-    def make_object_dir(self, object_id: str) -> str:
-        """Make the object's directory (it may exist) and the n-tuple directories
-        above it, with one ``mkdir`` for each (none for a known first level); its
-        path."""
+    def make_object_dir(self, object_id: str, sink: FileSink) -> str:
+        """Have ``sink`` make the object's directory (it may exist) and the n-tuple
+        directories above it, with one ``mkdir`` for each (none for a known first
+        level); its path."""
         rel = object_path(object_id)
         end = rel.find("/")
         top = rel[:end]
         if top not in self._made:
-            _make_dir(os.path.join(self.path, top))
+            sink.mkdir(os.path.join(self.path, top))
             self._made.add(top)
         while (end := rel.find("/", end + 1)) != -1:
-            _make_dir(os.path.join(self.path, rel[:end]))
+            sink.mkdir(os.path.join(self.path, rel[:end]))
         path = os.path.join(self.path, rel)
-        _make_dir(path)
+        sink.mkdir(path)
         return path
 
     def objects(self) -> Iterator[str]:
@@ -242,14 +205,6 @@ class StorageRoot:
             if any(f.startswith("0=ocfl_object_") for f in files):
                 dirs[:] = []
                 yield dirpath
-
-
-def _make_dir(path: str) -> None:
-    """``mkdir`` that accepts a directory already there."""
-    try:
-        os.mkdir(path)
-    except FileExistsError:
-        pass
 
 
 def create_root(path: str, version: str) -> StorageRoot:
@@ -375,16 +330,6 @@ class Inventory:
         """The inventory file (``as_json``'s arguments) and its sidecar, as bytes."""
         body = json_bytes(self.as_json(upto, also))
         return body, f"{hashlib.new(self.algorithm, body).hexdigest()}  inventory.json\n".encode()
-
-    def write(self, where: str, files: tuple[bytes, bytes], *, replace: bool) -> None:
-        """Write an inventory and its sidecar (``encode``) into the directory ``where``;
-        ``replace``: files that readers may see (an existing object's root
-        inventory), each replaced whole by a rename: the two renames are the only
-        window in which an interruption leaves an inventory that disagrees with its
-        sidecar."""
-        write = write_file if replace else put_file
-        write(os.path.join(where, "inventory.json"), files[0])
-        write(os.path.join(where, f"inventory.json.{self.algorithm}"), files[1])
 
     def file_of(self, digest: str) -> str:
         """The first content path of ``digest`` (a path relative to the object)."""

@@ -23,7 +23,8 @@ def test_ocfl_bench_reports_export_and_import(tmp_path, count, binaries):
     assert res.returncode == 0, res.stderr
     line = res.stdout.strip()
     assert line.startswith(f"ocfl export n={count}"), line
-    assert " resources/s, peak RSS " in line and "; import: " in line, line
+    assert " resources/s, CPU " in line and " ms/resource, peak RSS " in line, line
+    assert "; import: " in line, line
     assert ("(+binaries, 3 versions each)" in line) == binaries
     data = json.loads(out.read_text())
     assert data["count"] == count and data["binaries"] is binaries
@@ -41,6 +42,10 @@ def test_ocfl_bench_reports_export_and_import(tmp_path, count, binaries):
         assert fig["peak_rss_anon_bytes"] <= fig["peak_rss_bytes"]
         assert len(fig["memory_samples"]) >= 2
         assert f"{fig['resources_per_s']:.0f} resources/s" in line
+        assert fig["cpu_user_s"] > 0 and fig["cpu_system_s"] >= 0
+        cpu = fig["cpu_ms_per_resource"]
+        assert cpu["user"] == round(fig["cpu_user_s"] * 1000 / resources, 3)
+        assert f"CPU {cpu['user']:.2f} + {cpu['system']:.2f} ms/resource" in line
     assert data["import"]["report"]["failed"] == []
     if binaries:
         # 3 versions of each child and of each binary, at least
