@@ -111,15 +111,7 @@ def rdf_content(triples: Iterable[Triple]) -> bytes:
     (a literal's ``@`` or ``^``, a blank node label's name character; an IRI ends
     at its only ``>``), so no line is a prefix of another; and strings sort by
     code point, as their UTF-8 bytes do."""
-    subjects: dict[str, str] = {}      # a resource's triples share a few subjects
-    lines = []
-    for s, p, o in triples:
-        fs = subjects.get(s)
-        if fs is None:
-            fs = subjects[s] = _to_fedora_term(s)
-        if o.startswith(RES_PREFIX):
-            o = _to_fedora_term(o)
-        lines.append(f"{fs} {p} {o} .\n")
+    lines = [f"{s} {p} {o} .\n" for s, p, o in to_fedora(triples)]
     lines.sort()
     return "".join(lines).encode()
 
