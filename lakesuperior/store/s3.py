@@ -202,30 +202,35 @@ class S3BinaryStore:
                                        Body=bytes(first))
             return info
         if start is not None and not hashing.expected(self.algorithm):
-            return self._put_read_twice(stream, start, hashing, max_size)
+            return self._put_read_twice(stream, start, first, hashing, max_size)
         return self._put_parts(first, parts, hashing)
 
-    def _put_read_twice(self, stream: Any, start: int, hashing: content.Hashing,
-                        max_size: int | None) -> BinaryInfo:
+    def _put_read_twice(self, stream: Any, start: int, first: bytes | bytearray,
+                        hashing: content.Hashing, max_size: int | None) -> BinaryInfo:
         """Content that can be read again from ``start``: hashed to the end (the
         store's algorithm, the client's and MD5, a thread each) and checked, then,
         unless stored, sent under its digest's key: in one ``PutObject`` whose
         ``Content-MD5`` makes the object store refuse other bytes, or beyond 5 GiB
         in parts, hashed again on the way and completed only if the same. Either
-        way, content that changed in between is ``ContentChangedError``."""
-        if not isinstance(stream, bytes):
-            stream.seek(start)
-        names = [*hashing.hashers, "md5"]
-        first = pipeline.run(reader(stream), names, max_size=max_size)
-        digests = hashing.check({a: first.digests[a] for a in hashing.hashers})
-        info = BinaryInfo(digests[self.algorithm], self.algorithm, first.size, digests)
+        way, content that changed in between is ``ContentChangedError``. ``first``:
+        its first part, read already."""
+        rest = (reader(memoryview(stream)[len(first):]) if isinstance(stream, bytes)
+                else stream.read)
+        held = [memoryview(first)]
+
+        def read(size: int) -> pipeline.Chunk:
+            return held.pop() if held else rest(size)
+
+        once = pipeline.run(read, [*hashing.hashers, "md5"], max_size=max_size)
+        digests = hashing.check({a: once.digests[a] for a in hashing.hashers})
+        info = BinaryInfo(digests[self.algorithm], self.algorithm, once.size, digests)
         key = self.key(info.digest)
         what = "storing the content (nothing was stored)"
         with _errors(what):
             if self._renew(key):
                 return info
         if info.size < _MAX_ONE:
-            md5 = base64.b64encode(bytes.fromhex(first.digests["md5"])).decode()
+            md5 = base64.b64encode(bytes.fromhex(once.digests["md5"])).decode()
             with _errors(what):
                 try:
                     self.client.put_object(Bucket=self.bucket, Key=key,
