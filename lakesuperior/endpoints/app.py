@@ -50,7 +50,7 @@ class State:
     queries: QuerySlots = field(default_factory=lambda: QuerySlots(0))
     #: ``/health`` and ``/metrics``
     operations: Operations | None = None
-    #: serialized RDF bodies of an unchanged store (``http.body_cache``)
+    #: the RDF answers to GETs of an unchanged store (``http.body_cache``)
     bodies: BodyCache = field(default_factory=lambda: BodyCache(0))
 
     def close(self) -> None:
