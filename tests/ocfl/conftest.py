@@ -2,6 +2,7 @@
 imported for real, every export checked by ocfl-py (``validator.py``)."""
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -127,3 +128,19 @@ def summary(repo: Repository) -> dict:
                          size=res.size)
         out["resources"][uid] = entry
     return out
+
+
+@pytest.fixture
+def fs_calls() -> Iterator[list[tuple[str, tuple]]]:
+    """The file-system calls (audit events ``open``, ``os.mkdir``, ``os.rename``)
+    made while the test runs. An audit hook cannot be removed: it stops recording
+    when the test ends."""
+    calls: list[tuple[str, tuple]] = []
+    recording = [True]
+
+    def hook(event: str, args: tuple) -> None:
+        if recording[0] and event in ("open", "os.mkdir", "os.rename"):
+            calls.append((event, args))
+    sys.addaudithook(hook)
+    yield calls
+    recording[0] = False

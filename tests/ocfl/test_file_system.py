@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,22 +21,6 @@ from .conftest import config
 from .validator import assert_valid
 
 _WRITE = os.O_WRONLY | os.O_RDWR
-
-
-@pytest.fixture
-def fs_calls() -> Iterator[list[tuple[str, tuple]]]:
-    """The file-system calls (audit events ``open``, ``os.mkdir``, ``os.rename``)
-    made while the test runs. An audit hook cannot be removed: it stops recording
-    when the test ends."""
-    calls: list[tuple[str, tuple]] = []
-    recording = [True]
-
-    def hook(event: str, args: tuple) -> None:
-        if recording[0] and event in ("open", "os.mkdir", "os.rename"):
-            calls.append((event, args))
-    sys.addaudithook(hook)
-    yield calls
-    recording[0] = False
 
 
 def _tree(root: Path) -> tuple[Counter, Counter]:
