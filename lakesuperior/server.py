@@ -56,6 +56,7 @@ from lakesuperior.exceptions import LakesuperiorError
 from lakesuperior.messaging.publisher import PublisherThread
 from lakesuperior.repository import Repository
 from lakesuperior.store import private
+from lakesuperior.worker import ConnectionBoard
 
 EXIT_ERROR = 2
 #: What switches prometheus_client to its multiprocess mode, naming the folder.
@@ -71,6 +72,8 @@ class Server(BaseApplication):
         #: The workers' figures (``prepare_metrics``); None: each worker counts alone.
         self.metrics_dir: str | None = None
         self.notices: list[tuple[int, str]] = []   #: (logging level, message) logged at start
+        #: How many connections each worker holds (``worker.py``: where new ones go).
+        self.connection_board = ConnectionBoard()
         super().__init__()
 
     def load_config(self) -> None:

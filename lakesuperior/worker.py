@@ -24,6 +24,15 @@ ends it); only then does a thread get it, with the bytes read so far. So:
   keep gunicorn's reader;
 * a worker holds at most gunicorn's ``worker_connections`` connections
   (``etc.defaults/gunicorn.py``); past it, new ones wait in the listen backlog;
+* new connections go to the worker holding the fewest. Every worker's loop
+  wakes when one arrives and the first to call ``accept`` takes it, so a burst
+  of connections mostly went to one worker (8 kept-alive clients: 8 to 0 or 7
+  to 1 across two workers), whose one interpreter then served them all while
+  the other core idled. Each worker now posts how many connections it holds on
+  a ``ConnectionBoard`` (shared memory made by ``lsup-server`` before the
+  workers start); a worker that sees another live one holding fewer lets it
+  take the connection, and accepts it itself only if it is still waiting
+  ``ACCEPT_DEFER`` seconds later (a busy or stuck worker delays no one longer);
 * a stopping worker (SIGTERM) reads what its waiting connections have
   received: a complete request header is served (its response says
   ``Connection: close``), and every other waiting connection, an idle kept-alive
@@ -35,7 +44,8 @@ ends it); only then does a thread get it, with the bytes read so far. So:
   request again). The worker then exits as soon as the requests being served
   are answered.
 
-It extends the ``ThreadWorker`` of gunicorn 27 (``enqueue_req``, the
+It extends the ``ThreadWorker`` of gunicorn 27 (``accept``, ``nr_conns``,
+``set_accept_enabled``, ``wait_for_and_dispatch_events``, ``enqueue_req``, the
 ``data_ready`` flag, ``murder_pending``, ``murder_keepalived``, ``_cap_keepalive``
 and ``keepalived_conns``, ``on_client_socket_readable``, the unreader's
 ``take_buffered``): ``pyproject.toml`` requires that release. Connections that the loop cannot
@@ -44,6 +54,8 @@ itself (``--certfile``), HTTP/2 with prior knowledge, the uWSGI protocol.
 """
 from __future__ import annotations
 
+import mmap
+import os
 import selectors
 import socket
 import time
@@ -58,10 +70,13 @@ from gunicorn.workers.gthread import ThreadWorker
 from lakesuperior.config import Config
 from lakesuperior.exceptions import ClientTimeoutError
 
-__all__ = ["HeaderReadingWorker", "MAX_HEADER", "SocketBody"]
+__all__ = ["ACCEPT_DEFER", "ConnectionBoard", "HeaderReadingWorker", "MAX_HEADER",
+           "SocketBody"]
 
 #: Most bytes of one request's header (request line and fields).
 MAX_HEADER = 65536
+#: Seconds a worker leaves a new connection to a worker holding fewer (module doc).
+ACCEPT_DEFER = 0.002
 _RECV = 16384
 
 
@@ -177,6 +192,50 @@ def _reply(sock: socket.socket, status: str, message: str) -> None:
         pass
 
 
+class ConnectionBoard:
+    """How many connections each worker of one server holds, in memory shared by
+    the processes forked after it is made: a slot per worker (its pid and its
+    count), taken by worker age modulo ``slots``. The figures steer where
+    connections go; a stale or torn one costs balance, never a connection."""
+
+    def __init__(self, slots: int = 64):
+        self.slots = slots
+        self._mem = mmap.mmap(-1, 8 * slots)      # anonymous and shared: inherited by fork
+        self._cells = memoryview(self._mem).cast("i")
+
+    def take(self, age: int) -> int:
+        """The slot of the worker of ``age``, claimed for this process."""
+        slot = age % self.slots
+        self._cells[2 * slot + 1] = 0
+        self._cells[2 * slot] = os.getpid()
+        return slot
+
+    def post(self, slot: int, count: int) -> None:
+        self._cells[2 * slot + 1] = count
+
+    def leave(self, slot: int) -> None:
+        """Free ``slot`` if this process holds it (a worker exiting)."""
+        if self._cells[2 * slot] == os.getpid():
+            self._cells[2 * slot] = 0
+
+    def fewer_elsewhere(self, slot: int, count: int) -> bool:
+        """Whether a live worker other than ``slot``'s holds fewer than ``count``."""
+        cells = self._cells
+        for other in range(self.slots):
+            pid = cells[2 * other]
+            if other == slot or not pid or cells[2 * other + 1] >= count:
+                continue
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                cells[2 * other] = 0              # a worker that died without leaving
+                continue
+            except OSError:
+                pass
+            return True
+        return False
+
+
 class HeaderReadingWorker(ThreadWorker):
     """Gunicorn's ``gthread`` worker, reading request headers in its event loop
     (see the module doc). Its timeouts come from the Lakesuperior configuration of
@@ -188,6 +247,23 @@ class HeaderReadingWorker(ThreadWorker):
         self.header_timeout: float = config.server_header_timeout
         self.body_timeout: float = config.server_body_timeout
         self.heads: deque[_Head] = deque()   #: in the order of their deadlines
+        #: The server's board (None: no other worker to leave connections to).
+        self.board: ConnectionBoard | None = getattr(self.app, "connection_board", None)
+        self.slot = self.board.take(self.age) if self.board is not None else 0
+        #: Until when a new connection is left to a worker holding fewer.
+        self.accept_at: float | None = None
+
+    @property
+    def nr_conns(self) -> int:
+        """Connections held (gunicorn counts them here): posted on the board."""
+        return self._nr_conns
+
+    @nr_conns.setter
+    def nr_conns(self, count: int) -> None:
+        self._nr_conns = count
+        board = getattr(self, "board", None)
+        if board is not None:
+            board.post(self.slot, count)
 
     def _in_clear(self, conn: Any) -> bool:
         cfg = self.cfg
@@ -196,6 +272,43 @@ class HeaderReadingWorker(ThreadWorker):
                     or getattr(cfg, "http2_cleartext", "off") in ("prior-knowledge", "both"))
 
     # -- the event loop (main thread) -------------------------------------------------
+
+    def accept(self, listener: Any) -> None:
+        """Take a new connection, unless a live worker holding fewer may take it
+        (then only if it is still waiting ``ACCEPT_DEFER`` seconds later)."""
+        now = time.monotonic()
+        if self.accept_at is not None and now > self.accept_at + ACCEPT_DEFER:
+            self.accept_at = None        # that wait is over: another worker took it
+        if self.accept_at is None:
+            if self.board is not None and self.board.fewer_elsewhere(self.slot, self.nr_conns):
+                self.accept_at = now + ACCEPT_DEFER
+                self.set_accept_enabled(False)
+                return
+        elif now < self.accept_at:
+            return
+        self.accept_at = None
+        super().accept(listener)
+
+    def set_accept_enabled(self, enabled: bool) -> None:
+        """Gunicorn's loop enables accepting on each turn: not before ``accept_at``."""
+        if enabled and self.accept_at is not None and time.monotonic() < self.accept_at:
+            return
+        super().set_accept_enabled(enabled)
+
+    def wait_for_and_dispatch_events(self, timeout: float) -> None:
+        """Wait no longer than until ``accept_at``, when accepting starts again."""
+        if self.accept_at is not None:
+            left = self.accept_at - time.monotonic()
+            if left > 0:
+                timeout = min(timeout, left)
+        super().wait_for_and_dispatch_events(timeout)
+
+    def run(self) -> None:
+        try:
+            super().run()
+        finally:
+            if self.board is not None:
+                self.board.leave(self.slot)
 
     def enqueue_req(self, conn: Any) -> None:
         """Read ``conn``'s next request header in the loop; a thread gets it once
