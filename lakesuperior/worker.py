@@ -249,7 +249,7 @@ class HeaderReadingWorker(ThreadWorker):
         self.heads: deque[_Head] = deque()   #: in the order of their deadlines
         #: The server's board (None: no other worker to leave connections to).
         self.board: ConnectionBoard | None = getattr(self.app, "connection_board", None)
-        self.slot = self.board.take(self.age) if self.board is not None else 0
+        self.slot = -1    #: this worker's on the board, taken in its own process (``run``)
         #: Until when a new connection is left to a worker holding fewer.
         self.accept_at: float | None = None
 
@@ -262,7 +262,7 @@ class HeaderReadingWorker(ThreadWorker):
     def nr_conns(self, count: int) -> None:
         self._nr_conns = count
         board = getattr(self, "board", None)
-        if board is not None:
+        if board is not None and self.slot >= 0:
             board.post(self.slot, count)
 
     def _in_clear(self, conn: Any) -> bool:
@@ -280,7 +280,8 @@ class HeaderReadingWorker(ThreadWorker):
         if self.accept_at is not None and now > self.accept_at + ACCEPT_DEFER:
             self.accept_at = None        # that wait is over: another worker took it
         if self.accept_at is None:
-            if self.board is not None and self.board.fewer_elsewhere(self.slot, self.nr_conns):
+            if (self.board is not None and self.slot >= 0
+                    and self.board.fewer_elsewhere(self.slot, self.nr_conns)):
                 self.accept_at = now + ACCEPT_DEFER
                 self.set_accept_enabled(False)
                 return
@@ -304,6 +305,11 @@ class HeaderReadingWorker(ThreadWorker):
         super().wait_for_and_dispatch_events(timeout)
 
     def run(self) -> None:
+        # The arbiter made this object: the slot is taken here, once the app is
+        # loaded, in the worker's process (the others tell a dead worker by its pid).
+        if self.board is not None:
+            self.slot = self.board.take(self.age)
+            self.board.post(self.slot, self.nr_conns)
         try:
             super().run()
         finally:

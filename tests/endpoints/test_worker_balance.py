@@ -13,8 +13,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from gunicorn.config import Config as GunicornConfig
+from gunicorn.glogging import Logger
 
-from lakesuperior.worker import ConnectionBoard
+from lakesuperior.config import Config
+from lakesuperior.worker import ConnectionBoard, HeaderReadingWorker
 
 from ..servers import child_pids, lsup_server
 
@@ -78,6 +81,22 @@ def test_board_is_shared_with_forked_workers():
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     assert not board.fewer_elsewhere(mine, 1)        # it died: not a worker any more
+
+
+def test_a_worker_takes_its_slot_in_its_own_process_not_the_arbiters(tmp_path):
+    board = ConnectionBoard(slots=4)
+    app = type("App", (), {"lsup_config": Config(data_dir=str(tmp_path)),
+                           "connection_board": board})()
+    cfg = GunicornConfig()
+    worker = HeaderReadingWorker(3, os.getpid(), [], app, 30, cfg, Logger(cfg))
+    try:
+        worker.nr_conns = 2
+        # The arbiter builds the worker before the fork: a slot taken there would bear
+        # the arbiter's pid, alive after the worker died, its count left for ever.
+        assert bytes(board._mem) == bytes(8 * 4)
+        assert worker.slot == -1
+    finally:
+        worker.tmp.close()
 
 
 # -- a real server --------------------------------------------------------------------
