@@ -430,13 +430,11 @@ def make_version(ctx: WriteContext, uid: str, label: str | None = None) -> str:
 
 def import_version(ctx: WriteContext, uid: str, vid: str, model: str,
                    inp: RdfInput | BinaryInput | None, handling: str) -> str:
-    """Add version ``vid`` of ``uid`` holding ``inp`` (None: the current state)."""
+    """Add version ``vid`` of ``uid`` holding ``inp`` (None: the current state,
+    live if ``vid`` is its newest version: stored once, as ``versions.create``)."""
     require_model(ctx.txn, uid)
-    if inp is None:
-        state = containment.own_triples(ctx.txn, uid)
-    else:
-        at = versions.datetime_of_id(vid)
-        state = state_of(ctx, uid, model, inp, handling, at)
+    state = None if inp is None else state_of(ctx, uid, model, inp, handling,
+                                              versions.datetime_of_id(vid))
     versions.import_version(ctx, uid, vid, state)
     return vid
 

@@ -340,15 +340,21 @@ def create(ctx: WriteContext, uid: str, label: str | None = None,
     return vid
 
 
-def import_version(ctx: WriteContext, uid: str, vid: str, triples: list[Triple]) -> None:
-    """Add a version with a given state at ``vid`` (a historic version: a
-    migration); ``VersionExistsError`` if there is one at that datetime."""
+def import_version(ctx: WriteContext, uid: str, vid: str, triples: list[Triple] | None) -> None:
+    """Add a kept version at ``vid`` (a historic version: a migration's) with the
+    state ``triples``, or (None) the current state: a live version if ``vid`` is the
+    newest (nothing copied until the resource changes), else a copy of it.
+    ``VersionExistsError`` if there is one at that datetime."""
     own = own_ids(ctx, uid)
     if vid in own:
         raise VersionExistsError(uid, f"{uid} already has a version at {vid}")
-    if own and own[-1] < vid:
-        settle(ctx, uid)
-    ctx.txn.add_graph(snap_graph(uid, vid), [t for t in triples if t[1] != LDP_CONTAINS])
+    newest = not own or own[-1] < vid
+    if newest:
+        settle(ctx, uid, own=own)
+    if triples is not None:
+        ctx.txn.add_graph(snap_graph(uid, vid), [t for t in triples if t[1] != LDP_CONTAINS])
+    elif not newest:
+        ctx.txn.add_graph(snap_graph(uid, vid), _own_triples(ctx, uid), canonical=True)
     _add_id(ctx, uid, vid, kept=True)
     group = archival.group_of(ctx.txn, uid)
     if group is not None:

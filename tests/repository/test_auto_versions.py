@@ -187,6 +187,32 @@ def test_import_version_of_an_rdf_source(repo, state):
     assert state(repo) == before
 
 
+def test_imported_newest_version_of_the_current_state_is_stored_once(repo_factory, clock):
+    """Without input, a version newer than every other is live (the current record,
+    as ``create_version``): nothing is copied until the resource changes."""
+    repo = repo_factory(clock=clock, versioning_auto=False)
+    repo.create_or_replace("/r", data=ttl("one"), media_type=TTL)
+    old = repo.import_version("/r", datetime(2000, 1, 1, tzinfo=UTC), data=ttl("zero"),
+                              media_type=TTL)
+    assert graphs(repo, "<info:fcsnap") == [f"<info:fcsnap/r/fcr:versions/{old}>"]
+    vid = repo.import_version("/r", datetime(2001, 1, 1, tzinfo=UTC))
+    assert graphs(repo, "<info:fcsnap") == [f"<info:fcsnap/r/fcr:versions/{old}>"]
+    assert ids(repo, "/r") == [old, vid]
+    assert values(repo.get_version("/r", vid)) == ['"one"']
+    with pytest.raises(VersionExistsError):
+        repo.import_version("/r", datetime(2001, 1, 1, tzinfo=UTC))
+    clock.advance()
+    repo.create_or_replace("/r", data=ttl("two"), media_type=TTL)   # settles it
+    assert values(repo.get_version("/r", vid)) == ['"one"']
+    assert values(repo.get("/r")) == ['"two"']
+    assert values(repo.get_version("/r", old)) == ['"zero"']
+    assert len(graphs(repo, "<info:fcsnap")) == 2
+    repo.create_version("/r")      # live: an import of an earlier date copies the state
+    earlier = repo.import_version("/r", datetime(2002, 1, 1, tzinfo=UTC))
+    assert values(repo.get_version("/r", earlier)) == ['"two"']
+    assert len(graphs(repo, "<info:fcsnap")) == 3
+
+
 def test_import_version_of_a_binary(repo):
     repo.create_or_replace("/b", data=b"now", media_type="text/plain")
     vid = repo.import_version("/b", datetime(2000, 1, 1, tzinfo=UTC), data=b"then",
