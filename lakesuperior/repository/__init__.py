@@ -37,10 +37,9 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, TypeVar
 
-from lakesuperior import query as queries
 from lakesuperior.auth import access, acl
 from lakesuperior.config import Config
-from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidResourceError, SparqlError
+from lakesuperior.exceptions import IncompatibleLdpTypeError, InvalidResourceError
 from lakesuperior.model import archival, interaction, lifecycle, tombstones
 from lakesuperior.model import sparql_update as sparql_mod
 from lakesuperior.model import versions as versions_mod
@@ -61,8 +60,7 @@ from lakesuperior.model.resource import (
 from lakesuperior.model.server_managed import server_triples
 from lakesuperior.model.uids import ROOT_UID, UriMap, check_slug, child_uid, normalize_uid, res_uri
 from lakesuperior.model.versions import VersionInfo
-from lakesuperior.query.view import GraphFilterFactory
-from lakesuperior.repository import access_control, feed, maintenance
+from lakesuperior.repository import access_control, feed, maintenance, querying
 from lakesuperior.repository.transactions import Transactions
 from lakesuperior.store import private
 from lakesuperior.store.backends import BinaryBackend, open_backend
@@ -607,50 +605,10 @@ class Repository:
         uid = normalize_uid(uid)
         return self._write(lambda ctx: lifecycle.revert_to_version(ctx, uid, version_id))
 
-    # -- queries ----------------------------------------------------------------------------
-
-    def sparql_query(self, query: str, *, fmt: str | None = None,
-                     base_uri: str | None = None, timeout: float | None = None,
-                     default_graph_uris: Iterable[str] = (),
-                     named_graph_uris: Iterable[str] = (),
-                     graph_filter: GraphFilterFactory | None = None) -> Any:
-        """A SPARQL 1.1 query over the current resources (public URIs; each resource
-        a named graph, the default graph their union): an rdflib ``Result``, or the
-        serialized bytes with ``fmt``; ``timeout`` in seconds (default:
-        ``query_timeout``; 0: none); ``graph_filter``: given the query's snapshot,
-        the resource graphs it may see (None: all; see ``as_agent``). See
-        ``lakesuperior.query.sparql_query``."""
-        graphs = [_uris(default_graph_uris, "default_graph_uris"),
-                  _uris(named_graph_uris, "named_graph_uris")]
-        timeout = self._query_timeout(timeout)
-        return queries.sparql_query(self, query, fmt=fmt, base_uri=base_uri, timeout=timeout,
-                                    default_graph_uris=graphs[0], named_graph_uris=graphs[1],
-                                    graph_filter=graph_filter)
-
-    def triple_match(self, s: Any = None, p: Any = None, o: Any = None, *,
-                     base_uri: str | None = None,
-                     graph_filter: GraphFilterFactory | None = None
-                     ) -> list[tuple[str, str, str]]:
-        """Triples of the current resources matching a pattern (None: any), as
-        canonical term strings with public URIs. See ``lakesuperior.query.triple_match``."""
-        return queries.triple_match(self, s, p, o, base_uri=base_uri,
-                                    graph_filter=graph_filter)
-
-    def term_search(self, terms: Iterable[Any], *, or_logic: bool = False,
-                    base_uri: str | None = None, timeout: float | None = None,
-                    graph_filter: GraphFilterFactory | None = None) -> list[str]:
-        """uids of the resources matching ``(predicate, operator, value)`` terms.
-        See ``lakesuperior.query.term_search``."""
-        return queries.term_search(self, terms, or_logic=or_logic, base_uri=base_uri,
-                                   timeout=self._query_timeout(timeout),
-                                   graph_filter=graph_filter)
-
-    def _query_timeout(self, timeout: float | None) -> float | None:
-        if timeout is None:
-            return self.config.query_timeout
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-            raise SparqlError(f"timeout must be a number of seconds, not {timeout!r:.50}")
-        return timeout
+    # -- queries (``querying.py``) -----------------------------------------------------
+    sparql_query = querying.sparql_query
+    triple_match = querying.triple_match
+    term_search = querying.term_search
 
     # -- the change feed (``feed.py``) ---------------------------------------------------
     changes = feed.changes
@@ -692,9 +650,3 @@ class Repository:
     stats = maintenance.stats
     cleanup = maintenance.cleanup
 
-
-def _uris(value: Iterable[str], name: str) -> tuple[str, ...]:
-    """A list of graph URIs; ``SparqlError`` for one string or a non-iterable."""
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise SparqlError(f"{name} is a list of URIs, not {type(value).__name__}")
-    return tuple(value)

@@ -1,5 +1,5 @@
 """What the method modules of ``Repository`` use of it (``access_control``, ``feed``,
-``maintenance``: functions bound as methods in its class body, typed against
+``maintenance``, ``querying``: functions bound as methods in its class body, typed against
 this protocol so that they need not import the class)."""
 from __future__ import annotations
 
