@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from lakesuperior import rdfio
 from lakesuperior.exceptions import (
     IncompatibleLdpTypeError,
+    InvalidResourceError,
     InvalidTripleError,
     ResourceNotExistsError,
     ServerManagedTermError,
@@ -34,6 +36,7 @@ from lakesuperior.model.interaction import (
     NON_RDF_SOURCE,
     model_name,
 )
+from lakesuperior.model.literals import datetime_literal, literal_term
 from lakesuperior.model.lookup import is_tombstone, model_at, require_model, tombstone_error
 from lakesuperior.model.namespaces import LDP_CONTAINS, RDF_TYPE
 from lakesuperior.model.resource import RdfSource, ResourceInfo, view
@@ -50,14 +53,48 @@ from lakesuperior.rdfio import Triple
 
 # --- create / replace ---------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class Creation:
+    """A resource's creation date and agent as terms, when a write records given
+    ones (a migration's): None, the call's (a new resource's) or the kept one (a
+    replaced resource's)."""
+
+    date: str | None
+    agent: str | None
+
+    @classmethod
+    def of(cls, uid: str, ctx: Context, created: datetime | None,
+           created_by: str | None) -> Creation | None:
+        """The stamp of ``created`` (an aware datetime, not after the call's time)
+        and ``created_by``; None if neither is given; ``InvalidResourceError`` for
+        a bad one."""
+        if created is None and created_by is None:
+            return None
+        if created is not None:
+            if not isinstance(created, datetime) or created.tzinfo is None:
+                raise InvalidResourceError(uid, f"created must be a timezone-aware "
+                                                f"datetime, not {created!r:.60}")
+            if created > ctx.now:
+                raise InvalidResourceError(uid, f"created ({created.isoformat()}) is after "
+                                                f"the write's time ({ctx.now.isoformat()})")
+        if created_by is not None and (not isinstance(created_by, str) or not created_by):
+            raise InvalidResourceError(uid, f"created_by must be an agent's name, "
+                                            f"not {created_by!r:.60}")
+        return cls(None if created is None else datetime_literal(created),
+                   None if created_by is None else literal_term(created_by))
+
+
 def create_or_replace(ctx: WriteContext, uid: str, inp: RdfInput | BinaryInput,
                       handling: str = "strict", *, archival_group: bool = False,
-                      current: ResourceInfo | None = None) -> tuple[str, RdfSource]:
+                      current: ResourceInfo | None = None, created: datetime | None = None,
+                      created_by: str | None = None) -> tuple[str, RdfSource]:
     """PUT semantics: ``('create' | 'replace', view)``. Missing intermediate
     path segments are created as basic containers. ``archival_group``: the
     resource is (created as) an Archival Group. ``current``: the resource's state
-    (``resource.load_state``) read in this write transaction, nothing written since."""
+    (``resource.load_state``) read in this write transaction, nothing written since.
+    ``created``, ``created_by``: the creation date and agent to record (``Creation``)."""
     txn = ctx.txn
+    stamp = Creation.of(uid, ctx, created, created_by)
     model = model_at(txn, uid) if current is None else current.interaction_model
     if model is not None:
         group = archival.is_group(txn, uid) if current is None else current.group == uid
@@ -65,12 +102,12 @@ def create_or_replace(ctx: WriteContext, uid: str, inp: RdfInput | BinaryInput,
             raise IncompatibleLdpTypeError(uid, f"{uid} exists and is not an Archival "
                                                 "Group: a resource becomes one only when "
                                                 "it is created")
-        return "replace", replace(ctx, uid, model, inp, handling, current)
+        return "replace", replace(ctx, uid, model, inp, handling, current, stamp)
     if is_tombstone(txn, uid):
         raise tombstone_error(txn, uid)
     parent_model = ensure_parent(ctx, uid, create_missing=True)
     return "create", create_at(ctx, uid, inp, handling, parent_model,
-                               archival_group=archival_group)
+                               archival_group=archival_group, stamp=stamp)
 
 
 def create_child(ctx: WriteContext, parent: str, candidate: str, inp: RdfInput | BinaryInput,
@@ -180,20 +217,22 @@ def _canonical(inp: RdfInput | BinaryInput) -> bool:
 
 
 def create_at(ctx: WriteContext, uid: str, inp: RdfInput | BinaryInput, handling: str,
-              parent_model: str, *, archival_group: bool = False) -> RdfSource:
+              parent_model: str, *, archival_group: bool = False,
+              stamp: Creation | None = None) -> RdfSource:
     """Create a resource whose parent exists and can contain it (an Archival Group
-    with ``archival_group``)."""
+    with ``archival_group``); ``stamp``: its creation date and agent, if not the call's."""
     dropped: list[Triple] = []
+    kw = {} if stamp is None else {"created": stamp.date, "created_by": stamp.agent}
     if isinstance(inp, BinaryInput):
         model = NON_RDF_SOURCE
         user = nonrdf.user_triples(ctx, uid, inp)
-        sm = server_triples(ctx, uid, model) + nonrdf.content_triples(uid, inp)
+        sm = server_triples(ctx, uid, model, **kw) + nonrdf.content_triples(uid, inp)
     else:
         model = inp.model or BASIC_CONTAINER
         if model == NON_RDF_SOURCE:
             raise IncompatibleLdpTypeError(uid, "RDF input cannot make a NonRDFSource")
         user = _user_triples(ctx, uid, model, inp, handling, dropped)
-        sm = server_triples(ctx, uid, model)
+        sm = server_triples(ctx, uid, model, **kw)
     if archival_group:
         sm += archival.check_new(ctx.txn, uid, model)
         group: str | None = uid
@@ -211,9 +250,11 @@ def create_at(ctx: WriteContext, uid: str, inp: RdfInput | BinaryInput, handling
 
 
 def replace(ctx: WriteContext, uid: str, model: str, inp: RdfInput | BinaryInput,
-            handling: str = "strict", current: ResourceInfo | None = None) -> RdfSource:
+            handling: str = "strict", current: ResourceInfo | None = None,
+            stamp: Creation | None = None) -> RdfSource:
     """Replace the state of an existing resource (its interaction model stays);
-    ``current`` as for ``create_or_replace``."""
+    ``current`` as for ``create_or_replace``; ``stamp``: a creation date and agent
+    to record instead of the kept ones."""
     txn = ctx.txn
     if model == NON_RDF_SOURCE and not inp.is_binary:
         raise IncompatibleLdpTypeError(uid, f"{uid} is a binary (ldp:NonRDFSource): it "
@@ -239,7 +280,8 @@ def replace(ctx: WriteContext, uid: str, model: str, inp: RdfInput | BinaryInput
     else:
         user = _user_triples(ctx, uid, model, inp, handling, dropped, membership_known)
     extra_sm += archival.kept(old, uid)
-    new = renewed_server_triples(ctx, uid, model, old) + extra_sm + user
+    kw = {} if stamp is None else {"created": stamp.date, "created_by": stamp.agent}
+    new = renewed_server_triples(ctx, uid, model, old, **kw) + extra_sm + user
     versions.on_change(ctx, uid, group, old, own_ids)
     containment.write_graph(ctx, uid, new, canonical=_canonical(inp), keep_children=True)
     record_change(ctx, uid, "update", new)

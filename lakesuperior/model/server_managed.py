@@ -82,13 +82,15 @@ def server_triples(ctx: Context, uid: str, model: str, *,
     return out
 
 
-def renewed_server_triples(ctx: Context, uid: str, model: str,
-                           old: list[Triple]) -> list[Triple]:
+def renewed_server_triples(ctx: Context, uid: str, model: str, old: list[Triple], *,
+                           created: str | None = None,
+                           created_by: str | None = None) -> list[Triple]:
     """Fresh server-managed triples of a changed resource, keeping the creation
-    date and agent of its ``old`` triples."""
+    date and agent of its ``old`` triples (unless given, as terms)."""
     res = res_uri(uid)
-    return server_triples(ctx, uid, model, created=first_value(old, res, FCREPO_CREATED),
-                          created_by=first_value(old, res, FCREPO_CREATED_BY))
+    return server_triples(ctx, uid, model,
+                          created=created or first_value(old, res, FCREPO_CREATED),
+                          created_by=created_by or first_value(old, res, FCREPO_CREATED_BY))
 
 
 def binary_values(triples: Iterable[Triple], uid: str) -> list[Triple]:

@@ -242,19 +242,20 @@ class _ObjectImport:
         modified = _date(h, "lastModifiedDate", entry.header_path)
         repo = self.repo
         creator = h.get("createdBy") or repo.settings.agent
-        with repo.clock(created):
-            self._write_state(repo.as_user(creator), uid, view, entry, current=True)
-        # A binary's description, then the last modification's date and agent: one
-        # write (with the description's triples, if any), when the creation left
-        # anything to do.
-        desc = entry.description or {}
-        user = self._rdf(view, desc["contentPath"]) if entry.binary and desc.get(
-            "contentPath") else []
-        if user or modified > created:
-            who = ((h.get("lastModifiedBy") or repo.settings.agent) if modified > created
-                   else creator)
-            with repo.clock(modified):
-                repo.as_user(who).update_delta(uid, [], user, handling="lenient")
+        who = (h.get("lastModifiedBy") or repo.settings.agent) if modified > created \
+            else creator
+        # The current state, written at its last modification by its agent, with
+        # its creation's date and agent; a binary's description's triples, if any,
+        # then (as an update of the same moment).
+        with repo.clock(modified):
+            writer = repo.as_user(who)
+            self._write_state(writer, uid, view, entry, current=True,
+                              created=(created, creator))
+            desc = entry.description or {}
+            user = self._rdf(view, desc["contentPath"]) if entry.binary and desc.get(
+                "contentPath") else []
+            if user:
+                writer.update_delta(uid, [], user, handling="lenient")
         self.resources += 1
         self.binaries += entry.binary
         self._mementos(uid, rid, present, view)
@@ -305,15 +306,20 @@ class _ObjectImport:
         return fedora.from_fedora(parsed, self.repo.urimap)
 
     def _write_state(self, repo: Repository, uid: str, view: VersionView, entry: Entry, *,
-                     current: bool, when: datetime | None = None) -> None:
+                     current: bool, when: datetime | None = None,
+                     created: tuple[datetime, str] | None = None) -> None:
+        """The resource's current state (``current``: ``created``, its creation's
+        date and agent) or its Memento at ``when``."""
         h = entry.headers
+        stamp: dict[str, Any] = {} if created is None else {
+            "created": created[0], "created_by": created[1]}
         if not entry.binary:
             model = h["interactionModel"]
             triples = self._rdf(view, h["contentPath"])
             if current:
                 repo.create_or_replace(uid, triples=triples, interaction_model=model,
                                        handling="lenient",
-                                       archival_group=h.get("archivalGroup") is True)
+                                       archival_group=h.get("archivalGroup") is True, **stamp)
             else:
                 assert when is not None
                 repo.import_version(uid, when, triples=triples, handling="lenient")
@@ -325,7 +331,7 @@ class _ObjectImport:
                 repo.create_or_replace(uid, external=h.get("externalUrl"),
                                        external_handling=h["externalHandling"],
                                        interaction_model=NON_RDF_SOURCE, handling="lenient",
-                                       **kw)
+                                       **kw, **stamp)
             return
         path = h["contentPath"]
         digests = self._digests(h, view.state[path])
@@ -334,7 +340,7 @@ class _ObjectImport:
                 if current:
                     repo.create_or_replace(uid, stream=stream, digests=digests,
                                            interaction_model=NON_RDF_SOURCE,
-                                           handling="lenient", **kw)
+                                           handling="lenient", **kw, **stamp)
                 else:
                     assert when is not None
                     repo.import_version(uid, when, stream=stream, digests=digests, **kw)

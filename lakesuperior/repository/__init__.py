@@ -452,7 +452,9 @@ class Repository:
                           triples: Iterable[tuple[str, str, str]] | None = None,
                           archival_group: bool = False, external: str | None = None,
                           external_handling: str = "copy",
-                          current: ResourceInfo | None = None) -> tuple[str, RdfSource]:
+                          current: ResourceInfo | None = None,
+                          created: datetime | None = None,
+                          created_by: str | None = None) -> tuple[str, RdfSource]:
         """PUT: create the resource at ``uid`` or replace its state; return
         ``('create' | 'replace', resource)``. Missing intermediate path segments
         become basic containers. Inputs as for ``create`` (``triples`` resolved
@@ -462,7 +464,10 @@ class Repository:
         ``archival_group`` and ``external`` as for ``create`` (an existing resource
         must already be a group, or a binary). ``current``: ``info(uid,
         own_triples=True)`` read in the same write, nothing written since (otherwise
-        it is not used: the state is read again).
+        it is not used: the state is read again). ``created``, ``created_by``: the
+        creation date (aware, not after the call's time) and agent to record (a
+        migration's: the call's time and agent are the last modification's);
+        each not given is the call's, or a replaced resource's own.
         """
         uid = normalize_uid(uid)
         umap = self._urimap(base_uri)
@@ -481,7 +486,8 @@ class Repository:
             if state is not None and state.uid != uid:
                 state = None
             return lifecycle.create_or_replace(ctx, uid, inp, handling,
-                                               archival_group=archival_group, current=state)
+                                               archival_group=archival_group, current=state,
+                                               created=created, created_by=created_by)
         return self._write(write, base_uri)
 
     def update(self, uid: str, sparql_update: str | bytes, *, handling: str = "strict",

@@ -56,3 +56,35 @@ def test_the_default_clock_is_the_system_clock(repo):
     (vid,) = [v.id for v in repo.versions("/r")]
     assert before.replace(microsecond=0) <= datetime.strptime(
         vid, "%Y%m%d%H%M%S").replace(tzinfo=UTC) <= datetime.now(UTC)
+
+
+def test_create_or_replace_records_a_given_creation(repo_factory, state):
+    """``created`` / ``created_by``: a migration's creation date and agent, the call's
+    time and agent its last modification; a replace keeps its own unless given."""
+    from lakesuperior.exceptions import InvalidResourceError
+    from lakesuperior.model.namespaces import FCREPO_CREATED_BY, FCREPO_LAST_MODIFIED_BY
+    repo = repo_factory(clock=FakeClock(START))
+    born = datetime(2020, 2, 3, 4, 5, 6, tzinfo=UTC)
+    repo.as_user("editor").create_or_replace(
+        "/r", data=b'<> <http://ex.org/p> "one" .', media_type=TTL, created=born,
+        created_by="author")
+    repo.create_or_replace("/b", data=b"bytes", media_type="text/plain", created=born)
+    for uid, creator in (("/r", '"author"'), ("/b", '"admin"')):
+        res = repo.get(uid)
+        assert value(res, FCREPO_CREATED).startswith('"2020-02-03T04:05:06.')
+        assert value(res, FCREPO_LAST_MODIFIED).startswith('"2031-05-06T07:08:09.')
+        assert value(res, FCREPO_CREATED_BY) == creator
+    assert value(repo.get("/r"), FCREPO_LAST_MODIFIED_BY) == '"editor"'
+    repo.create_or_replace("/r", data=b'<> <http://ex.org/p> "two" .', media_type=TTL)
+    assert value(repo.get("/r"), FCREPO_CREATED).startswith('"2020-02-03T04:05:06.')
+    repo.create_or_replace("/r", data=b'<> <http://ex.org/p> "two" .', media_type=TTL,
+                           created_by="someone")
+    res = repo.get("/r")
+    assert value(res, FCREPO_CREATED_BY) == '"someone"'
+    assert value(res, FCREPO_CREATED).startswith('"2020-02-03T04:05:06.')
+    before = state(repo)
+    for bad in (dict(created=START + timedelta(days=1)), dict(created=datetime(2020, 1, 1)),
+                dict(created="2020-01-01T00:00:00Z"), dict(created_by="")):
+        with pytest.raises(InvalidResourceError):
+            repo.create_or_replace("/c", **bad)
+    assert state(repo) == before
