@@ -110,8 +110,10 @@ def first_value(triples: Iterable[Triple], subject: str, predicate: str) -> str 
 
 def touch(ctx: WriteContext, uid: str) -> None:
     """Set a live resource's ``fcrepo:lastModified`` to now (a live version of it
-    keeps the state it names: ``versions.settle``)."""
-    versions.settle(ctx, uid)
+    keeps the state it names: ``versions.settle``); if it is now already, its
+    state does not change and nothing is written."""
     res = res_uri(uid)
-    ctx.txn.set_value(res, FCREPO_LAST_MODIFIED, ctx.now_term, res)
+    if ctx.txn.objects(res, FCREPO_LAST_MODIFIED, res) != [ctx.now_term]:
+        versions.settle(ctx, uid)
+        ctx.txn.set_value(res, FCREPO_LAST_MODIFIED, ctx.now_term, res)
     record_change(ctx, uid, "update")

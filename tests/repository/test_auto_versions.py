@@ -213,6 +213,28 @@ def test_imported_newest_version_of_the_current_state_is_stored_once(repo_factor
     assert len(graphs(repo, "<info:fcsnap")) == 3
 
 
+def test_a_child_added_at_the_containers_last_modification_copies_nothing(repo_factory):
+    """A child added at the very time the container was last modified leaves its
+    state as it is: its live version is not copied (a migration writes both at the
+    container's date); a later child moves ``lastModified`` and settles it."""
+    repo = repo_factory(versioning_auto=False)
+    then = datetime(2020, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
+    with repo.transaction(), repo.clock(then):
+        repo.create_or_replace("/c", data=ttl("one"), media_type=TTL)
+        vid = repo.create_version("/c")
+    with repo.transaction(), repo.clock(then):
+        repo.create_or_replace("/c/x")
+    assert graphs(repo, "<info:fcsnap") == []
+    stamp = [o for _s, p, o in repo.get("/c").triples if p == LAST_MODIFIED]
+    assert values(repo.get_version("/c", vid)) == ['"one"']
+    with repo.transaction(), repo.clock(then + timedelta(seconds=1)):
+        repo.create_or_replace("/c/y")
+    assert graphs(repo, "<info:fcsnap") == [f"<info:fcsnap/c/fcr:versions/{vid}>"]
+    assert [o for _s, p, o in repo.get_version("/c", vid).triples
+            if p == LAST_MODIFIED] == stamp
+    assert [o for _s, p, o in repo.get("/c").triples if p == LAST_MODIFIED] != stamp
+
+
 def test_import_version_of_a_binary(repo):
     repo.create_or_replace("/b", data=b"now", media_type="text/plain")
     vid = repo.import_version("/b", datetime(2000, 1, 1, tzinfo=UTC), data=b"then",
