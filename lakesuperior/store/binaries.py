@@ -271,8 +271,11 @@ class BinaryStore:
                 return info
             if self.sync and not upload.synced:   # it was stored when it was received
                 _fsync_file(path)
-            self._makedirs(os.path.dirname(final))
-            os.replace(path, final)
+            try:
+                os.replace(path, final)
+            except FileNotFoundError:   # its fan-out directories are not there yet
+                self._makedirs(os.path.dirname(final))
+                os.replace(path, final)
             if self.sync:
                 _fsync_dir(os.path.dirname(final))
         return info

@@ -413,3 +413,25 @@ def test_store_sync_off_stores_binaries_without_any_fsync(tmp_path, monkeypatch,
     assert os.listdir(tmp_path / "ldpnr" / "tmp") == []
     # on: each file, its folder and the two new fan-out folders' parents
     assert (len(synced) >= 8) if sync else synced == []
+
+
+def test_content_stored_where_its_fan_out_directories_exist_makes_none(file_store,
+                                                                        monkeypatch):
+    """``put`` makes a fan-out directory only when it is missing (the first content
+    of it): the others cost no ``mkdir``."""
+    first = file_store.put(b"first")
+    assert os.path.isfile(file_store.path(first.digest))
+    file_store.delete(first.digest)           # its directories stay
+    made: list[str] = []
+    real_mkdir = os.mkdir
+    monkeypatch.setattr(os, "mkdir", lambda path, *a, **k: (made.append(path),
+                                                             real_mkdir(path, *a, **k)))
+    again = file_store.put(b"first")
+    assert again.digest == first.digest and made == []
+    with file_store.open(first.digest) as fh:
+        assert fh.read() == b"first"
+    other = file_store.put(b"second")         # another fan-out: made, then stored
+    with file_store.open(other.digest) as fh:
+        assert fh.read() == b"second"
+    assert len(made) == 2 or os.path.dirname(file_store.path(other.digest)) == \
+        os.path.dirname(file_store.path(first.digest))
