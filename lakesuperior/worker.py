@@ -25,14 +25,15 @@ ends it); only then does a thread get it, with the bytes read so far. So:
 * a worker holds at most gunicorn's ``worker_connections`` connections
   (``etc.defaults/gunicorn.py``); past it, new ones wait in the listen backlog;
 * new connections go to the worker holding the fewest. Every worker's loop
-  wakes when one arrives and the first to call ``accept`` takes it, so a burst
-  of connections mostly went to one worker (8 kept-alive clients: 8 to 0 or 7
-  to 1 across two workers), whose one interpreter then served them all while
-  the other core idled. Each worker now posts how many connections it holds on
-  a ``ConnectionBoard`` (shared memory made by ``lsup-server`` before the
-  workers start); a worker that sees another live one holding fewer lets it
-  take the connection, and accepts it itself only if it is still waiting
-  ``ACCEPT_DEFER`` seconds later (a busy or stuck worker delays no one longer);
+  wakes when one arrives and the first to call ``accept`` takes it; left to
+  that race, a burst of connections mostly goes to one worker (8 kept-alive
+  clients: 8 to 0 or 7 to 1 across two workers), whose one interpreter then
+  serves them all while the other core idles. So each worker posts how many
+  connections it holds on a ``ConnectionBoard`` (shared memory made by
+  ``lsup-server`` before the workers start); a worker that sees another live
+  one holding fewer lets it take the connection, and accepts it itself only if
+  it is still waiting ``ACCEPT_DEFER`` seconds later (a busy or stuck worker
+  delays no one longer);
 * a stopping worker (SIGTERM) reads what its waiting connections have
   received: a complete request header is served (its response says
   ``Connection: close``), and every other waiting connection, an idle kept-alive
