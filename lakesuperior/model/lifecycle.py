@@ -56,20 +56,17 @@ from lakesuperior.rdfio import Triple
 @dataclass(frozen=True)
 class Creation:
     """A resource's creation date and agent as terms, when a write records given
-    ones (a migration's): None, the call's (a new resource's) or the kept one (a
-    replaced resource's)."""
+    ones (a migration's); each None: the call's (a new resource's) or the kept one
+    (a replaced resource's)."""
 
     date: str | None
     agent: str | None
 
     @classmethod
     def of(cls, uid: str, ctx: Context, created: datetime | None,
-           created_by: str | None) -> Creation | None:
+           created_by: str | None) -> Creation:
         """The stamp of ``created`` (an aware datetime, not after the call's time)
-        and ``created_by``; None if neither is given; ``InvalidResourceError`` for
-        a bad one."""
-        if created is None and created_by is None:
-            return None
+        and ``created_by``; ``InvalidResourceError`` for a bad one."""
         if created is not None:
             if not isinstance(created, datetime) or created.tzinfo is None:
                 raise InvalidResourceError(uid, f"created must be a timezone-aware "
@@ -218,21 +215,21 @@ def _canonical(inp: RdfInput | BinaryInput) -> bool:
 
 def create_at(ctx: WriteContext, uid: str, inp: RdfInput | BinaryInput, handling: str,
               parent_model: str, *, archival_group: bool = False,
-              stamp: Creation | None = None) -> RdfSource:
+              stamp: Creation = Creation(None, None)) -> RdfSource:
     """Create a resource whose parent exists and can contain it (an Archival Group
     with ``archival_group``); ``stamp``: its creation date and agent, if not the call's."""
     dropped: list[Triple] = []
-    kw = {} if stamp is None else {"created": stamp.date, "created_by": stamp.agent}
     if isinstance(inp, BinaryInput):
         model = NON_RDF_SOURCE
         user = nonrdf.user_triples(ctx, uid, inp)
-        sm = server_triples(ctx, uid, model, **kw) + nonrdf.content_triples(uid, inp)
+        sm = (server_triples(ctx, uid, model, created=stamp.date, created_by=stamp.agent)
+              + nonrdf.content_triples(uid, inp))
     else:
         model = inp.model or BASIC_CONTAINER
         if model == NON_RDF_SOURCE:
             raise IncompatibleLdpTypeError(uid, "RDF input cannot make a NonRDFSource")
         user = _user_triples(ctx, uid, model, inp, handling, dropped)
-        sm = server_triples(ctx, uid, model, **kw)
+        sm = server_triples(ctx, uid, model, created=stamp.date, created_by=stamp.agent)
     if archival_group:
         sm += archival.check_new(ctx.txn, uid, model)
         group: str | None = uid
@@ -251,7 +248,7 @@ def create_at(ctx: WriteContext, uid: str, inp: RdfInput | BinaryInput, handling
 
 def replace(ctx: WriteContext, uid: str, model: str, inp: RdfInput | BinaryInput,
             handling: str = "strict", current: ResourceInfo | None = None,
-            stamp: Creation | None = None) -> RdfSource:
+            stamp: Creation = Creation(None, None)) -> RdfSource:
     """Replace the state of an existing resource (its interaction model stays);
     ``current`` as for ``create_or_replace``; ``stamp``: a creation date and agent
     to record instead of the kept ones."""
@@ -280,8 +277,8 @@ def replace(ctx: WriteContext, uid: str, model: str, inp: RdfInput | BinaryInput
     else:
         user = _user_triples(ctx, uid, model, inp, handling, dropped, membership_known)
     extra_sm += archival.kept(old, uid)
-    kw = {} if stamp is None else {"created": stamp.date, "created_by": stamp.agent}
-    new = renewed_server_triples(ctx, uid, model, old, **kw) + extra_sm + user
+    new = (renewed_server_triples(ctx, uid, model, old, created=stamp.date,
+                                  created_by=stamp.agent) + extra_sm + user)
     versions.on_change(ctx, uid, group, old, own_ids)
     containment.write_graph(ctx, uid, new, canonical=_canonical(inp), keep_children=True)
     record_change(ctx, uid, "update", new)
