@@ -83,10 +83,6 @@ _OX_FORMATS = MappingProxyType({
     **({JSON_LD: _OX_JSON_LD} if _OX_JSON_LD is not None else {}),
 })
 _DIRECTIONS = ("--ltr", "--rtl")  # RDF 1.2 base direction, not in our term model
-# How a line of canonical N-Triples with either ends: a triple term object ends in
-# ")>>" (an IRI holds no ">", so no other object ends in ">>"), a directional
-# literal in its direction.
-_RDF12_ENDS = (">> .", "--ltr .", "--rtl .")
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 # "Parser error at line 2 column 8: msg" / "... line 3 between columns 3 and 10: msg"
@@ -290,19 +286,13 @@ def parse(data: bytes, media_type: str, base: str) -> Parsed:
         if mtype != TURTLE:
             raise error from None
         text = _forgiven(data, fmt, base, e.msg or "", error)
-    # One line per triple, each ending in " .": equal triples are equal lines
-    # (canonical terms), so repeats are dropped here, where a line hashes faster
-    # than a tuple of three new strings.
-    lines = dict.fromkeys(text.split("\n"))
-    lines.pop("", None)
-    triples = Parsed(cast(list[Triple], [tuple(line[:-2].split(" ", 2)) for line in lines]),
-                     distinct=True)
-    # Each line's end, rather than the whole text searched twice: fewer characters.
-    if any(line.endswith(_RDF12_ENDS) for line in lines):
-        for _, _, o in triples:
+    found, rdf12 = terms.split_ntriples(text)
+    if rdf12:
+        for _, _, o in found:
             if o.startswith("<<") or o.endswith(_DIRECTIONS):
                 raise RdfParseError(f"RDF 1.2 triple terms and directional literals "
                                     f"are not supported: {o}")
+    triples = Parsed(found, distinct=True)
     return triples
 
 
@@ -316,7 +306,7 @@ _PREAMBLE_LINE = re.compile(rb"[ \t]*(?:#.*|@(?:prefix|base)\b.*|(?:PREFIX|BASE)
 
 
 def _forgiven(data: bytes, fmt: pyoxigraph.RdfFormat, base: str, msg: str,
-              error: RdfParseError) -> str:
+              error: RdfParseError) -> bytes:
     """The triples of Turtle that failed as written (``error``), read as Jena
     reads it: ``@prefix`` / ``@base`` lines at the top without their ``.``, a
     last statement without its ``.``. If that does not make it parse, the error
@@ -341,8 +331,8 @@ def _forgiven(data: bytes, fmt: pyoxigraph.RdfFormat, base: str, msg: str,
     raise error from None
 
 
-def _ox_parse(data: bytes, fmt: pyoxigraph.RdfFormat, base: str) -> str:
-    """Parse with pyoxigraph; the triples as canonical N-Triples text."""
+def _ox_parse(data: bytes, fmt: pyoxigraph.RdfFormat, base: str) -> bytes:
+    """Parse with pyoxigraph; the triples as canonical N-Triples text (UTF-8)."""
     # pyoxigraph writes the parsed triples as canonical N-Triples in one call;
     # splitting that text is cheaper than one str() per triple. Line breaks in
     # literals are escaped, so " .\n" only ends a line; s and p hold no space.
@@ -350,7 +340,7 @@ def _ox_parse(data: bytes, fmt: pyoxigraph.RdfFormat, base: str) -> str:
         pyoxigraph.parse(data, fmt, base_iri=base, without_named_graphs=True,
                          rename_blank_nodes=True),
         format=pyoxigraph.RdfFormat.N_TRIPLES)
-    return cast(bytes, written).decode("utf-8")   # bytes: no output file given
+    return cast(bytes, written)   # bytes: no output file given
 
 
 def _ox_parse_error(e: SyntaxError) -> RdfParseError:

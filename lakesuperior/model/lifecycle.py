@@ -178,7 +178,7 @@ def ensure_parent(ctx: WriteContext, uid: str, *, create_missing: bool) -> str:
         triples = server_triples(ctx, mid, BASIC_CONTAINER)
         versions.on_change(ctx, mid, archival.group_of(txn, mid))
         containment.write_graph(ctx, mid, triples)
-        record_change(ctx, mid, "create")
+        record_change(ctx, mid, "create", triples)
         attach(ctx, mid, triples, model)
         model = BASIC_CONTAINER
     return model
@@ -238,7 +238,7 @@ def create_at(ctx: WriteContext, uid: str, inp: RdfInput | BinaryInput, handling
     triples = sm + user
     versions.on_change(ctx, uid, group)
     containment.write_graph(ctx, uid, triples, canonical=_canonical(inp))
-    record_change(ctx, uid, "create")
+    record_change(ctx, uid, "create", triples)
     attach(ctx, uid, triples, parent_model)
     res = view(ctx, uid, triples, model=model, extra=membership.triples_about(ctx.txn, uid),
                contained=[])    # new: no children

@@ -8,6 +8,8 @@ import re
 
 from libc.stdint cimport uint64_t
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.unicode cimport PyUnicode_DecodeUTF8
+from libc.string cimport memchr, memcmp
 
 from lakesuperior.exceptions import TermError
 
@@ -332,3 +334,56 @@ cpdef str canonical(term):
     if rest.startswith("^^<") and rest.endswith(">") and len(rest) > 4:
         return literal(lex, datatype=rest[3:len(rest) - 1])
     raise TermError(f"Invalid literal suffix {rest[:40]!r} in {t[:80]!r}")
+
+
+cdef inline bint _ends_with(const char *p, Py_ssize_t n, const char *tail,
+                            Py_ssize_t k) noexcept nogil:
+    return n >= k and memcmp(p + n - k, tail, k) == 0
+
+
+def split_ntriples(bytes data):
+    """The distinct triples of canonical N-Triples text (pyoxigraph's output: one
+    ``s p o .`` line each, single spaces, no comments), in their order, and whether
+    an object is an RDF 1.2 form (``<<...>>`` or a ``--ltr`` / ``--rtl`` literal).
+    A subject equal to the previous line's is the same ``str`` object."""
+    cdef const char *buf = PyBytes_AS_STRING(data)
+    cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i = 0, end, sp1, sp2, olen
+    cdef const char *line
+    cdef const char *last_s = NULL
+    cdef Py_ssize_t last_slen = 0
+    cdef bint rdf12 = False
+    cdef object s = None, p, o, t
+    cdef list out = []
+    cdef set seen = set()
+    while i < n:
+        line = <const char *>memchr(buf + i, b"\n", n - i)
+        end = (line - buf) if line != NULL else n
+        line = buf + i
+        if end - i >= 2 and line[end - i - 2] == b" " and line[end - i - 1] == b".":
+            sp1 = 0
+            while sp1 < end - i and line[sp1] != b" ":
+                sp1 += 1
+            sp2 = sp1 + 1
+            while sp2 < end - i and line[sp2] != b" ":
+                sp2 += 1
+            olen = end - i - 2 - sp2 - 1
+            if sp2 >= end - i or olen <= 0:
+                raise ValueError(f"Not an N-Triples line: {data[i:min(end, i + 200)]!r}")
+            if last_s == NULL or sp1 != last_slen or memcmp(line, last_s, sp1) != 0:
+                s = PyUnicode_DecodeUTF8(line, sp1, NULL)
+                last_s = line
+                last_slen = sp1
+            p = PyUnicode_DecodeUTF8(line + sp1 + 1, sp2 - sp1 - 1, NULL)
+            o = PyUnicode_DecodeUTF8(line + sp2 + 1, olen, NULL)
+            t = (s, p, o)
+            if t not in seen:
+                seen.add(t)
+                out.append(t)
+                if not rdf12 and (line[sp2 + 1] == b"<" and olen > 1 and line[sp2 + 2] == b"<"
+                                  or _ends_with(line + sp2 + 1, olen, b"--ltr", 5)
+                                  or _ends_with(line + sp2 + 1, olen, b"--rtl", 5)):
+                    rdf12 = True
+        elif end > i:
+            raise ValueError(f"Not an N-Triples line: {data[i:min(end, i + 200)]!r}")
+        i = end + 1
+    return out, rdf12

@@ -146,3 +146,40 @@ def test_the_write_path_stores_the_canonical_form(tmp_path):
         assert sorted(t[2] for t in txn.triples(g)) == ['"a\\uFFFE\\u007F"', '"b\\uFFFF"@en']
         assert txn.count(s, p, '"a\\uFFFE\\u007F"', g) == 1
     st.close()
+
+
+def test_split_ntriples_gives_distinct_triples_in_order():
+    text = ('<http://e/a> <http://e/p> "x y z . w"@en .\n'
+            '<http://e/a> <http://e/q> <http://e/é> .\n'
+            '<http://e/a> <http://e/p> "x y z . w"@en .\n'
+            '_:b0 <http://e/p> "1"^^<http://www.w3.org/2001/XMLSchema#integer> .\n')
+    found, rdf12 = terms.split_ntriples(text.encode())
+    assert found == [("<http://e/a>", "<http://e/p>", '"x y z . w"@en'),
+                     ("<http://e/a>", "<http://e/q>", "<http://e/é>"),
+                     ("_:b0", "<http://e/p>",
+                      '"1"^^<http://www.w3.org/2001/XMLSchema#integer>')]
+    assert rdf12 is False
+    assert found[0][0] is found[1][0]      # a repeated subject is one object
+    assert terms.split_ntriples(b"") == ([], False)
+
+
+def test_split_ntriples_matches_pyoxigraph_terms():
+    doc = b'<a> <p> """multi\nline \\" quoted"""@en-GB, "\xc3\xa9"; <q> [ <r> 1.5 ] .'
+    quads = list(pyoxigraph.parse(doc, pyoxigraph.RdfFormat.TURTLE, base_iri="http://e/"))
+    text = pyoxigraph.serialize(quads, format=pyoxigraph.RdfFormat.N_TRIPLES)
+    found, _ = terms.split_ntriples(text)
+    assert found == [(str(q.subject), str(q.predicate), str(q.object)) for q in quads]
+
+
+@pytest.mark.parametrize("obj", ['<<( <http://e/a> <http://e/p> <http://e/o> )>>',
+                                 '"text"@en--ltr', '"text"@ar--rtl'])
+def test_split_ntriples_flags_rdf12_objects(obj):
+    found, rdf12 = terms.split_ntriples(f"<http://e/a> <http://e/p> {obj} .\n".encode())
+    assert rdf12 is True and found[0][2] == obj
+
+
+@pytest.mark.parametrize("bad", [b"<http://e/a> <http://e/p>\n", b"<http://e/a> .\n",
+                                 b"<http://e/a> <http://e/p> <o>"])
+def test_split_ntriples_refuses_other_lines(bad):
+    with pytest.raises(ValueError, match="Not an N-Triples line"):
+        terms.split_ntriples(bad)
