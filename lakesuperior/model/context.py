@@ -70,8 +70,8 @@ class Context:
     the same (the repository passes its clock's time; default the system clock).
     """
 
-    __slots__ = ("txn", "settings", "urimap", "binaries", "now", "now_term",
-                 "agent", "agent_term", "events")
+    __slots__ = ("txn", "settings", "urimap", "binaries", "now", "_now_term",
+                 "agent", "_agent_term", "events")
 
     def __init__(self, txn: Reader, settings: Settings, binaries: Any = None,
                  urimap: UriMap | None = None, now: datetime | None = None,
@@ -81,10 +81,25 @@ class Context:
         self.urimap = urimap or UriMap(settings.base_uri)
         self.binaries = binaries
         self.now = now or system_clock()
-        self.now_term = datetime_literal(self.now)
+        self._now_term: str | None = None
         self.agent = agent or settings.agent   # the user name recorded by this call
-        self.agent_term = literal_term(self.agent)
+        self._agent_term: str | None = None
         self.events = ChangeSet() if events is None else events
+
+    @property
+    def now_term(self) -> str:
+        """``now`` as an xsd:dateTime literal term (made when first asked: reads
+        seldom need it)."""
+        if self._now_term is None:
+            self._now_term = datetime_literal(self.now)
+        return self._now_term
+
+    @property
+    def agent_term(self) -> str:
+        """``agent`` as a literal term."""
+        if self._agent_term is None:
+            self._agent_term = literal_term(self.agent)
+        return self._agent_term
 
     def with_base(self, base_uri: str | None) -> Self:
         """The same operation seen under another public base URI."""
