@@ -17,7 +17,9 @@ if it has ``acl:accessToClass``, the resource has one of those types. It grants
 its modes to the agents it names: ``acl:agent`` (WebIDs), ``acl:agentClass``
 (``foaf:Agent``: everyone; ``acl:AuthenticatedAgent``), ``acl:agentGroup`` (a
 group the ``Agent`` is said to be in, or a ``vcard:Group`` resource listing the
-agent's WebID with ``vcard:hasMember``). Administrators are granted everything.
+agent's WebID with ``vcard:hasMember``). As Fedora 6 reads them, an ``acl:agent``
+or ``vcard:hasMember`` literal names a user too: one whose user name or WebID is
+its text. Administrators are granted everything.
 
 Cost: ``AclState`` (one per repository) keeps what it parsed for one ACL
 generation (``auth.acl``): each check reads the generation token (one record),
@@ -37,6 +39,7 @@ from lakesuperior.auth.authorizations import AUTHENTICATED, EVERYONE, GROUP, HAS
 from lakesuperior.exceptions import AccessDeniedError
 from lakesuperior.model.containment import own_triples, subtree
 from lakesuperior.model.context import Context
+from lakesuperior.model.literals import literal_term
 from lakesuperior.model.lookup import require_model, types_of
 from lakesuperior.model.membership import triples_about
 from lakesuperior.model.namespaces import LDP_CONTAINS, RDF_TYPE
@@ -113,6 +116,10 @@ class Access:
         self.gen = state.generation(ctx.txn)
         inner = ctx.urimap.to_internal
         self._webid = inner(f"<{agent.webid}>") if agent.webid else None
+        #: the literal terms that name the agent: its user name and WebID as text
+        self._literals = frozenset(literal_term(x) for x in (agent.name, agent.webid) if x)
+        #: the terms a group lists the agent with (``vcard:hasMember``)
+        self._member_terms = ((self._webid,) if self._webid else ()) + tuple(self._literals)
         self._groups = frozenset(inner(f"<{g}>") for g in agent.groups)
         self._members: dict[str, bool] = {}
         self._types: dict[str, frozenset[str]] = {}
@@ -236,18 +243,21 @@ class Access:
             return True
         if self._webid is not None and self._webid in a.agents:
             return True
+        if not self._literals.isdisjoint(a.agents):
+            return True
         return any(g in self._groups or self._is_member(g) for g in a.groups)
 
     def _is_member(self, group: str) -> bool:
-        """Whether the agent's WebID is a ``vcard:hasMember`` of a ``vcard:Group``
-        resource of this repository (the group node may be a hash URI of it)."""
-        if self._webid is None:
+        """Whether the agent (its WebID, or a literal of its name or WebID) is a
+        ``vcard:hasMember`` of a ``vcard:Group`` resource of this repository (the
+        group node may be a hash URI of it)."""
+        if not self._member_terms:
             return False
         found = self._members.get(group)
         if found is None:
             txn = self.ctx.txn
             doc = res_uri(uid_of(group))
-            found = bool(txn.count(group, HAS_MEMBER, self._webid, doc)
+            found = bool(any(txn.count(group, HAS_MEMBER, m, doc) for m in self._member_terms)
                          and txn.count(group, RDF_TYPE, GROUP, doc))
             self._members[group] = found
         return found

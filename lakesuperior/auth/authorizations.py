@@ -44,7 +44,8 @@ DEFAULT_ROOT_ACL = """\
 
 @dataclass(frozen=True)
 class Authorization:
-    """One ``acl:Authorization``: who (``agents``: WebID terms, ``agent_classes``,
+    """One ``acl:Authorization``: who (``agents``: WebID terms, or literals naming a
+    user by name or WebID, as Fedora 6 reads them; ``agent_classes``,
     ``groups``: group terms), what (``modes``, with Append added to Write) and where
     (``access_to`` / ``defaults``: uids; ``access_to_class``: type terms)."""
 

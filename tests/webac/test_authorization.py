@@ -212,6 +212,44 @@ def test_fedora_5_5_groups_the_agent_is_known_to_be_in(client, tree, act):
     assert client.get("/rest/a/b").status_code == 403
 
 
+# --- agents named by literals, as Fedora 6 reads them ------------------------------------------
+
+@pytest.mark.parametrize("text", [ALICE.webid, ALICE.name], ids=["webid", "name"])
+def test_fedora_5_literal_agent_names_a_user(client, tree, act, text):
+    """``acl:agent "..."``: Fedora 6 reads a literal as the user it names (the Fedora
+    API Test Suite's user-read-only-multiple-agents.ttl names its user so)."""
+    put_acl(tree, "/a/b", grant("/a/b", "acl:Read", who=f'acl:agent "{text}"'))
+    act(ALICE)
+    assert client.get("/rest/a/b").status_code == 200
+    act(BOB)
+    assert client.get("/rest/a/b").status_code == 403
+    act(ANONYMOUS)
+    assert client.get("/rest/a/b").status_code == 401
+
+
+@pytest.mark.parametrize("text", [ALICE.webid, ALICE.name], ids=["webid", "name"])
+def test_fedora_5_5_group_member_named_by_a_literal(client, tree, act, text):
+    """``vcard:hasMember "..."`` in a group listing (the suite's
+    agent-group-using-hash-uris.ttl), as Fedora 6 reads group members."""
+    doc = GROUP_DOC.replace(f"<{ALICE.webid}>", f'"{text}"')
+    tree.create_or_replace("/groups", data=doc.encode(), media_type=TTL, base_uri=ROOT)
+    put_acl(tree, "/a/b", grant("/a/b", "acl:Read", who=f"acl:agentGroup <{ROOT}/groups#editors>"))
+    act(ALICE)
+    assert client.get("/rest/a/b").status_code == 200
+    act(BOB)
+    assert client.get("/rest/a/b").status_code == 403
+
+
+def test_fedora_5_acl_agent_foaf_agent_is_not_everyone(client, tree, act):
+    """Everyone is ``acl:agentClass foaf:Agent``; given as ``acl:agent`` it names no
+    agent (Fedora 6's WebACRolesProvider drops it too)."""
+    put_acl(tree, "/a/b", grant("/a/b", "acl:Read", who="acl:agent foaf:Agent"))
+    act(ANONYMOUS)
+    assert client.get("/rest/a/b").status_code == 401
+    act(BOB)
+    assert client.get("/rest/a/b").status_code == 403
+
+
 # --- accessToClass ---------------------------------------------------------------------------
 
 def test_fedora_5_6_access_to_class(client, tree, act):
