@@ -487,8 +487,11 @@ def options(call: Call) -> Response:
     headers = resource_headers(call.urls, res, target)
     for name in ("ETag", "Last-Modified", "Vary", "Memento-Datetime"):
         headers.pop(name, None)
-    if target.kind == "resource" and ("POST" in headers["Allow"] or res.is_binary):
-        headers["Accept-External-Content-Handling"] = ",".join(HANDLINGS)   # Fedora API 3.9.1
+    # Fedora API 3.9.1: advertised by a server that takes external content; with an
+    # empty allow-list it takes none (each such request is 4xx with constrainedBy, 3.9)
+    if target.kind == "resource" and call.repo.external.allow \
+            and ("POST" in headers["Allow"] or res.is_binary):
+        headers["Accept-External-Content-Handling"] = ",".join(HANDLINGS)
     return _empty(headers)
 
 

@@ -269,16 +269,29 @@ def test_fedora_3_9_put_external_on_rdf_source_refused(client, http_repo, origin
 
 
 def test_empty_allow_list_refuses_over_http(tmp_path, origin):
+    """With nothing allowed the server takes no external content: it does not advertise
+    handlings (Fedora API 3.9.1) and refuses each request with a 4xx and a
+    constrainedBy link (3.9; the Fedora API Test Suite's 3.9-D-1 and 3.9-D-2)."""
     from lakesuperior.config import Config
     from tests.apps import build_app
     app = build_app(Config(data_dir=str(tmp_path / "d"), sync=False, auth_enabled=False))
     app.test_client_class = Client
     try:
-        r = app.test_client().put("/rest/x", headers={
+        client = app.test_client()
+        r = client.put("/rest/x", headers={
             "Link": link(origin.url + "/files/hello.txt", "copy")})
         assert r.status_code == 400
         assert b"LSUP_EXTERNAL_CONTENT_ALLOWED" in r.data
+        assert _constrained(r)
+        r = client.post("/rest/", headers={"Link": link(origin.url + "/files/hello.txt")})
+        assert r.status_code == 400
+        assert _constrained(r)
         assert origin.requests == []
+        assert client.put("/rest/bin", data=b"x", content_type="text/plain").status_code == 201
+        for path in ("/rest/", "/rest/bin"):
+            r = client.options(path)
+            assert r.status_code == 200
+            assert "Accept-External-Content-Handling" not in r.headers
     finally:
         app.extensions["lakesuperior"].close()
 
