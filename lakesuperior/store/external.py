@@ -12,7 +12,9 @@ when the list is read (the administrator's links are followed); below it no
 symbolic link is followed, so that neither ``..`` nor a link leads out of an
 allowed directory. A prefix matches on a boundary:
 ``http://a.org/x`` allows ``http://a.org/x``, ``http://a.org/x/y`` and
-``http://a.org/x?q``, never ``http://a.org/xyz``.
+``http://a.org/x?q``, never ``http://a.org/xyz``. An entry that is a scheme
+alone, ``http://`` or ``https://``, allows every URL of that scheme (any host
+and port), as the same line does in Fedora's list.
 
 ``open_source`` opens an allowed URL for reading. A ``file:`` URL is opened
 once, by descriptor, from its allowed directory down (``open_file``): every
@@ -52,6 +54,8 @@ from lakesuperior.version import __version__
 SCHEMES = ("http", "https", "file")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _UNSAFE = re.compile(r"[\x00-\x20\x7f]")
+#: An allow-list entry that is a scheme alone: every URL of it is allowed.
+_WHOLE_SCHEME = re.compile(r"(https?)://", re.IGNORECASE)
 _HOW_TO_ALLOW = ("add a prefix of it to external_content.allowed (LSUP_EXTERNAL_CONTENT_ALLOWED) "
                  "or to the file named by external_content.allowed_file")
 
@@ -320,17 +324,25 @@ def file_path(url: str) -> str:
 
 
 class AllowList:
-    """The URL prefixes external content may come from."""
+    """The URL prefixes external content may come from, and the schemes it may come
+    from whole (entries ``http://``, ``https://``)."""
 
     def __init__(self, prefixes: Iterable[str] = ()):
         self.prefixes: tuple[str, ...] = ()
         urls: list[str] = []
+        schemes: set[str] = set()
         for prefix in prefixes:
+            whole = _WHOLE_SCHEME.fullmatch(prefix.strip())
+            if whole:
+                schemes.add(whole.group(1).lower())
+                continue
             try:
                 urls.append(normalize_url(prefix.strip()))
             except ExternalContentError as e:
                 raise ConfigError(f"external_content.allowed: {e}") from None
         self.prefixes = tuple(urls)
+        #: the schemes allowed whole (entries ``http://``, ``https://``)
+        self.schemes = frozenset(schemes)
         #: (as written, resolved) of each file: prefix: where ``open_file`` starts
         self._roots = tuple((posixpath.normpath(file_path(u)), os.path.realpath(file_path(u)))
                             for u in urls if u.startswith("file:"))
@@ -351,7 +363,7 @@ class AllowList:
         return cls(i for i in items if i)
 
     def __bool__(self) -> bool:
-        return bool(self.prefixes)
+        return bool(self.prefixes or self.schemes)
 
     def check(self, url: str) -> str:
         """The normalized ``url`` if it is under an allowed prefix (a ``file:``
@@ -359,14 +371,15 @@ class AllowList:
         it are refused when the file is opened); ``ExternalContentError``
         otherwise."""
         norm = normalize_url(url)
-        if not self.prefixes:
+        if not self:
             raise ExternalContentError(f"External content is not allowed on this server "
                                        f"(the allow-list is empty): to allow {norm[:200]}, "
                                        + _HOW_TO_ALLOW)
         if norm.startswith("file:"):
             if self._below(file_path(norm)) is not None:
                 return norm
-        elif any(_under(norm, p) for p in self.prefixes if not p.startswith("file:")):
+        elif norm.split(":", 1)[0] in self.schemes or any(
+                _under(norm, p) for p in self.prefixes if not p.startswith("file:")):
             return norm
         raise ExternalContentError(f"{norm[:200]} is not under an allowed external content "
                                    f"prefix: to allow it, " + _HOW_TO_ALLOW)

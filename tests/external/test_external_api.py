@@ -239,6 +239,34 @@ def test_normalize_url():
         normalize_url("file:relative/path")
 
 
+def test_allow_list_whole_scheme():
+    """``http://`` (or ``https://``) alone allows every URL of that scheme, any host
+    and port, as the same line does in Fedora's allowed-external-content.txt (the
+    Fedora API Test Suite serves its sources from a port it picks)."""
+    allow = AllowList(["HTTP://"])
+    assert allow
+    assert allow.check("http://127.0.0.1:34567/file.txt") == "http://127.0.0.1:34567/file.txt"
+    assert allow.check("http://example.org/a?b") == "http://example.org/a?b"
+    for refused in ("https://example.org/a", "file:///etc/passwd", "http://u:p@example.org/",
+                    "http://example.org/a/../b"):
+        with pytest.raises(ExternalContentError):
+            allow.check(refused)
+    both = AllowList(["https://", "file:///srv/in"])
+    assert both.check("https://a.org:8443/x") == "https://a.org:8443/x"
+    with pytest.raises(ExternalContentError):
+        both.check("http://a.org/x")
+    with pytest.raises(ConfigError):                      # a scheme and nothing is not a URL
+        AllowList(["http:"])
+
+
+def test_whole_scheme_fetches_from_any_port(repo_factory, origin):
+    repo = repo_factory(external_content_allowed=["http://"], external_content_timeout=5.0)
+    _action, res = repo.create_or_replace("/c", external=origin.url + "/files/hello.txt",
+                                          external_handling="copy")
+    with res.content as fh:
+        assert fh.read() == TEXT
+
+
 def test_allow_list_file(tmp_path, origin):
     listed = tmp_path / "allowed.txt"
     listed.write_text(f"# comment\n\n{origin.url}/files/  # trailing comment\n")
