@@ -125,23 +125,13 @@ def _to_fedora_term(t: str) -> str:
     return _FEDORA_TERM + rest
 
 
-def from_fedora(triples: rdfio.Parsed, urimap: UriMap) -> rdfio.Parsed:
-    """Fedora's triples (as ``rdfio.parse`` read them) with ``info:fedora`` IRIs as
-    this repository's public ones: still canonical terms (a prefix of the public
-    IRI for another), as distinct as they were."""
-    pub = urimap.pub_prefix
-    n = len(_FEDORA_TERM)
-
-    def term(t: str) -> str:
-        if not t.startswith(_FEDORA_TERM):
-            return t
-        rest = t[n:]
-        if rest[:1] == "/":
-            return pub + rest
-        if rest[:1] in (">", "#"):
-            return pub + "/" + rest
-        return t
-    return rdfio.Parsed([(term(s), p, term(o)) for s, p, o in triples], triples.distinct)
+def from_fedora(data: bytes, urimap: UriMap) -> rdfio.Parsed:
+    """Fedora's N-Triples ``data`` parsed, its ``info:fedora`` IRIs (hash IRIs too)
+    as this repository's public ones (``info:fedora`` the root, ``base_uri/``) as
+    they are read: canonical terms, each triple once. ``RdfParseError`` if it is
+    not N-Triples."""
+    return rdfio.parse(data, rdfio.N_TRIPLES, INFO_FEDORA + "/",
+                       rebase=(_FEDORA_TERM, urimap.pub_prefix))
 
 
 # --- paths (PersistencePaths) --------------------------------------------------------

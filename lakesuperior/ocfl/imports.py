@@ -299,11 +299,10 @@ class _ObjectImport:
     def _rdf(self, view: VersionView, path: str) -> rdfio.Parsed:
         data = self.obj.read(view.state, path, view.name)
         try:
-            parsed = rdfio.parse(data, rdfio.N_TRIPLES, fedora.INFO_FEDORA + "/")
+            return fedora.from_fedora(data, self.repo.urimap)
         except LakesuperiorError as e:
             raise OcflError(f"{self.obj.where}: {self.obj.file_name(view.state, path)} "
                             f"({path}, {view.name}) is not valid N-Triples: {e}") from None
-        return fedora.from_fedora(parsed, self.repo.urimap)
 
     def _write_state(self, repo: Repository, uid: str, view: VersionView, entry: Entry, *,
                      current: bool, when: datetime | None = None,

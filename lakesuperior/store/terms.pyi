@@ -40,7 +40,9 @@ def iri(value: str) -> str:
     """Build a canonical IRI term from a bare IRI (validated)."""
 def literal_parts(term: str) -> tuple[str, str | None, str | None]:
     """``(lexical, lang, datatype)`` of a canonical literal."""
-def split_ntriples(data: bytes) -> tuple[list[tuple[str, str, str]], bool]:
+def split_ntriples(data: bytes, prefix: str | None = None, replacement: str | None = None
+                   ) -> tuple[list[tuple[str, str, str]], bool]:
     """The distinct triples of canonical N-Triples text (one ``s p o .`` line each),
     in order, and whether an object is an RDF 1.2 form (``ValueError`` for a line
-    of another shape)."""
+    of another shape); ``prefix`` and ``replacement``: the subject and object IRIs
+    under ``prefix`` moved under ``replacement``."""

@@ -341,11 +341,34 @@ cdef inline bint _ends_with(const char *p, Py_ssize_t n, const char *tail,
     return n >= k and memcmp(p + n - k, tail, k) == 0
 
 
-def split_ntriples(bytes data):
+cdef str _term(const char *p, Py_ssize_t n, const char *old, Py_ssize_t old_n, bytes new):
+    """The term of ``n`` UTF-8 bytes at ``p``; with ``new``, an IRI under ``old`` (a
+    term's text without its ``>``) moved under ``new`` (as ``split_ntriples`` says)."""
+    cdef char c
+    if new is not None and n > old_n and p[0] == b"<" and memcmp(p, old, old_n) == 0:
+        c = p[old_n]
+        if c == b"/":
+            moved = new + p[old_n:n]
+        elif c == b">" or c == b"#":
+            moved = new + b"/" + p[old_n:n]
+        else:
+            return PyUnicode_DecodeUTF8(p, n, NULL)
+        return PyUnicode_DecodeUTF8(PyBytes_AS_STRING(moved), PyBytes_GET_SIZE(moved), NULL)
+    return PyUnicode_DecodeUTF8(p, n, NULL)
+
+
+def split_ntriples(bytes data, str prefix=None, str replacement=None):
     """The distinct triples of canonical N-Triples text (pyoxigraph's output: one
     ``s p o .`` line each, single spaces, no comments), in their order, and whether
     an object is an RDF 1.2 form (``<<...>>`` or a ``--ltr`` / ``--rtl`` literal).
-    A subject equal to the previous line's is the same ``str`` object."""
+    A subject equal to the previous line's is the same ``str`` object.
+
+    ``prefix`` (the text of an IRI term without its ``>``, e.g. ``<info:fedora``)
+    and ``replacement``: a subject or object IRI that is ``prefix`` followed by
+    ``/``, ``#`` or ``>`` (that IRI, its hash IRIs and the IRIs below it) gets
+    ``replacement`` instead of ``prefix``, with a ``/`` before a ``#`` or ``>``
+    (``<info:fedora>`` becomes ``replacement + "/>"``, ``<info:fedora/a>``
+    ``replacement + "/a>"``); triples that become equal are listed once."""
     cdef const char *buf = PyBytes_AS_STRING(data)
     cdef Py_ssize_t n = PyBytes_GET_SIZE(data), i = 0, end, sp1, sp2, olen
     cdef const char *line
@@ -355,6 +378,14 @@ def split_ntriples(bytes data):
     cdef object s = None, p, o, t
     cdef list out = []
     cdef set seen = set()
+    cdef bytes old = None, new = None
+    cdef const char *old_p = NULL
+    cdef Py_ssize_t old_n = 0
+    if (prefix is None) != (replacement is None):
+        raise ValueError("Give both prefix and replacement, or neither")
+    if prefix is not None:
+        old, new = _utf8(prefix), _utf8(replacement)
+        old_p, old_n = PyBytes_AS_STRING(old), PyBytes_GET_SIZE(old)
     while i < n:
         line = <const char *>memchr(buf + i, b"\n", n - i)
         end = (line - buf) if line != NULL else n
@@ -370,11 +401,11 @@ def split_ntriples(bytes data):
             if sp2 >= end - i or olen <= 0:
                 raise ValueError(f"Not an N-Triples line: {data[i:min(end, i + 200)]!r}")
             if last_s == NULL or sp1 != last_slen or memcmp(line, last_s, sp1) != 0:
-                s = PyUnicode_DecodeUTF8(line, sp1, NULL)
+                s = _term(line, sp1, old_p, old_n, new)
                 last_s = line
                 last_slen = sp1
             p = PyUnicode_DecodeUTF8(line + sp1 + 1, sp2 - sp1 - 1, NULL)
-            o = PyUnicode_DecodeUTF8(line + sp2 + 1, olen, NULL)
+            o = _term(line + sp2 + 1, olen, old_p, old_n, new)
             t = (s, p, o)
             if t not in seen:
                 seen.add(t)

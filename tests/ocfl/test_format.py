@@ -201,3 +201,18 @@ def test_rdf_content_is_the_sorted_n_triples_of_fedoras_triples():
     assert fedora.rdf_content(triples) == want
     assert fedora.rdf_content(reversed(triples)) == want
     assert fedora.rdf_content([]) == b""
+
+
+def test_from_fedora_reads_what_to_fedora_wrote():
+    """Fedora's IRIs of the repository (its root, hash IRIs, paths) come back as
+    the public ones; other IRIs, predicates and literals as they were."""
+    from lakesuperior.model.uids import RES_PREFIX, UriMap
+    umap = UriMap("http://h:8000/rest")
+    res = RES_PREFIX + "/a>"
+    p = "<http://ex.org/p>"
+    triples = [(res, p, RES_PREFIX + "/>"), (RES_PREFIX + "/a#h>", p, RES_PREFIX + "/a/b>"),
+               (res, p, '"<info:fedora/a>"'), (res, p, "<info:fedoraX>"),
+               (res, "<info:fedora/p>", '"x"@en')]
+    got = fedora.from_fedora(fedora.rdf_content(triples), umap)
+    assert sorted(got) == sorted(umap.triples_to_public(triples))
+    assert got.distinct

@@ -556,3 +556,18 @@ def test_triples_to_graph_adds_to_given_graph():
     existing.add((rdflib.URIRef("http://x/s"), rdflib.URIRef("http://x/p"), rdflib.Literal("a")))
     returned = rdfio.triples_to_graph([("<http://x/s>", "<http://x/p>", '"b"')], existing)
     assert returned is existing and len(existing) == 2
+
+
+@pytest.mark.parametrize("media_type", ["application/n-triples", "text/turtle", "text/n3"])
+def test_parse_rebases_iris_under_a_prefix(media_type):
+    data = (b'<info:fedora> <http://x/p> <info:fedora/a#h> .\n'
+            b'<info:fedora/a> <info:fedora/p> "<info:fedora/a>", <info:fedoraX> .\n')
+    if media_type == "application/n-triples":
+        data = data.replace(b'", <info:fedoraX> .', b'" .\n<info:fedora/a> '
+                                                    b'<info:fedora/p> <info:fedoraX> .')
+    parsed = rdfio.parse(data, media_type, BASE, rebase=("<info:fedora", "<http://h/r"))
+    assert sorted(parsed) == sorted([
+        ("<http://h/r/>", "<http://x/p>", "<http://h/r/a#h>"),
+        ("<http://h/r/a>", "<info:fedora/p>", '"<info:fedora/a>"'),
+        ("<http://h/r/a>", "<info:fedora/p>", "<info:fedoraX>")])
+    assert parsed.distinct

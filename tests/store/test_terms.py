@@ -183,3 +183,19 @@ def test_split_ntriples_flags_rdf12_objects(obj):
 def test_split_ntriples_refuses_other_lines(bad):
     with pytest.raises(ValueError, match="Not an N-Triples line"):
         terms.split_ntriples(bad)
+
+
+def test_split_ntriples_moves_iris_under_a_prefix():
+    text = (b"<info:fedora> <http://x/p> <info:fedora/a/b> .\n"
+            b"<info:fedora#h> <info:fedora/p> <info:fedoraX> .\n"
+            b'<info:fedora/a> <http://x/p> "<info:fedora/a>" .\n'
+            b"<info:fedora/a#h> <http://x/p> <info:fedor> .\n"
+            b"<info:fedora/> <http://x/p> <info:fedora/a/b> .\n")  # the root again: once
+    found, rdf12 = terms.split_ntriples(text, "<info:fedora", "<http://h/rest")
+    assert found == [("<http://h/rest/>", "<http://x/p>", "<http://h/rest/a/b>"),
+                     ("<http://h/rest/#h>", "<info:fedora/p>", "<info:fedoraX>"),
+                     ("<http://h/rest/a>", "<http://x/p>", '"<info:fedora/a>"'),
+                     ("<http://h/rest/a#h>", "<http://x/p>", "<info:fedor>")]
+    assert rdf12 is False
+    with pytest.raises(ValueError, match="both"):
+        terms.split_ntriples(b"", "<info:fedora")
