@@ -468,13 +468,17 @@ def make_version(ctx: WriteContext, uid: str, label: str | None = None) -> str:
 
 
 def import_version(ctx: WriteContext, uid: str, vid: str, model: str,
-                   inp: RdfInput | BinaryInput | None, handling: str) -> str:
+                   inp: RdfInput | BinaryInput | None, handling: str, *,
+                   known: bool = False) -> str:
     """Add version ``vid`` of ``uid`` holding ``inp`` (None: the current state,
-    live if ``vid`` is its newest version: stored once, as ``versions.create``)."""
-    require_model(ctx.txn, uid)
+    live if ``vid`` is its newest version: stored once, as ``versions.create``).
+    ``known``: ``model`` was read in this write, nothing written since (it is not
+    read again)."""
+    if not known:
+        require_model(ctx.txn, uid)
     state = None if inp is None else state_of(ctx, uid, model, inp, handling,
                                               versions.datetime_of_id(vid))
-    versions.import_version(ctx, uid, vid, state)
+    versions.import_version(ctx, uid, vid, state, canonical=inp is not None and _canonical(inp))
     return vid
 
 

@@ -340,9 +340,11 @@ def create(ctx: WriteContext, uid: str, label: str | None = None,
     return vid
 
 
-def import_version(ctx: WriteContext, uid: str, vid: str, triples: list[Triple] | None) -> None:
+def import_version(ctx: WriteContext, uid: str, vid: str, triples: list[Triple] | None, *,
+                   canonical: bool = False) -> None:
     """Add a kept version at ``vid`` (a historic version: a migration's) with the
-    state ``triples``, or (None) the current state: a live version if ``vid`` is the
+    state ``triples`` (``canonical``: every term known canonical, as for
+    ``add_graph``), or (None) the current state: a live version if ``vid`` is the
     newest (nothing copied until the resource changes), else a copy of it.
     ``VersionExistsError`` if there is one at that datetime."""
     own = own_ids(ctx, uid)
@@ -352,7 +354,8 @@ def import_version(ctx: WriteContext, uid: str, vid: str, triples: list[Triple] 
     if newest:
         settle(ctx, uid, own=own)
     if triples is not None:
-        ctx.txn.add_graph(snap_graph(uid, vid), [t for t in triples if t[1] != LDP_CONTAINS])
+        ctx.txn.add_graph(snap_graph(uid, vid), [t for t in triples if t[1] != LDP_CONTAINS],
+                          canonical=canonical)
     elif not newest:
         ctx.txn.add_graph(snap_graph(uid, vid), _own_triples(ctx, uid), canonical=True)
     _add_id(ctx, uid, vid, kept=True)

@@ -588,9 +588,11 @@ class Repository:
         binary), or without input the current state. ``VersionExistsError`` if
         the resource has a version at that second. The current state is unchanged."""
         uid = normalize_uid(uid)
+        tx = self._tx
         with self.snapshot() as ctx:
             model = require_model(ctx.txn, uid)
             vid = versions_mod.id_of_datetime(ctx, when)
+            read_in = tx.mark if tx.owned() else None   # the model read in the write
         body = data if data is not None else stream
         inp = None
         if any(x is not None for x in (graph, body, triples)):
@@ -602,8 +604,9 @@ class Repository:
                               media_type=media_type, stream=stream,
                               interaction_model=model if binary else None, digests=digests,
                               filename=filename, triples=triples)
-        return self._write(
-            lambda ctx: lifecycle.import_version(ctx, uid, vid, model, inp, handling), base_uri)
+        return self._write(lambda ctx: lifecycle.import_version(
+            ctx, uid, vid, model, inp, handling,
+            known=read_in is not None and read_in is tx.mark), base_uri)
 
     def revert_to_version(self, uid: str, version_id: str) -> RdfSource:
         """Restore a version's state (user triples, and for a binary its content);
