@@ -188,13 +188,18 @@ def headers(**fields: Any) -> dict[str, Any]:
     return out
 
 
-def _problems_of_id(name: str, value: Any, out: list[str]) -> None:
+def _problems_of_id(name: str, value: Any, out: list[str], valid: set[str] | None) -> None:
+    """What is wrong with the id ``value`` of the field ``name`` (``valid``: ids
+    known to pass, a passing one added)."""
     if value is None:
         out.append(f"Must define property '{name}'")
         return
     if not isinstance(value, str):
         out.append(f"Invalid '{name}' value {value!r:.80}")
         return
+    if valid is not None and value in valid:
+        return
+    before = len(out)
     if not (value == INFO_FEDORA or value.startswith(INFO_FEDORA + "/")):
         out.append(f"Invalid '{name}' value '{value}'. IDs must be prefixed with "
                    f"'{INFO_FEDORA}/'")
@@ -207,6 +212,8 @@ def _problems_of_id(name: str, value: Any, out: list[str]) -> None:
         elif part.endswith(_FORBIDDEN_SUFFIXES):
             out.append(f"Invalid '{name}' value '{value}'. IDs may not contain parts that "
                        "end with a reserved suffix")
+    if valid is not None and len(out) == before:
+        valid.add(value)
 
 
 def _related(parent: Any, child: Any) -> bool:
@@ -216,20 +223,22 @@ def _related(parent: Any, child: Any) -> bool:
 
 
 def validate_headers(h: dict[str, Any], root: dict[str, Any],
-                     expected_content: str | None) -> list[str]:
+                     expected_content: str | None, *,
+                     valid_ids: set[str] | None = None) -> list[str]:
     """The problems Fedora's ``DefaultHeadersValidator`` finds in the headers ``h``
     of a resource of the object whose root resource has headers ``root``
     (``expected_content``: the content path the resource must declare). The
     repository root ``info:fedora`` (its own parent in what Fedora writes) may also
-    have none."""
+    have none. ``valid_ids``: ids already found valid (not checked again), to
+    which the valid ids of ``h`` are added (one object's headers repeat them)."""
     out: list[str] = []
     rid, model = h.get("id"), h.get("interactionModel")
     if h.get("headersVersion") != HEADERS_VERSION:
         out.append(f"Must define property 'headersVersion' as '{HEADERS_VERSION}' but was "
                    f"'{h.get('headersVersion')}'")
-    _problems_of_id("id", rid, out)
+    _problems_of_id("id", rid, out, valid_ids)
     if not (rid == INFO_FEDORA and h.get("parent") is None):
-        _problems_of_id("parent", h.get("parent"), out)
+        _problems_of_id("parent", h.get("parent"), out, valid_ids)
     if not _related(h.get("parent"), rid) or not _related(root.get("id"), rid):
         out.append(f"IDs must be related: parent={h.get('parent')}; root={root.get('id')}; "
                    f"id={rid}")

@@ -34,7 +34,7 @@ from lakesuperior.model.interaction import NON_RDF_SOURCE
 from lakesuperior.model.uids import ROOT_UID, is_descendant
 from lakesuperior.ocfl import fedora
 from lakesuperior.ocfl.reading import Entry, FedoraObject, VersionView
-from lakesuperior.ocfl.storage import object_path, open_root, parse_instant
+from lakesuperior.ocfl.storage import object_path, open_root, parse_instant, read_file
 from lakesuperior.repository import Repository
 
 __all__ = ["ImportReport", "import_ocfl", "import_config", "IMPORT_IRI_CACHE"]
@@ -94,7 +94,7 @@ def import_ocfl(src: str, config: Config, *, progress: Progress = QUIET) -> Impo
                     progress.advance()
                     continue
                 try:
-                    _import_object(repo, obj_dir, oid, report, deletions)
+                    _import_object(repo, obj_dir, oid, uid, report, deletions)
                 except (OcflError, LakesuperiorError) as e:
                     failed_roots.append(uid)
                     report.failed.append((oid, _message(e, oid)))
@@ -133,8 +133,8 @@ def _list_objects(root_path: str, dirs: Any, report: ImportReport
     for obj_dir in dirs:
         rel = os.path.relpath(obj_dir, root_path).replace(os.sep, "/")
         try:
-            with open(os.path.join(obj_dir, "inventory.json"), "rb") as fh:
-                oid = json.loads(fh.read().decode("utf-8")).get("id")
+            oid = json.loads(read_file(os.path.join(obj_dir, "inventory.json"))
+                             .decode("utf-8")).get("id")
         except (OSError, ValueError, AttributeError) as e:
             report.failed.append((rel, f"{rel}/inventory.json cannot be read: {e}"))
             continue
@@ -158,17 +158,17 @@ def _exists(repo: Repository, uid: str) -> bool:
         return True
 
 
-def _import_object(repo: Repository, obj_dir: str, oid: str, report: ImportReport,
+def _import_object(repo: Repository, obj_dir: str, oid: str, uid: str, report: ImportReport,
                    deletions: list[tuple[str, datetime]]) -> None:
+    """Import the object ``oid`` (of the resource ``uid``) in ``obj_dir``."""
     obj = FedoraObject(obj_dir, oid)
-    uid = fedora.uid_of_id(obj.id, oid)
     versions = obj.versions()
     head = versions[-1]
     already = _exists(repo, uid) if uid != ROOT_UID else _root_done(repo, head, oid)
     if already:
         report.skipped += 1
         for rid, entry in head.entries.items():
-            ruid = fedora.uid_of_id(rid, oid)
+            ruid = obj.uid_of(rid, oid)
             if entry.deleted and _live(repo, ruid):
                 deletions.append((ruid, _date(entry.headers, "lastModifiedDate", oid)))
         return
@@ -230,8 +230,7 @@ class _ObjectImport:
             self._resource(rid)
 
     def _resource(self, rid: str) -> None:
-        where = f"{self.obj.where}"
-        uid = fedora.uid_of_id(rid, where)
+        uid = self.obj.uid_of(rid, self.obj.where)
         present = [(v, v.entries[rid]) for v in self.all if rid in v.entries]
         live = [(v, e) for v, e in present if not e.deleted]
         if not live:

@@ -23,12 +23,14 @@ from lakesuperior.ocfl.storage import (
     Inventory,
     check_object_declaration,
     object_extensions,
+    read_file,
     read_inventory,
 )
 
 __all__ = ["Entry", "VersionView", "FedoraObject"]
 
 _HEAD_DIR = os.path.join("extensions", MUTABLE_HEAD, "head")
+_MISSING = (FileNotFoundError, IsADirectoryError, NotADirectoryError)
 
 
 @dataclass
@@ -85,8 +87,9 @@ class FedoraObject:
     def __init__(self, object_dir: str, where: str):
         self.dir = object_dir
         self.where = where
-        check_object_declaration(object_dir, where)
-        extensions = object_extensions(object_dir, where)
+        entries = os.listdir(object_dir)
+        check_object_declaration(object_dir, where, entries)
+        extensions = object_extensions(object_dir, where, entries)
         self.inv = read_inventory(object_dir, where)
         self.committed = len(self.inv.versions)
         if MUTABLE_HEAD in extensions and os.path.isfile(
@@ -100,6 +103,15 @@ class FedoraObject:
             self.inv = head
         self.id = self.inv.id
         self.root_headers: dict[str, Any] | None = None
+        self._uids: dict[str, str] = {}      # the object's ids read, and their uids
+        self._valid_ids: set[str] = set()    # ids (and parents) that passed Fedora's checks
+
+    def uid_of(self, rid: Any, where: str) -> str:
+        """``fedora.uid_of_id(rid, where)``, each id of the object worked out once."""
+        uid = self._uids.get(rid) if isinstance(rid, str) else None
+        if uid is None:
+            uid = self._uids[rid] = fedora.uid_of_id(rid, where)
+        return uid
 
     @property
     def inventory(self) -> Inventory:
@@ -107,19 +119,25 @@ class FedoraObject:
 
     # -- files ---------------------------------------------------------------------------
 
+    def _missing(self, rel: str, logical: str, version: str) -> OcflError:
+        return OcflError(f"{self.where}: the content file {rel} of {logical} ({version}) "
+                         "is missing")
+
     def _open(self, digest: str, logical: str, version: str) -> BinaryIO:
         rel = self.inv.manifest[digest][0]
         try:
             return open(os.path.join(self.dir, rel), "rb")
-        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-            raise OcflError(f"{self.where}: the content file {rel} of {logical} ({version}) "
-                            "is missing") from None
+        except _MISSING:
+            raise self._missing(rel, logical, version) from None
 
     def read(self, state: dict[str, str], logical: str, version: str) -> bytes:
         """The bytes of a small file (RDF, headers), checked against its digest."""
         digest = state[logical]
-        with self._open(digest, logical, version) as fh:
-            data = fh.read()
+        rel = self.inv.manifest[digest][0]
+        try:
+            data = read_file(os.path.join(self.dir, rel))
+        except _MISSING:
+            raise self._missing(rel, logical, version) from None
         if hashlib.new(self.inv.algorithm, data).hexdigest() != digest:
             raise OcflError(f"{self.where}: {self.inv.manifest[digest][0]} ({logical}, "
                             f"{version}) does not match its {self.inv.algorithm} digest in "
@@ -167,7 +185,7 @@ class FedoraObject:
         if root.get("id") != self.id:
             raise OcflError(f"{self.where}: {fedora.ROOT_HEADER} ({view.name}) names the id "
                             f"{root.get('id')!r:.200}, not the object's {self.id!r:.200}")
-        fedora.uid_of_id(self.id, f"{self.where}: {fedora.ROOT_HEADER}")
+        self.uid_of(self.id, f"{self.where}: {fedora.ROOT_HEADER}")
         self.root_headers = root
         docs = [(path, root if path == fedora.ROOT_HEADER else self._headers(view, path))
                 for path in sorted(p for p in state if p.startswith(fedora.HEADER_DIR))]
@@ -180,12 +198,13 @@ class FedoraObject:
             where = f"{self.where}: {path} ({view.name})"
             owner_id = rid.rsplit("/", 1)[0] if model in (fedora.ACL, fedora.DESCRIPTION) \
                 and isinstance(rid, str) else rid
-            fedora.uid_of_id(owner_id, where)
+            self.uid_of(owner_id, where)
             expected = self._paths(rid, model, binaries)
             if expected is not None and expected[0] != path:
                 raise OcflError(f"{self.where}: header file {path} ({view.name}) should be at "
                                 f"{expected[0]} for {rid}")
-            problems = fedora.validate_headers(h, root, expected[1] if expected else None)
+            problems = fedora.validate_headers(h, root, expected[1] if expected else None,
+                                               valid_ids=self._valid_ids)
             if problems:
                 raise OcflError(f"{self.where}: header file {path} ({view.name}) fails "
                                 f"Fedora's checks: {'; '.join(problems)}")

@@ -24,7 +24,8 @@ from lakesuperior.ocfl.filesink import FileSink, put_file
 
 __all__ = ["OCFL_VERSIONS", "DIGESTS", "LAYOUT", "MUTABLE_HEAD", "StorageRoot",
            "Inventory", "Version", "object_path", "content_path", "create_root",
-           "open_root", "json_bytes", "read_inventory", "hash_file", "iso_instant"]
+           "open_root", "json_bytes", "read_inventory", "read_file", "hash_file",
+           "iso_instant"]
 
 OCFL_VERSIONS = ("1.1", "1.0")
 #: Inventory digest algorithms this code writes and reads (hashlib names): the two
@@ -38,6 +39,8 @@ _LAYOUT_CONFIG = {"extensionName": LAYOUT, "digestAlgorithm": "sha256", "tupleSi
                   "numberOfTuples": 3, "shortObjectRoot": False}
 _VERSION_DIR = re.compile(r"v([1-9][0-9]*)")
 _CHUNK = 1 << 20
+_BAD_SEGMENTS = frozenset(("", ".", ".."))   # segments a logical path may not hold
+_READ = os.O_RDONLY | os.O_CLOEXEC
 
 
 def inventory_type(version: str) -> str:
@@ -98,8 +101,7 @@ def check_logical_path(path: Any, where: str) -> str:
     """A logical path as OCFL allows it (relative, no empty, ``.`` or ``..`` segments)."""
     if not isinstance(path, str) or not path:
         raise OcflError(f"{where}: a path must be a non-empty string, not {path!r:.60}")
-    if path.startswith("/") or path.endswith("/") or any(
-            seg in ("", ".", "..") for seg in path.split("/")):
+    if path[0] == "/" or path[-1] == "/" or not _BAD_SEGMENTS.isdisjoint(path.split("/")):
         raise OcflError(f"{where}: invalid path {path!r:.200}")
     return path
 
@@ -163,6 +165,20 @@ def hash_file(fh: BinaryIO, algorithm: str) -> tuple[str, int]:
     return h.hexdigest(), size
 
 
+def read_file(path: str) -> bytes:
+    """The bytes of the file ``path``, read with the system calls alone (an import
+    reads several small files per object: no file object, buffer or ``fstat``);
+    ``OSError`` as ``open`` raises it (``FileNotFoundError``, ``IsADirectoryError``)."""
+    fd = os.open(path, _READ)
+    try:
+        chunks = []
+        while chunk := os.read(fd, _CHUNK):
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
 # --- the storage root -----------------------------------------------------------------
 
 @dataclass
@@ -197,14 +213,36 @@ class StorageRoot:
 
     def objects(self) -> Iterator[str]:
         """The directories of the objects in the root (those with an object
-        declaration), in a stable order; the root's ``extensions`` are skipped."""
-        for dirpath, dirs, files in os.walk(self.path):
-            dirs.sort()
-            if dirpath == self.path:
-                dirs[:] = [d for d in dirs if d != "extensions"]
-            if any(f.startswith("0=ocfl_object_") for f in files):
-                dirs[:] = []
-                yield dirpath
+        declaration), in a stable order (as ``os.walk`` with its directories
+        sorted: symbolic links to directories are not followed); the root's
+        ``extensions`` are skipped."""
+        yield from _object_dirs(self.path, skip="extensions")
+
+
+def _object_dirs(path: str, skip: str | None = None) -> Iterator[str]:
+    """``path`` if it holds an object declaration, else the object directories
+    below it, depth first in name order (``skip``: a directory name not entered)."""
+    dirs = []
+    declared = False
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if not is_dir:
+                    declared = declared or entry.name.startswith("0=ocfl_object_")
+                elif entry.name != skip and not entry.is_symlink():
+                    dirs.append(entry.name)
+    except OSError:
+        return              # as os.walk: a directory that cannot be listed is passed over
+    if declared:
+        yield path
+        return
+    dirs.sort()
+    for name in dirs:
+        yield from _object_dirs(os.path.join(path, name))
 
 
 def create_root(path: str, version: str) -> StorageRoot:
@@ -262,8 +300,7 @@ def open_root(path: str) -> StorageRoot:
 
 def _load_json(path: str, where: str) -> Any:
     try:
-        with open(path, "rb") as fh:
-            return json.loads(fh.read().decode("utf-8"))
+        return json.loads(read_file(path).decode("utf-8"))
     except FileNotFoundError:
         raise OcflError(f"{where}: missing") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -344,8 +381,7 @@ def read_inventory(object_dir: str, where: str | None = None,
     inv_file = os.path.join(base, "inventory.json")
     name = where or object_dir
     try:
-        with open(inv_file, "rb") as fh:
-            body = fh.read()
+        body = read_file(inv_file)
     except FileNotFoundError:
         raise OcflError(f"{name}: missing inventory {inv_file}") from None
     try:
@@ -360,8 +396,7 @@ def read_inventory(object_dir: str, where: str | None = None,
                         f"(this reads {' and '.join(DIGESTS)})")
     sidecar = os.path.join(base, f"inventory.json.{algorithm}")
     try:
-        with open(sidecar, encoding="utf-8") as fh:
-            expected = fh.read().split()
+        expected = read_file(sidecar).decode("utf-8").split()
     except (FileNotFoundError, UnicodeDecodeError):
         raise OcflError(f"{name}: missing or unreadable inventory sidecar {sidecar}") from None
     actual = hashlib.new(algorithm, body).hexdigest()
@@ -428,11 +463,13 @@ def _inventory_of(doc: dict[str, Any], where: str) -> Inventory:
     return inv
 
 
-def object_extensions(object_dir: str, where: str) -> list[str]:
+def object_extensions(object_dir: str, where: str, entries: list[str] | None = None
+                      ) -> list[str]:
     """The object's extensions (``extensions/<name>``); ``OcflError`` for one the
-    import does not understand."""
+    import does not understand. ``entries``: the names in ``object_dir``, if read."""
     ext_dir = os.path.join(object_dir, "extensions")
-    names = sorted(os.listdir(ext_dir)) if os.path.isdir(ext_dir) else []
+    there = os.path.isdir(ext_dir) if entries is None or "extensions" in entries else False
+    names = sorted(os.listdir(ext_dir)) if there else []
     for name in names:
         if name not in OBJECT_EXTENSIONS:
             raise OcflError(f"{where}: unknown object extension {name!r} "
@@ -440,9 +477,12 @@ def object_extensions(object_dir: str, where: str) -> list[str]:
     return names
 
 
-def check_object_declaration(object_dir: str, where: str) -> str:
-    """The OCFL version the object declares (``0=ocfl_object_1.x``)."""
-    decl = [n for n in os.listdir(object_dir) if n.startswith("0=")]
+def check_object_declaration(object_dir: str, where: str,
+                             entries: list[str] | None = None) -> str:
+    """The OCFL version the object declares (``0=ocfl_object_1.x``); ``entries``:
+    the names in ``object_dir``, if read."""
+    names = os.listdir(object_dir) if entries is None else entries
+    decl = [n for n in names if n.startswith("0=")]
     versions = [n[len("0=ocfl_object_"):] for n in decl if n.startswith("0=ocfl_object_")]
     if len(decl) != 1 or len(versions) != 1 or versions[0] not in OCFL_VERSIONS:
         raise OcflError(f"{where}: unsupported object declaration {decl!r:.80} in "

@@ -115,6 +115,11 @@ def _exists(repo, uid):
         return False
 
 
+def _make_dir(f: Path) -> None:
+    f.unlink()
+    f.mkdir()
+
+
 def break_sidecar(d: Path) -> None:
     (d / "inventory.json").write_bytes((d / "inventory.json").read_bytes() + b" ")
 
@@ -130,6 +135,13 @@ CASES = {
         "does not match its sha512 digest"),
     "missing content file": (lambda d: content(d, "fcr-container.nt").unlink(),
                              "is missing"),
+    "content file that is a directory": (lambda d: _make_dir(content(d, "fcr-container.nt")),
+                                         "is missing"),
+    "missing inventory sidecar": (lambda d: (d / "inventory.json.sha512").unlink(),
+                                  "missing or unreadable inventory sidecar"),
+    "parent that is not a string": (
+        lambda d: set_header(d, ".fcrepo/fcr-root.json", lambda h: h.update(parent=["x"])),
+        "Invalid 'parent' value ['x']"),
     "unknown extension": (lambda d: (d / "extensions" / "9999-unknown").mkdir(parents=True),
                           "unknown object extension '9999-unknown'"),
     "header failing Fedora's checks": (

@@ -103,3 +103,33 @@ def test_an_incremental_export_replaces_what_an_interrupted_one_left(tmp_path, c
 ])
 def test_inventory_json_is_jsons_own_indented_form(doc):
     assert json_bytes(doc) == (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def test_a_storage_roots_objects_are_listed_as_os_walk_finds_them(tmp_path):
+    """The object directories, depth first in name order, as ``os.walk`` with sorted
+    directories finds them: not inside an object, not in the root's ``extensions``,
+    not through a symbolic link to a directory."""
+    from lakesuperior.ocfl.storage import StorageRoot, create_root
+    root = tmp_path / "root"
+    root.mkdir()
+    create_root(str(root), "1.1")
+    objs = [root / "b" / "x", root / "a" / "z", root / "a" / "y" / "deep", root / "c"]
+    for d in objs:
+        d.mkdir(parents=True)
+        (d / "0=ocfl_object_1.1").write_text("ocfl_object_1.1\n")
+    (root / "a" / "z" / "inner").mkdir()                      # inside an object
+    (root / "a" / "z" / "inner" / "0=ocfl_object_1.1").write_text("x")
+    (root / "extensions" / "e").mkdir()                        # the root's extensions
+    (root / "extensions" / "e" / "0=ocfl_object_1.1").write_text("x")
+    (root / "d").symlink_to(root / "b")                        # a link to a directory
+    found = list(StorageRoot(str(root), "1.1").objects())
+    expected = []
+    for dirpath, dirs, files in os.walk(root):
+        dirs.sort()
+        if dirpath == str(root):
+            dirs.remove("extensions")
+        if any(f.startswith("0=ocfl_object_") for f in files):
+            dirs.clear()
+            expected.append(dirpath)
+    assert found == expected == [str(root / "a" / "y" / "deep"), str(root / "a" / "z"),
+                                 str(root / "b" / "x"), str(root / "c")]

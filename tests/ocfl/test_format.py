@@ -216,3 +216,20 @@ def test_from_fedora_reads_what_to_fedora_wrote():
     got = fedora.from_fedora(fedora.rdf_content(triples), umap)
     assert sorted(got) == sorted(umap.triples_to_public(triples))
     assert got.distinct
+
+
+def test_ids_known_valid_are_not_checked_again_and_others_still_are():
+    """``validate_headers(..., valid_ids=)``: the ids that pass are remembered; a
+    header naming another, broken one is still refused, and it is not remembered."""
+    root = {"id": "info:fedora/a", "parent": "info:fedora", "stateToken": "t",
+            "interactionModel": "http://www.w3.org/ns/ldp#BasicContainer",
+            "createdDate": "2024-01-01T00:00:00Z", "lastModifiedDate": "2024-01-01T00:00:00Z",
+            "objectRoot": True, "deleted": True, "headersVersion": "1.0"}
+    valid: set[str] = set()
+    assert fedora.validate_headers(root, root, None, valid_ids=valid) == []
+    assert valid == {"info:fedora/a", "info:fedora"}
+    broken = dict(root, parent="info:fedora/ /x")
+    problems = fedora.validate_headers(broken, root, None, valid_ids=valid)
+    assert any("blank parts" in p for p in problems), problems
+    assert valid == {"info:fedora/a", "info:fedora"}
+    assert fedora.validate_headers(broken, root, None) == problems
