@@ -164,20 +164,9 @@ def _import_object(repo: Repository, obj_dir: str, oid: str, uid: str, report: I
     obj = FedoraObject(obj_dir, oid)
     versions = obj.versions()
     head = versions[-1]
-    already = _exists(repo, uid) if uid != ROOT_UID else _root_done(repo, head, oid)
-    if already:
-        report.skipped += 1
-        for rid, entry in head.entries.items():
-            ruid = obj.uid_of(rid, oid)
-            if entry.deleted and _live(repo, ruid):
-                deletions.append((ruid, _date(entry.headers, "lastModifiedDate", oid)))
-        return
-    parent = (head.entries.get(obj.id) or Entry({}, "")).headers.get("parent")
-    if uid != ROOT_UID and isinstance(parent, str):
-        puid = fedora.uid_of_id(parent, f"{oid}: {fedora.ROOT_HEADER}")
-        if not _exists(repo, puid):
-            raise OcflError(f"{oid}: its parent {parent} is neither in the repository nor "
-                            "imported from the storage root")
+    with repo.snapshot():       # one read snapshot for what is looked up before the write
+        if _done(repo, obj, uid, head, report, deletions):
+            return
     writer = _ObjectImport(repo, obj, versions)
     with repo.transaction():
         writer.run()
@@ -187,6 +176,28 @@ def _import_object(repo: Repository, obj_dir: str, oid: str, uid: str, report: I
     report.acls += writer.acls
     report.versions += writer.versions
     deletions.extend(writer.deletions)
+
+
+def _done(repo: Repository, obj: FedoraObject, uid: str, head: VersionView,
+          report: ImportReport, deletions: list[tuple[str, datetime]]) -> bool:
+    """Whether the object was imported before (skipped: its deletions still to make
+    are added to ``deletions``); ``OcflError`` if its parent is missing."""
+    oid = obj.where
+    already = _exists(repo, uid) if uid != ROOT_UID else _root_done(repo, head, oid)
+    if already:
+        report.skipped += 1
+        for rid, entry in head.entries.items():
+            ruid = obj.uid_of(rid, oid)
+            if entry.deleted and _live(repo, ruid):
+                deletions.append((ruid, _date(entry.headers, "lastModifiedDate", oid)))
+        return True
+    parent = (head.entries.get(obj.id) or Entry({}, "")).headers.get("parent")
+    if uid != ROOT_UID and isinstance(parent, str):
+        puid = fedora.uid_of_id(parent, f"{oid}: {fedora.ROOT_HEADER}")
+        if not _exists(repo, puid):
+            raise OcflError(f"{oid}: its parent {parent} is neither in the repository nor "
+                            "imported from the storage root")
+    return False
 
 
 def _root_done(repo: Repository, head: VersionView, oid: str) -> bool:
