@@ -12,7 +12,7 @@ a view, so the rules have one implementation. Modes:
   ``fixity_check``; inside ``transaction()``, where a write checks its
   preconditions against it, ``info`` needs Read, Write or Append.
 - Write: ``create_or_replace``, ``update``, ``update_delta``,
-  ``create_version``, ``import_version``, ``delete_version``,
+  ``create_version``, ``import_version``, ``import_versions``, ``delete_version``,
   ``revert_to_version``, ``resurrect``; ``delete`` and
   ``forget`` need Write on everything they remove.
 - Append (or Write): ``create`` under a container or RDF source (under a
@@ -361,6 +361,11 @@ class AgentView:
         uid = normalize_uid(uid)
         return self._writing(lambda a: a.require(uid, "Write"),
                              lambda: self._repo.import_version(uid, when, **kwargs))
+
+    def import_versions(self, uid: str, versions: Any, **kwargs: Any) -> list[str]:
+        uid = normalize_uid(uid)
+        return self._writing(lambda a: a.require(uid, "Write"),
+                             lambda: self._repo.import_versions(uid, versions, **kwargs))
 
     def revert_to_version(self, uid: str, version_id: str) -> Any:
         uid = normalize_uid(uid)

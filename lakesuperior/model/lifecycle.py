@@ -467,19 +467,25 @@ def make_version(ctx: WriteContext, uid: str, label: str | None = None) -> str:
     return vid
 
 
-def import_version(ctx: WriteContext, uid: str, vid: str, model: str,
-                   inp: RdfInput | BinaryInput | None, handling: str, *,
-                   known: bool = False) -> str:
-    """Add version ``vid`` of ``uid`` holding ``inp`` (None: the current state,
-    live if ``vid`` is its newest version: stored once, as ``versions.create``).
-    ``known``: ``model`` was read in this write, nothing written since (it is not
-    read again)."""
+def import_versions(ctx: WriteContext, uid: str, model: str,
+                    items: list[tuple[str, RdfInput | BinaryInput | None]], handling: str, *,
+                    known: bool = False) -> list[str]:
+    """Add each version ``vid`` of ``uid`` holding its input, in the order given
+    (``(vid, inp)``; ``inp`` None: the current state, live if ``vid`` is its newest
+    version: stored once, as ``versions.create``); their ids. The resource's
+    versions and Archival Group are read once for all. ``known``: ``model`` was
+    read in this write, nothing written since (it is not read again)."""
     if not known:
         require_model(ctx.txn, uid)
-    state = None if inp is None else state_of(ctx, uid, model, inp, handling,
-                                              versions.datetime_of_id(vid))
-    versions.import_version(ctx, uid, vid, state, canonical=inp is not None and _canonical(inp))
-    return vid
+    own = versions.own_ids(ctx, uid)
+    group = archival.group_of(ctx.txn, uid)
+    for vid, inp in items:
+        state = None if inp is None else state_of(ctx, uid, model, inp, handling,
+                                                  versions.datetime_of_id(vid))
+        own = versions.import_version(ctx, uid, vid, state,
+                                      canonical=inp is not None and _canonical(inp),
+                                      own=own, group=group)
+    return [vid for vid, _ in items]
 
 
 def revert_to_version(ctx: WriteContext, uid: str, version_id: str) -> RdfSource:

@@ -341,13 +341,17 @@ def create(ctx: WriteContext, uid: str, label: str | None = None,
 
 
 def import_version(ctx: WriteContext, uid: str, vid: str, triples: list[Triple] | None, *,
-                   canonical: bool = False) -> None:
+                   canonical: bool = False, own: list[str] | None = None,
+                   group: str | None | object = _UNKNOWN) -> list[str]:
     """Add a kept version at ``vid`` (a historic version: a migration's) with the
     state ``triples`` (``canonical``: every term known canonical, as for
     ``add_graph``), or (None) the current state: a live version if ``vid`` is the
     newest (nothing copied until the resource changes), else a copy of it.
-    ``VersionExistsError`` if there is one at that datetime."""
-    own = own_ids(ctx, uid)
+    ``VersionExistsError`` if there is one at that datetime. ``own``: the
+    resource's version ids and ``group`` its Archival Group (or None), if read in
+    this write. Returns the version ids with ``vid`` (``own`` for the next one)."""
+    if own is None:
+        own = own_ids(ctx, uid)
     if vid in own:
         raise VersionExistsError(uid, f"{uid} already has a version at {vid}")
     newest = not own or own[-1] < vid
@@ -359,10 +363,13 @@ def import_version(ctx: WriteContext, uid: str, vid: str, triples: list[Triple] 
     elif not newest:
         ctx.txn.add_graph(snap_graph(uid, vid), _own_triples(ctx, uid), canonical=True)
     _add_id(ctx, uid, vid, kept=True)
-    group = archival.group_of(ctx.txn, uid)
+    if group is _UNKNOWN:
+        group = archival.group_of(ctx.txn, uid)
     if group is not None:
+        assert isinstance(group, str)
         add_group_id(ctx, group, vid, kept=True)
     record_change(ctx, uid, "version")
+    return own + [vid] if newest else sorted(own + [vid])
 
 
 def resolve(ctx: Context, uid: str, vid: str) -> str:

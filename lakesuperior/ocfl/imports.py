@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
@@ -34,8 +35,15 @@ from lakesuperior.model.interaction import NON_RDF_SOURCE
 from lakesuperior.model.uids import ROOT_UID, is_descendant
 from lakesuperior.ocfl import fedora
 from lakesuperior.ocfl.reading import Entry, FedoraObject, VersionView
-from lakesuperior.ocfl.storage import object_path, open_root, parse_instant, read_file
+from lakesuperior.ocfl.storage import (
+    hash_file,
+    object_path,
+    open_root,
+    parse_instant,
+    read_file,
+)
 from lakesuperior.repository import Repository
+from lakesuperior.store.binaries import normalize_digest
 
 __all__ = ["ImportReport", "import_ocfl", "import_config", "IMPORT_IRI_CACHE"]
 
@@ -259,8 +267,7 @@ class _ObjectImport:
         # then (as an update of the same moment).
         with repo.clock(modified):
             writer = repo.as_user(who)
-            self._write_state(writer, uid, view, entry, current=True,
-                              created=(created, creator))
+            self._write_state(writer, uid, view, entry, (created, creator))
             desc = entry.description or {}
             user = self._rdf(view, desc["contentPath"]) if entry.binary and desc.get(
                 "contentPath") else []
@@ -299,12 +306,58 @@ class _ObjectImport:
                 continue
             when = view.when(entry)
             chosen[when.strftime("%Y%m%d%H%M%S")] = (when, view, entry)
-        for when, view, entry in chosen.values():
-            if view is current and entry.headers.get("externalHandling") is None:
-                self.repo.import_version(uid, when)
-            else:
-                self._write_state(self.repo, uid, view, entry, current=False, when=when)
-            self.versions += 1
+        items: list[tuple[datetime, dict[str, Any]]] = []
+        contents: list[tuple[VersionView, str, dict[str, str]]] = []
+        with ExitStack() as streams:
+            for when, view, entry in chosen.values():
+                self.versions += 1
+                if view is current and entry.headers.get("externalHandling") is None:
+                    items.append((when, {}))          # the current state, as written
+                    continue
+                inputs = self._memento(view, entry, streams, contents)
+                if inputs is not None:
+                    items.append((when, inputs))
+            if not items:
+                return
+            try:
+                self.repo.import_versions(uid, items)
+            except ChecksumValidationError as e:
+                raise self._mismatch(contents, e) from None
+
+    def _memento(self, view: VersionView, entry: Entry, streams: ExitStack,
+                 contents: list[tuple[VersionView, str, dict[str, str]]]
+                 ) -> dict[str, Any] | None:
+        """What ``import_versions`` takes for the Memento of ``entry`` in ``view``:
+        its triples, or a binary's content (opened in ``streams``; its file and
+        digests added to ``contents``); None for an external binary (no content)."""
+        h = entry.headers
+        if not entry.binary:
+            return {"triples": self._rdf(view, h["contentPath"])}
+        if h.get("externalHandling") is not None:
+            return None
+        path = h["contentPath"]
+        digests = self._digests(h, view.state[path])
+        contents.append((view, path, digests))
+        return {"stream": streams.enter_context(self.obj.open(view.state, path, view.name)),
+                "digests": digests, "media_type": h.get("mimeType"),
+                "filename": h.get("filename") or None}                # Fedora: "" for none
+
+    def _mismatch(self, contents: list[tuple[VersionView, str, dict[str, str]]],
+                  error: ChecksumValidationError) -> OcflError:
+        """The error naming the first of ``contents`` that does not match its digests
+        (found by reading them again: only when one did not)."""
+        for view, path, digests in contents:
+            if not self._matches(view, path, digests):
+                return OcflError(f"{self.obj.where}: {self.obj.file_name(view.state, path)} "
+                                 f"({path}, {view.name}) does not match its digest: {error}")
+        return OcflError(f"{self.obj.where}: a content file does not match its digest: {error}")
+
+    def _matches(self, view: VersionView, path: str, digests: dict[str, str]) -> bool:
+        for algorithm, want in digests.items():
+            with self.obj.open(view.state, path, view.name) as fh:
+                if hash_file(fh, algorithm)[0] != _hex(algorithm, want):
+                    return False
+        return True
 
     def _rdf(self, view: VersionView, path: str) -> rdfio.Parsed:
         data = self.obj.read(view.state, path, view.name)
@@ -314,45 +367,32 @@ class _ObjectImport:
             raise OcflError(f"{self.obj.where}: {self.obj.file_name(view.state, path)} "
                             f"({path}, {view.name}) is not valid N-Triples: {e}") from None
 
-    def _write_state(self, repo: Repository, uid: str, view: VersionView, entry: Entry, *,
-                     current: bool, when: datetime | None = None,
-                     created: tuple[datetime, str] | None = None) -> None:
-        """The resource's current state (``current``: ``created``, its creation's
-        date and agent) or its Memento at ``when``."""
+    def _write_state(self, repo: Repository, uid: str, view: VersionView, entry: Entry,
+                     created: tuple[datetime, str]) -> None:
+        """The resource's current state, with ``created``: its creation's date and
+        agent."""
         h = entry.headers
-        stamp: dict[str, Any] = {} if created is None else {
-            "created": created[0], "created_by": created[1]}
+        stamp: dict[str, Any] = {"created": created[0], "created_by": created[1]}
         if not entry.binary:
-            model = h["interactionModel"]
-            triples = self._rdf(view, h["contentPath"])
-            if current:
-                repo.create_or_replace(uid, triples=triples, interaction_model=model,
-                                       handling="lenient",
-                                       archival_group=h.get("archivalGroup") is True, **stamp)
-            else:
-                assert when is not None
-                repo.import_version(uid, when, triples=triples, handling="lenient")
+            repo.create_or_replace(uid, triples=self._rdf(view, h["contentPath"]),
+                                   interaction_model=h["interactionModel"], handling="lenient",
+                                   archival_group=h.get("archivalGroup") is True, **stamp)
             return
         kw: dict[str, Any] = dict(media_type=h.get("mimeType"),
                                   filename=h.get("filename") or None)   # Fedora: "" for none
         if h.get("externalHandling") is not None:
-            if current:
-                repo.create_or_replace(uid, external=h.get("externalUrl"),
-                                       external_handling=h["externalHandling"],
-                                       interaction_model=NON_RDF_SOURCE, handling="lenient",
-                                       **kw, **stamp)
+            repo.create_or_replace(uid, external=h.get("externalUrl"),
+                                   external_handling=h["externalHandling"],
+                                   interaction_model=NON_RDF_SOURCE, handling="lenient",
+                                   **kw, **stamp)
             return
         path = h["contentPath"]
         digests = self._digests(h, view.state[path])
         try:
             with self.obj.open(view.state, path, view.name) as stream:
-                if current:
-                    repo.create_or_replace(uid, stream=stream, digests=digests,
-                                           interaction_model=NON_RDF_SOURCE,
-                                           handling="lenient", **kw, **stamp)
-                else:
-                    assert when is not None
-                    repo.import_version(uid, when, stream=stream, digests=digests, **kw)
+                repo.create_or_replace(uid, stream=stream, digests=digests,
+                                       interaction_model=NON_RDF_SOURCE,
+                                       handling="lenient", **kw, **stamp)
         except ChecksumValidationError as e:
             raise OcflError(f"{self.obj.where}: {self.obj.file_name(view.state, path)} "
                             f"({path}, {view.name}) does not match its digest: {e}") from None
@@ -371,6 +411,14 @@ class _ObjectImport:
         triples = self._rdf(view, h["contentPath"])
         self.repo.set_acl(uid, triples=triples)
         self.acls += 1
+
+
+def _hex(algorithm: str, digest: str) -> str:
+    """A digest as ``store.binaries`` compares it (hex or base64 given), or itself."""
+    try:
+        return normalize_digest(algorithm, digest)
+    except LakesuperiorError:
+        return digest
 
 
 def _bury(repo: Repository, deletions: list[tuple[str, datetime]],

@@ -46,7 +46,7 @@ from lakesuperior.model import versions as versions_mod
 from lakesuperior.model.containment import write_graph
 from lakesuperior.model.context import Context, Settings, WriteContext, system_clock
 from lakesuperior.model.external import external_ref
-from lakesuperior.model.inputs import is_binary, read_input
+from lakesuperior.model.inputs import BinaryInput, RdfInput, is_binary, read_input
 from lakesuperior.model.lookup import is_tombstone, model_at, require_model, tombstone_error
 from lakesuperior.model.nonrdf import ExternalSources, external_input
 from lakesuperior.model.resource import (
@@ -587,26 +587,50 @@ class Repository:
         (as for ``create_or_replace``: RDF for an RDF source, content for a
         binary), or without input the current state. ``VersionExistsError`` if
         the resource has a version at that second. The current state is unchanged."""
+        inputs = dict(graph=graph, data=data, media_type=media_type, stream=stream,
+                      digests=digests, filename=filename, triples=triples)
+        return self.import_versions(uid, [(when, inputs)], base_uri=base_uri,
+                                    handling=handling)[0]
+
+    def import_versions(self, uid: str, versions: Iterable[tuple[datetime, Mapping[str, Any]]],
+                        *, base_uri: str | None = None, handling: str = "lenient") -> list[str]:
+        """Add several versions in one write: each ``(when, inputs)`` as
+        ``import_version(uid, when, **inputs)`` adds it (``inputs``: ``graph``,
+        ``data``, ``media_type``, ``stream``, ``digests``, ``filename``,
+        ``triples``; none: the current state), in the order given (each stream is
+        read in that order); their ids. If one is refused, none is added. The
+        resource is looked up once for all of them (a migration's versions)."""
         uid = normalize_uid(uid)
+        items = [(when, dict(inputs)) for when, inputs in versions]
         tx = self._tx
         with self.snapshot() as ctx:
             model = require_model(ctx.txn, uid)
-            vid = versions_mod.id_of_datetime(ctx, when)
+            vids = [versions_mod.id_of_datetime(ctx, when) for when, _ in items]
             read_in = tx.mark if tx.owned() else None   # the model read in the write
-        body = data if data is not None else stream
-        inp = None
-        if any(x is not None for x in (graph, body, triples)):
-            binary = model == interaction.NON_RDF_SOURCE
-            if not binary and is_binary(None, graph=graph, media_type=media_type, body=body):
-                raise IncompatibleLdpTypeError(uid, f"{uid} is an RDF source: a version of "
-                                                    "it is RDF, not binary content")
-            inp = self._input(uid, self._urimap(base_uri), graph=graph, data=data,
-                              media_type=media_type, stream=stream,
-                              interaction_model=model if binary else None, digests=digests,
-                              filename=filename, triples=triples)
-        return self._write(lambda ctx: lifecycle.import_version(
-            ctx, uid, vid, model, inp, handling,
+        umap = self._urimap(base_uri)
+        inps = [self._version_input(uid, model, umap, **inputs) for _, inputs in items]
+        return self._write(lambda ctx: lifecycle.import_versions(
+            ctx, uid, model, list(zip(vids, inps, strict=True)), handling,
             known=read_in is not None and read_in is tx.mark), base_uri)
+
+    def _version_input(self, uid: str, model: str, umap: UriMap, *, graph: Any = None,
+                       data: bytes | None = None, media_type: str | None = None,
+                       stream: Any = None, digests: Mapping[str, str] | None = None,
+                       filename: str | None = None,
+                       triples: Iterable[tuple[str, str, str]] | None = None
+                       ) -> RdfInput | BinaryInput | None:
+        """The input of a version of the resource ``uid`` (interaction model
+        ``model``): RDF, a binary's content (stored now), or None (its current state)."""
+        body = data if data is not None else stream
+        if all(x is None for x in (graph, body, triples)):
+            return None
+        binary = model == interaction.NON_RDF_SOURCE
+        if not binary and is_binary(None, graph=graph, media_type=media_type, body=body):
+            raise IncompatibleLdpTypeError(uid, f"{uid} is an RDF source: a version of "
+                                                "it is RDF, not binary content")
+        return self._input(uid, umap, graph=graph, data=data, media_type=media_type,
+                           stream=stream, interaction_model=model if binary else None,
+                           digests=digests, filename=filename, triples=triples)
 
     def revert_to_version(self, uid: str, version_id: str) -> RdfSource:
         """Restore a version's state (user triples, and for a binary its content);

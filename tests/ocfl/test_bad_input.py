@@ -244,3 +244,27 @@ def test_not_a_storage_root(tmp_path):
     with pytest.raises(OcflError, match="not an OCFL storage root"):
         import_ocfl(str(tmp_path / "empty"), config(tmp_path / "dest"))
     assert not (tmp_path / "dest").exists()
+
+
+@pytest.mark.parametrize("damaged", ["v1", "v2"])
+def test_an_older_version_of_a_binary_whose_bytes_do_not_match(tmp_path, damaged):
+    """The Mementos of a binary are imported in one write: the failure still names
+    the file and the version whose bytes are wrong, and nothing of the object is
+    written."""
+    from tests.clock import FakeClock
+    clock = FakeClock()
+    with Repository(config=config(tmp_path / "src"), clock=clock) as repo:
+        for i in range(3):
+            repo.create_or_replace("/b", data=b"state %d" % i,
+                                   media_type="application/octet-stream")
+            clock.advance()
+        repo.create_or_replace("/other", data=b'<> <http://ex.org/p> "o" .',
+                               media_type="text/turtle")
+        export_ocfl(repo, tmp_path / "ocfl")
+    d = obj(tmp_path / "ocfl", "info:fedora/b")
+    (d / damaged / "content" / "b").write_bytes(b"tampered")
+    report = import_ocfl(str(tmp_path / "ocfl"), config(tmp_path / "dest"))
+    why = dict(report.failed)["info:fedora/b"]
+    assert f"{damaged}/content/b (b, {damaged}) does not match its digest" in why, why
+    with Repository(config=config(tmp_path / "dest")) as dest:
+        assert not _exists(dest, "/b") and _exists(dest, "/other")

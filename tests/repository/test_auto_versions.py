@@ -16,6 +16,7 @@ from lakesuperior.exceptions import (
     VersionExistsError,
 )
 from lakesuperior.model.archival import ARCHIVAL_GROUP
+from tests.clock import FakeClock
 
 BASE = "http://test.example/rest"
 TTL = "text/turtle"
@@ -243,6 +244,43 @@ def test_import_version_of_a_binary(repo):
     assert old.digest == hashlib.sha512(b"then").hexdigest()
     assert old.mimetype == "text/csv" and old.filename == "old.csv"
     assert repo.get("/b").digest == hashlib.sha512(b"now").hexdigest()
+
+
+def test_import_versions_is_import_version_for_each_in_one_write(repo_factory, state):
+    """``import_versions`` stores what one ``import_version`` per version stores (and
+    announces the same changes), in one write: one refused, none is added."""
+    then = datetime(2020, 1, 1, tzinfo=UTC)
+    rdf = [(datetime(2000, 1, 1, tzinfo=UTC), {"data": ttl("zero"), "media_type": TTL}),
+           (datetime(2001, 1, 1, tzinfo=UTC), {"triples": [(f"<{BASE}/r>", P, '"one"')]}),
+           (datetime(2002, 1, 1, tzinfo=UTC), {})]                 # the current state
+    binary = [(datetime(2000, 1, 1, tzinfo=UTC), {"data": b"then", "media_type": "text/csv",
+                                                  "filename": "old.csv"}),
+              (datetime(2003, 1, 1, tzinfo=UTC), {})]
+    one, many = (repo_factory(name, versioning_auto=False,
+                              clock=FakeClock(datetime(2021, 1, 1, tzinfo=UTC)))
+                 for name in ("one", "many"))
+    for repo in (one, many):
+        with repo.transaction(), repo.clock(then):
+            repo.create_or_replace("/r", data=ttl("now"), media_type=TTL)
+            repo.create_or_replace("/b", data=b"now", media_type="text/plain")
+    with one.transaction(), one.clock(then):
+        got = [[one.import_version(uid, when, **inputs) for when, inputs in versions]
+               for uid, versions in (("/r", rdf), ("/b", binary))]
+    with many.transaction(), many.clock(then):
+        assert [many.import_versions("/r", rdf), many.import_versions("/b", binary)] == got
+    assert got == [["20000101000000", "20010101000000", "20020101000000"],
+                   ["20000101000000", "20030101000000"]]
+    assert state(many) == state(one)
+    assert [(c.uid, c.kind, c.types, c.timestamp) for c in many.changes()] == \
+        [(c.uid, c.kind, c.types, c.timestamp) for c in one.changes()]
+    before = state(many)
+    with pytest.raises(VersionExistsError):
+        many.import_versions("/r", [(datetime(1999, 1, 1, tzinfo=UTC), {"data": ttl("x"),
+                                                                         "media_type": TTL}),
+                                    (datetime(2000, 1, 1, tzinfo=UTC), {})])
+    with pytest.raises(TypeError):
+        many.import_versions("/r", [(datetime(1998, 1, 1, tzinfo=UTC), {"body": ttl("x")})])
+    assert state(many)["graphs"] == before["graphs"]
 
 
 # --- Archival Groups -----------------------------------------------------------------------

@@ -99,6 +99,7 @@ def test_denied_calls_raise_and_write_nothing(tree, state):
         ("Write", lambda: anon.create_version("/a/b")),
         ("Write", lambda: anon.delete_version("/a/b", "20200101000000")),
         ("Write", lambda: anon.import_version("/a/b", datetime(2020, 1, 1, tzinfo=UTC))),
+        ("Write", lambda: anon.import_versions("/a/b", [(datetime(2020, 1, 1, tzinfo=UTC), {})])),
         ("Control", lambda: anon.acl("/a")),
         ("Control", lambda: anon.has_acl("/a")),
         ("Control", lambda: anon.set_acl("/a", data=b"", media_type=TTL)),
