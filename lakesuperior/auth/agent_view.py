@@ -80,7 +80,7 @@ def inserts_only(text: str | bytes) -> bool:
     try:
         if isinstance(text, bytes):
             text = text.decode("utf-8")
-        ops = parse_update(text).request
+        ops = parse_update(text).request or ()   # None: no operation (empty, a prologue)
     except Exception:   # pyparsing errors, bad UTF-8: the update itself will say
         return False
     inserts = False
@@ -130,9 +130,12 @@ def _may_put(access: Access, uid: str) -> None:
 
 def _may_update(access: Access, uid: str, sparql_update: str | bytes | None) -> None:
     """Write on ``uid``, or Append for an update that only inserts (parsed only for an
-    agent without Write: a parse costs milliseconds)."""
+    agent with Append and without Write: a parse costs milliseconds per kilobyte, and
+    an agent with neither is refused without it)."""
     if access.allows(uid, "Write"):
         return
+    if not access.allows(uid, "Append"):
+        access.require(uid, "Write")
     only_inserts = sparql_update is not None and inserts_only(sparql_update)
     access.require(uid, *(("Write", "Append") if only_inserts else ("Write",)))
 

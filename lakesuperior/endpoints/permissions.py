@@ -12,7 +12,9 @@ Modes: on ``fcr:acl``, Control for every write; a POST on a resource, Append
 on a container or RDF source, Write on a binary or what does not exist; a PUT
 of a resource, Write, or Append on the container of a new one; a PATCH of a
 resource or ``fcr:metadata``, Write, or Append for a SPARQL Update that only
-inserts; any other write, Write.
+inserts; any other write, Write. The body of a PATCH is read (and parsed) only for
+an agent that has Append there without Write: one with neither is refused before
+it is read, so that an anonymous update costs no parse.
 """
 from __future__ import annotations
 
@@ -44,6 +46,7 @@ def check_write(call: Call) -> None:
     elif kind == "resource" and method == "PUT":
         view.require_put(uid)
     elif kind in ("resource", "metadata") and method == "PATCH":
+        view.require(uid, "Write", "Append")     # neither: refused before the body is read
         view.require_update(uid, _sparql_update())
     else:
         view.require(uid, "Write")

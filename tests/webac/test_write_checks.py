@@ -12,6 +12,7 @@ from lakesuperior.auth.agent_view import inserts_only
 from .conftest import (
     ALICE,
     ANONYMOUS,
+    BOB,
     ROOT,
     SPARQL_UPDATE,
     TTL,
@@ -175,3 +176,59 @@ def test_a_write_naming_its_acl_is_checked_for_permission_first(client, tree, ac
     r = client.post("/rest/a", data=b"", content_type=TTL, headers=ACL_LINK)
     assert r.status_code == 401
     assert state(tree) == before
+
+
+# --- an update's body is judged only once the agent may make it ---------------------------------
+
+@pytest.mark.parametrize("body", [b"", b"   ", b"# only a comment", b"PREFIX x: <http://x/>"])
+def test_an_update_without_operations_is_refused_for_permission_first(client, tree, act,
+                                                                      state, body):
+    """An update holding no operation (empty, a comment, a prologue) was a 500 for every
+    agent but administrators (``inserts_only`` iterated None)."""
+    before = state(tree)
+    act(ANONYMOUS)
+    r = client.patch("/rest/a/b", data=body, content_type=SPARQL_UPDATE)
+    assert r.status_code == 401, (r.status_code, r.data)
+    put_acl(tree, "/a/b", grant("/a/b", "acl:Read, acl:Append", who=f"acl:agent {ALICE_ID}"))
+    before = state(tree)
+    act(ALICE)
+    r = client.patch("/rest/a/b", data=body, content_type=SPARQL_UPDATE)
+    assert r.status_code == 403 and b"Write access to /a/b" in r.data, (r.status_code, r.data)
+    put_acl(tree, "/a/b", grant("/a/b", "acl:Read, acl:Write", who=f"acl:agent {ALICE_ID}"))
+    before = state(tree)
+    r = client.patch("/rest/a/b", data=body, content_type=SPARQL_UPDATE)
+    assert r.status_code == 400 and b"empty" in r.data, (r.status_code, r.data)
+    assert state(tree) == before
+
+
+def test_inserts_only_of_an_update_without_operations():
+    for text in ("", "  ", "# nothing", "PREFIX x: <http://x/>", "BASE <http://x/>"):
+        assert not inserts_only(text)
+
+
+def test_the_update_of_an_agent_without_append_or_write_is_not_parsed(
+        client, tree, act, state, monkeypatch):
+    """Deciding Append against Write parses the update; an agent with neither mode was
+    made to wait for that parse (seconds for a few hundred kilobytes, under the
+    process's one parser lock) before its 401 or 403."""
+    from lakesuperior.auth import agent_view
+    parses = []
+    real = agent_view.parse_update
+
+    def counted(text):
+        parses.append(len(text))
+        return real(text)
+    monkeypatch.setattr(agent_view, "parse_update", counted)
+    update = ("INSERT DATA { " + " ".join(f'<> <http://x/p{i}> "v{i}" .' for i in range(200))
+              + " }").encode()
+    before = state(tree)
+    act(ANONYMOUS)
+    assert client.patch("/rest/a/b", data=update, content_type=SPARQL_UPDATE).status_code == 401
+    act(BOB)
+    assert client.patch("/rest/a/b", data=update, content_type=SPARQL_UPDATE).status_code == 403
+    assert parses == []
+    assert state(tree) == before
+    put_acl(tree, "/a/b", grant("/a/b", "acl:Read, acl:Append", who=f"acl:agent {ALICE_ID}"))
+    act(ALICE)
+    assert client.patch("/rest/a/b", data=update, content_type=SPARQL_UPDATE).status_code == 204
+    assert parses, "an agent with Append only has its update parsed to decide"
