@@ -33,6 +33,11 @@ def post_worker_init(worker):
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
 
 
+# No request header names the WSGI script root or path: gunicorn's default takes
+# SCRIPT_NAME and PATH_INFO headers from forwarded_allow_ips (127.0.0.1, where any
+# local client connects), and a SCRIPT_NAME the path does not start with was a 500.
+# Headers with underscores are then dropped (header_map "drop").
+forwarder_headers = ""
 keepalive = 5
 # A worker whose main loop is stuck for longer than ``timeout`` seconds is
 # restarted; threaded workers stay responsive during long transfers, so this

@@ -87,6 +87,20 @@ def test_public_uris_follow_host(server):
     assert status == 200 and b"<http://example.org:8123/ldp/hosted>" in body
 
 
+@pytest.mark.parametrize("script_name", ["/elsewhere", "/rest", "/rest/hosted"])
+def test_a_script_name_header_is_not_believed(server, script_name):
+    """gunicorn took a ``SCRIPT_NAME`` request header from a trusted proxy address
+    (127.0.0.1, so any local client) as the WSGI script root: a path outside it was a
+    500 ("Configuration problem: Request path ... does not start with SCRIPT_NAME"),
+    one inside it moved the routes and every public URI."""
+    server.request("PUT", "/rest/hosted", b"", {"Content-Type": "text/turtle"})
+    status, _, body = server.request(
+        "GET", "/rest/hosted",
+        headers={"SCRIPT_NAME": script_name, "Accept": "application/n-triples"})
+    assert status == 200, (status, body)
+    assert f"<http://127.0.0.1:{server.port}/rest/hosted>".encode() in body
+
+
 def test_binary_and_ranges(server):
     data = bytes(range(256)) * 100
     status, headers, _ = server.request("POST", "/rest/", data,
