@@ -11,11 +11,13 @@ authenticated, unless its origin is in ``http.allowed_origins``:
   port of the URL it was sent to; ``null``, a sandboxed or ``data:`` page, is
   never the server's own), or
 * ``Sec-Fetch-Site`` is ``cross-site`` or ``same-site`` (another site, or a
-  sibling host of the same site).
+  sibling host of the same site), or
+* with neither header (an older browser, or one whose extension strips them),
+  ``Referer`` names a page of another origin.
 
 ``Sec-Fetch-Site: same-origin`` is the browser's word that the page is the
-server's own, and is enough. A request with neither header is not a browser
-page's: programs, ``curl``, other servers are not affected. Form content types
+server's own, and is enough. A request with none of the three headers is not a
+browser page's: programs, ``curl``, other servers are not affected. Form content types
 (``application/x-www-form-urlencoded``, ``multipart/form-data``,
 ``text/plain``: what a page can send without a CORS preflight) always come with
 ``Origin`` from current browsers, so the rules above cover them.
@@ -110,7 +112,27 @@ def _check() -> Response | None:
         raise Forbidden(f"Cross-site request refused: a {request.method} from a page of "
                         f"the origin {origin[:200]}, not this server's; list it in "
                         "http.allowed_origins to allow it")
+    page = _referer_origin() if origin is None and not site else None
+    if page is not None and normalized(page) != _own() and not _listed(page):
+        raise Forbidden(f"Cross-site request refused: a {request.method} from a page of "
+                        f"{page[:200]} (its Referer), not this server's; list its origin "
+                        "in http.allowed_origins to allow it")
     return None
+
+
+def _referer_origin() -> str | None:
+    """The origin (``scheme://host[:port]``) of the page the request's ``Referer``
+    names; None without one, or for one that names no http(s) page."""
+    referer = request.headers.get("Referer")
+    if not referer:
+        return None
+    try:
+        parts = urlsplit(referer.strip())
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in _DEFAULT_PORTS or not parts.netloc:
+        return None
+    return f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"
 
 
 def _preflight(origin: str) -> Response:

@@ -97,6 +97,35 @@ def test_csrf_other_port_or_scheme_is_another_origin(client, admin):
                             headers={"Origin": origin, **admin}), origin)
 
 
+@pytest.mark.parametrize("ctype", ["application/x-www-form-urlencoded", "text/plain", TTL])
+def test_csrf_foreign_referer_without_origin_403(client, admin, ctype):
+    """A browser that sends no ``Origin`` and no ``Sec-Fetch-Site`` (an older one, or
+    one whose extension strips them) still names the page in ``Referer``: a write
+    whose ``Referer`` is another site's page was accepted."""
+    before = state(client)
+    r = client.post("/rest/", data=BODY, content_type=ctype,
+                    headers={"Referer": EVIL + "/page.html?x=1", **admin})
+    assert "Referer" in refused(r)
+    r = client.post("/ui/create", data={"path": "/", "name": "x"},
+                    headers={"Referer": EVIL + "/", **admin})
+    refused(r)
+    assert state(client) == before
+
+
+def test_own_referer_allowed(client, admin):
+    for referer in ("http://localhost/rest/", "http://localhost:80/ui/edit?path=/",
+                    "about:client"):        # the last names no site: nothing to judge
+        r = client.post("/rest/", data=BODY, content_type=TTL,
+                        headers={"Referer": referer, **admin})
+        assert r.status_code == 201, (referer, r.data)
+
+
+def test_listed_referer_allowed(listed, admin):
+    r = listed.post("/rest/", data=BODY, content_type=TTL,
+                    headers={"Referer": APP + "/app/", **admin})
+    assert r.status_code == 201, r.data
+
+
 def test_csrf_unlisted_preflight_403(listed):
     r = listed.options("/rest/", headers={"Origin": EVIL,
                                           "Access-Control-Request-Method": "PUT"})
