@@ -93,6 +93,7 @@ class Config:
     http_body_cache: int = _DEFAULT
     query_timeout: float = _DEFAULT
     query_max_per_agent: int = _DEFAULT
+    query_max_rows: int = _DEFAULT
     versioning_auto: bool = _DEFAULT
     server_bind: str = _DEFAULT
     server_workers: int = _DEFAULT
@@ -222,6 +223,8 @@ class Config:
             raise ConfigError("query_timeout must be positive")
         if self.query_max_per_agent < 0:
             raise ConfigError("query_max_per_agent must be 0 (no bound) or positive")
+        if self.query_max_rows < 0:
+            raise ConfigError("query_max_rows must be 0 (no bound) or positive")
         if self.external_content_timeout <= 0:
             raise ConfigError("external_content.timeout must be positive")
         if self.external_content_total_timeout <= 0:

@@ -183,6 +183,10 @@ class QueryTimeoutError(SparqlError):
     """A query ran over the configured time limit and was stopped."""
 
 
+class QueryTooLargeError(SparqlError):
+    """A query's result (or a sort in it) holds more rows than the configured bound."""
+
+
 class TooManyQueriesError(SparqlError):
     """A client already runs as many queries at once as it may; ``retry_after``:
     seconds to wait before sending the next."""

@@ -90,7 +90,7 @@ def _view_eval(ctx: QueryContext, part: CompValue) -> Any:
     try:
         return native_eval(ctx, part)
     except NotImplementedError:
-        return checked_part(ctx, part, store.checkpoint)
+        return checked_part(ctx, part, store.deadline)
 
 
 def native_eval(ctx: QueryContext, part: CompValue) -> Any:

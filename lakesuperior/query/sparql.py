@@ -21,8 +21,10 @@ How it runs
     evaluator and the native fast path (``fast_path``: basic graph patterns joined on
     term strings, ``COUNT`` of one pattern as one index count) both run on it.
     ``timeout`` counts from the call's start and is checked as the evaluation
-    goes: see ``deadlines``. ``REGEX`` and ``REPLACE`` run on RE2, in linear
-    time and within a budget per match: see ``rdf.regex``.
+    goes, and ``max_rows`` bounds the rows of the result (the triples of a
+    CONSTRUCT or DESCRIBE) and of an ``ORDER BY``: see ``deadlines``. ``REGEX``
+    and ``REPLACE`` run on RE2, in linear time and within a budget per match: see
+    ``rdf.regex``.
 """
 from __future__ import annotations
 
@@ -66,6 +68,7 @@ __all__ = ["sparql_query", "query_form", "parse", "evaluate"]
 
 def sparql_query(source: Snapshots, query: str, *, fmt: str | None = None,
                  base_uri: str | None = None, timeout: float | None = None,
+                 max_rows: int | None = None,
                  default_graph_uris: Sequence[str] = (),
                  named_graph_uris: Sequence[str] = (),
                  graph_filter: Callable[[Context], GraphFilter | None] | None = None
@@ -76,16 +79,19 @@ def sparql_query(source: Snapshots, query: str, *, fmt: str | None = None,
     of ``RESULT_TYPES`` / ``GRAPH_TYPES``, or ``json``, ``xml``, ``csv``, ``tsv``,
     ``turtle``, ``nt``, ``json-ld``, ``rdfxml``) the serialized bytes.
     ``base_uri``: public base of the resources (default: configured);
-    ``timeout``: seconds (None, 0 or less: none);
+    ``timeout``: seconds (None, 0 or less: none); ``max_rows``: the most rows the
+    result (or an ``ORDER BY``) may hold (None, 0 or less: no bound);
     ``default_graph_uris`` / ``named_graph_uris``: the dataset, as public URIs
     of resources (SPARQL Protocol); ``graph_filter``: given the query's snapshot,
     the resource graphs it may see (None: all; ``Repository.as_agent`` passes
     the agent's readable resources). ``SparqlError`` for a syntax error, an
     update, ``SERVICE`` or a format that does not fit the query form;
-    ``QueryTimeoutError`` when the time limit is reached.
+    ``QueryTimeoutError`` when the time limit is reached, ``QueryTooLargeError``
+    past ``max_rows``.
     """
     media_type = format_media_type(fmt) if fmt is not None else None
-    deadline = Deadline(timeout if timeout and timeout > 0 else None)
+    deadline = Deadline(timeout if timeout and timeout > 0 else None,
+                        max_rows if max_rows and max_rows > 0 else None)
     with source.snapshot(base_uri) as ctx:
         parsed = parse(query, ctx.urimap.base + "/")
         default, named = _dataset(parsed, default_graph_uris, named_graph_uris, ctx.urimap)
@@ -174,7 +180,8 @@ def _dataset(query: Query, default_uris: Sequence[Any], named_uris: Sequence[Any
 
 
 def _materialize(res: Mapping[str, Any], deadline: Deadline) -> SPARQLResult:
-    """Run the lazy part of an evaluation (SELECT rows) inside the snapshot."""
+    """Run the lazy part of an evaluation (SELECT rows) inside the snapshot, the rows
+    (the triples of a graph) bounded by ``deadline.max_rows``."""
     res = dict(res)
     if res.get("type_") == "SELECT":
         rows = []
@@ -182,8 +189,12 @@ def _materialize(res: Mapping[str, Any], deadline: Deadline) -> SPARQLResult:
         for i, row in enumerate(res["bindings"]):
             if not i % CHECK_EVERY:
                 check()
+                deadline.rows(i)
             rows.append(row)
+        deadline.rows(len(rows))
         res["bindings"] = rows
+    elif res.get("graph") is not None:
+        deadline.rows(len(res["graph"]), "The graph of the result")
     return SPARQLResult(res)
 
 

@@ -214,6 +214,11 @@ class QueryView(LmdbStore):
     def checkpoint(self) -> None:
         self._public.check()
 
+    @property
+    def deadline(self) -> Deadline:
+        """The time limit (and row bound) of the query this view serves."""
+        return self._public.deadline
+
     def triples(self, triple_pattern: Any, context: Any = None) -> Any:
         check = self._public.check
         for i, item in enumerate(super().triples(triple_pattern, context)):

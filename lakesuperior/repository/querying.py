@@ -15,21 +15,27 @@ __all__ = ["sparql_query", "triple_match", "term_search"]
 
 def sparql_query(repo: Repository, query: str, *, fmt: str | None = None,
                  base_uri: str | None = None, timeout: float | None = None,
+                 max_rows: int | None = None,
                  default_graph_uris: Iterable[str] = (),
                  named_graph_uris: Iterable[str] = (),
                  graph_filter: GraphFilterFactory | None = None) -> Any:
     """A SPARQL 1.1 query over the current resources (public URIs; each resource
     a named graph, the default graph their union): an rdflib ``Result``, or the
     serialized bytes with ``fmt``; ``timeout`` in seconds (default:
-    ``query_timeout``; 0: none); ``graph_filter``: given the query's snapshot,
-    the resource graphs it may see (None: all; see ``as_agent``). See
-    ``lakesuperior.query.sparql_query``."""
+    ``query_timeout``; 0: none); ``max_rows``: the most rows the result, or an
+    ``ORDER BY``, may hold (default: ``query_max_rows``; 0: no bound);
+    ``graph_filter``: given the query's snapshot, the resource graphs it may see
+    (None: all; see ``as_agent``). See ``lakesuperior.query.sparql_query``."""
     graphs = [_uris(default_graph_uris, "default_graph_uris"),
               _uris(named_graph_uris, "named_graph_uris")]
     timeout = _query_timeout(repo, timeout)
+    if max_rows is None:
+        max_rows = repo.config.query_max_rows
+    elif isinstance(max_rows, bool) or not isinstance(max_rows, int):
+        raise SparqlError(f"max_rows must be a number of rows, not {max_rows!r:.50}")
     return queries.sparql_query(repo, query, fmt=fmt, base_uri=base_uri, timeout=timeout,
-                                default_graph_uris=graphs[0], named_graph_uris=graphs[1],
-                                graph_filter=graph_filter)
+                                max_rows=max_rows, default_graph_uris=graphs[0],
+                                named_graph_uris=graphs[1], graph_filter=graph_filter)
 
 
 def triple_match(repo: Repository, s: Any = None, p: Any = None, o: Any = None, *,

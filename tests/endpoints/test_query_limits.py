@@ -4,6 +4,7 @@ a margin while an anonymous GET is served at once; a client running as many
 queries as it may is refused with 429 and Retry-After."""
 from __future__ import annotations
 
+import base64
 import http.client
 import time
 import urllib.parse
@@ -93,3 +94,45 @@ def test_query_slots_are_per_key_and_bounded():
     unbounded = QuerySlots(0)
     with unbounded.slot("a"), unbounded.slot("a"), unbounded.slot("a"):
         pass
+
+
+def _request(port: int, method: str, path: str, body: bytes | None = None,
+             headers: dict[str, str] | None = None) -> tuple[int, bytes, float]:
+    started = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        response = conn.getresponse()
+        return response.status, response.read(), time.monotonic() - started
+    finally:
+        conn.close()
+
+
+@pytest.mark.slow
+def test_a_result_or_a_sort_past_query_max_rows_is_refused(tmp_path):
+    """Over 500 triples, the join of two open patterns is 250,000 rows: an anonymous
+    query held them all and wrote them out (at 1,800 triples: 6 GB of memory, 98 s,
+    2 GB of JSON), and sorted them under ORDER BY past query_timeout. Now both are
+    400 past query_max_rows, in well under the time limit, and the server serves on."""
+    env = {"LSUP_AUTH_ENABLED": "true", "LSUP_QUERY_TIMEOUT": "30",
+           "LSUP_QUERY_MAX_ROWS": "100000", "LSUP_STORE_SYNC": "false"}
+    with lsup_server(tmp_path, env) as (_proc, port, _log):
+        password = (tmp_path / "data" / "initial-admin-password").read_text().strip()
+        admin = "Basic " + base64.b64encode(f"admin:{password}".encode()).decode()
+        body = " ".join(f"<> <http://example.org/p{i}> {i} ." for i in range(500)).encode()
+        status, _, _ = _request(port, "PUT", "/rest/many", body,
+                                {"Content-Type": "text/turtle", "Authorization": admin})
+        assert status == 201
+        for query in ("SELECT * WHERE { ?a ?b ?c . ?d ?e ?f }",
+                      "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } ORDER BY ?c ?f LIMIT 3",
+                      "CONSTRUCT { ?a ?b ?f } WHERE { ?a ?b ?c . ?d ?e ?f }"):
+            path = "/query/sparql?" + urllib.parse.urlencode({"query": query})
+            status, text, took = _request(port, "GET", path, headers={"Accept": JSON + ", text/turtle"})
+            assert status == 400, (query, status, len(text), took)
+            assert b"query_max_rows" in text and len(text) < 1000
+            assert took < 20, (query, took)
+        path = "/query/sparql?" + urllib.parse.urlencode(
+            {"query": "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } LIMIT 10"})
+        status, text, _ = _request(port, "GET", path, headers={"Accept": JSON})
+        assert status == 200 and text.count(b'"a":') == 10
+        assert _request(port, "GET", "/rest/")[0] == 200

@@ -24,7 +24,12 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import QueryContext
 
 from lakesuperior import query, rdfio
-from lakesuperior.exceptions import QueryTimeoutError, SparqlError, TermError
+from lakesuperior.exceptions import (
+    QueryTimeoutError,
+    QueryTooLargeError,
+    SparqlError,
+    TermError,
+)
 from lakesuperior.model.uids import graph_kind
 from lakesuperior.query import deadlines, fast_path, search, sparql, view
 from lakesuperior.query.deadlines import CHECK_EVERY
@@ -564,7 +569,7 @@ SLOW = [
 def test_timeout_stops_a_slow_query(many, evaluator, text):
     t0 = time.monotonic()
     with pytest.raises(QueryTimeoutError, match="time limit of 0.3 s"):
-        many.sparql_query(text, timeout=0.3)
+        many.sparql_query(text, timeout=0.3, max_rows=0)
     assert time.monotonic() - t0 < 10
     # the repository is fine afterwards: nothing held, writes go through
     put(many, "/after", "<> ex:n 1 .")
@@ -651,22 +656,91 @@ def test_nothing_interrupts_a_thread_from_outside():
     assert users == []
 
 
-def test_checked_part_checks_rows_and_hands_back_what_it_does_not_run():
-    calls = []
+class CountingDeadline(deadlines.Deadline):
+    """A deadline that counts its checks and runs out at the ``stop_at``-th."""
 
-    def check():
-        calls.append(1)
-        if len(calls) > 2:
+    def __init__(self, stop_at: int):
+        super().__init__(None)
+        self.calls = 0
+        self.stop_at = stop_at
+
+    def check(self) -> None:
+        self.calls += 1
+        if self.calls >= self.stop_at:
             raise QueryTimeoutError("stop")
 
+
+def test_checked_part_checks_rows_and_hands_back_what_it_does_not_run():
+    deadline = CountingDeadline(3)
     part = CompValue("ToMultiSet", p=CompValue("values", res=[{}] * (3 * CHECK_EVERY)))
-    rows = deadlines.checked_part(QueryContext(), part, check)
-    assert len(calls) == 1          # before it starts
+    rows = deadlines.checked_part(QueryContext(), part, deadline)
+    assert deadline.calls == 1      # before it starts
     with pytest.raises(QueryTimeoutError):
         list(rows)                  # then every CHECK_EVERY rows
-    assert len(calls) == 3
+    assert deadline.calls == 3
     with pytest.raises(NotImplementedError):
-        deadlines.checked_part(QueryContext(), CompValue("BGP", triples=[]), check)
+        deadlines.checked_part(QueryContext(), CompValue("BGP", triples=[]), deadline)
+
+
+def _part(node, name):
+    """The first part of an algebra tree named ``name``."""
+    if isinstance(node, CompValue):
+        if node.name == name:
+            return node
+        for value in node.values():
+            found = _part(value, name)
+            if found is not None:
+                return found
+    return None
+
+
+def test_an_order_by_checks_the_deadline_while_it_sorts():
+    """rdflib sorts the rows it read in one call: sorting 3.4 million rows ran 205 s
+    past a 30 s limit. Here 1,000 rows, fewer than CHECK_EVERY (no check while they
+    are read or handed on), take about 10,000 comparisons, checked as they go."""
+    values = list(range(CHECK_EVERY - 24))
+    random.Random(7).shuffle(values)     # sorted input would take one comparison a row
+    rows = " ".join(map(str, values))
+    algebra = sparql.parse(f"SELECT ?x WHERE {{ VALUES ?x {{ {rows} }} }} ORDER BY DESC(?x)",
+                           BASE + "/").algebra
+    order_by = _part(algebra, "OrderBy")
+    deadline = CountingDeadline(2)
+    with pytest.raises(QueryTimeoutError):
+        list(deadlines.checked_part(QueryContext(), order_by, deadline))
+    sorted_rows = list(deadlines.checked_part(QueryContext(), order_by, CountingDeadline(10**9)))
+    assert [int(r[rdflib.Variable("x")]) for r in sorted_rows[:3]] == [999, 998, 997]
+
+
+# --- the row bound -----------------------------------------------------------------------------
+
+def test_max_rows_bounds_a_result(many):
+    with pytest.raises(QueryTooLargeError, match="more than 100 rows.*query_max_rows"):
+        many.sparql_query("SELECT * WHERE { ?s ?p ?o }", max_rows=100)
+    assert len(many.sparql_query("SELECT * WHERE { ?s ?p ?o } LIMIT 100", max_rows=100)) == 100
+    with pytest.raises(QueryTooLargeError, match="graph of the result"):
+        many.sparql_query("CONSTRUCT { ?s ?p ?o } WHERE { ?s ?p ?o }", max_rows=100)
+    assert len(many.sparql_query("SELECT * WHERE { ?s ?p ?o }", max_rows=0)) > 1500
+    assert many.sparql_query("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f }",
+                             max_rows=100)      # one row: the count is not bounded
+
+
+def test_max_rows_bounds_what_an_order_by_sorts(many):
+    """An ORDER BY holds every row it sorts, whatever LIMIT follows it."""
+    with pytest.raises(QueryTooLargeError, match="ORDER BY holds more than 1024 rows"):
+        many.sparql_query("SELECT * WHERE { ?s ?p ?o } ORDER BY ?o LIMIT 1", max_rows=1024)
+    assert len(many.sparql_query("SELECT * WHERE { ?s ?p ?o } ORDER BY ?o LIMIT 1",
+                                 max_rows=0)) == 1
+
+
+def test_max_rows_from_configuration(repo_factory):
+    repo = repo_factory("few", query_max_rows=5)
+    for i in range(3):
+        put(repo, f"/r{i}", "<> ex:p 1, 2 .")
+    with pytest.raises(QueryTooLargeError):
+        repo.sparql_query(PREFIXES + "SELECT * WHERE { ?s ex:p ?o }")
+    assert len(repo.sparql_query(PREFIXES + "SELECT * WHERE { ?s ex:p ?o } LIMIT 5")) == 5
+    with pytest.raises(SparqlError, match="max_rows must be a number"):
+        repo.sparql_query("ASK {}", max_rows="5")
 
 
 def test_no_timeout(data):
