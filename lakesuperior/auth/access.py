@@ -19,7 +19,9 @@ its modes to the agents it names: ``acl:agent`` (WebIDs), ``acl:agentClass``
 group the ``Agent`` is said to be in, or a ``vcard:Group`` resource listing the
 agent's WebID with ``vcard:hasMember``). As Fedora 6 reads them, an ``acl:agent``
 or ``vcard:hasMember`` literal names a user too: one whose user name or WebID is
-its text. Administrators are granted everything.
+its text. A rule with ``acl:origin`` grants only to requests whose ``Origin`` is
+one of those it names (a request without ``Origin``, from a program, has none).
+Administrators are granted everything.
 
 Cost: ``AclState`` (one per repository) keeps what it parsed for one ACL
 generation (``auth.acl``): each check reads the generation token (one record),
@@ -237,6 +239,8 @@ class Access:
         return not types.isdisjoint(classes)
 
     def _matches(self, a: auth.Authorization) -> bool:
+        if a.origins and self.agent.origin not in a.origins:
+            return False          # acl:origin: only requests from the pages it names
         if EVERYONE in a.agent_classes:
             return True
         if AUTHENTICATED in a.agent_classes and self.agent.authenticated:

@@ -14,13 +14,18 @@ class Agent:
     """A user (``name`` and ``webid``), or the anonymous agent (both ``None``).
 
     ``admin`` agents bypass access control; ``groups`` are extra group URIs the
-    agent is known to belong to (besides the ``vcard:Group`` resources naming it).
+    agent is known to belong to (besides the ``vcard:Group`` resources naming it);
+    ``origin``: the web origin (``scheme://host:port``, ``authorizations.origin_of``)
+    of the browser page the request came from (its ``Origin`` header), None for a
+    request without one: an authorization with ``acl:origin`` grants only to the
+    origins it names.
     """
 
     name: str | None = None
     webid: str | None = None
     admin: bool = False
     groups: tuple[str, ...] = ()
+    origin: str | None = None
 
     @property
     def authenticated(self) -> bool:

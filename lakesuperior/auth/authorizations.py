@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from lakesuperior.exceptions import AclError
 from lakesuperior.model.namespaces import ACL, FOAF, RDF_TYPE, VCARD
 from lakesuperior.model.uids import RES_PREFIX, ROOT_UID, is_descendant, uid_of
 from lakesuperior.rdfio import Triple
 
-__all__ = ["MODES", "Authorization", "check", "parse", "DEFAULT_ROOT_ACL", "acl_uri"]
+__all__ = ["MODES", "Authorization", "check", "parse", "DEFAULT_ROOT_ACL", "acl_uri",
+           "origin_of"]
 
 #: The access modes (``acl:`` local names); Write implies Append.
 MODES = ("Read", "Write", "Append", "Control")
@@ -46,8 +48,10 @@ DEFAULT_ROOT_ACL = """\
 class Authorization:
     """One ``acl:Authorization``: who (``agents``: WebID terms, or literals naming a
     user by name or WebID, as Fedora 6 reads them; ``agent_classes``,
-    ``groups``: group terms), what (``modes``, with Append added to Write) and where
-    (``access_to`` / ``defaults``: uids; ``access_to_class``: type terms)."""
+    ``groups``: group terms; ``origins``: the web origins its ``acl:origin`` names,
+    ``origin_of`` each, the only ones it grants to when it names any), what
+    (``modes``, with Append added to Write) and where (``access_to`` /
+    ``defaults``: uids; ``access_to_class``: type terms)."""
 
     node: str
     modes: frozenset[str]
@@ -57,6 +61,31 @@ class Authorization:
     access_to: frozenset[str] = frozenset()
     defaults: frozenset[str] = frozenset()
     access_to_class: frozenset[str] = frozenset()
+    origins: frozenset[str] = frozenset()
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+#: What an ``acl:origin`` that names no http(s) origin is read as: an origin no
+#: request has, so that its rule grants nothing (rather than to every origin).
+NO_ORIGIN = "-"
+
+
+def origin_of(value: str) -> str | None:
+    """The web origin ``scheme://host:port`` (lower case, the port always given) of
+    an origin or URL (an ``Origin`` header, an ``acl:origin`` IRI with or without
+    ``<>``); None for anything that is not an http(s) origin (``null`` included)."""
+    text = value.strip()
+    if text.startswith("<") and text.endswith(">"):
+        text = text[1:-1]
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return None
+    return f"{scheme}://{parts.hostname.lower()}:{port or _DEFAULT_PORTS[scheme]}"
 
 
 def acl_uri(uid: str) -> str:
@@ -133,5 +162,6 @@ def parse(triples: Iterable[Triple]) -> list[Authorization]:
                                 if (u := _local_uid(o)) is not None),
             defaults=frozenset(u for o in props.get(ACL.default, ())
                                if (u := _local_uid(o)) is not None),
-            access_to_class=frozenset(props.get(ACL.accessToClass, ()))))
+            access_to_class=frozenset(props.get(ACL.accessToClass, ())),
+            origins=frozenset(origin_of(o) or NO_ORIGIN for o in props.get(ACL.origin, ()))))
     return out

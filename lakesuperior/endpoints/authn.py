@@ -48,12 +48,14 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from urllib.parse import quote
 
 from flask import Flask, current_app, request
 from werkzeug.datastructures import Headers
 
 from lakesuperior.auth.agents import ANONYMOUS, Agent
+from lakesuperior.auth.authorizations import origin_of
 from lakesuperior.auth.bearer import BearerAuth
 from lakesuperior.auth.guessing import GuessingGuard
 from lakesuperior.auth.sessions import COOKIE, Session, SessionStore
@@ -246,13 +248,17 @@ def _authenticate() -> None:
 
 
 def request_agent() -> Agent:
-    """The agent of the current request (authenticated once, then cached on it)."""
+    """The agent of the current request (authenticated once, then cached on it), with
+    the web origin its ``Origin`` header names (``acl:origin`` rules grant by it)."""
     agent = request.environ.get(_ENVIRON_KEY)
     if agent is None:
         authn: Authenticator | None = current_app.extensions.get(EXTENSION)
         agent = ADMIN if authn is None else authn.agent(request.headers,
                                                         request.remote_addr,
                                                         request_session())
+        origin = request.headers.get("Origin")
+        if origin is not None and not agent.admin:
+            agent = replace(agent, origin=origin_of(origin))
         request.environ[_ENVIRON_KEY] = agent
     return agent
 

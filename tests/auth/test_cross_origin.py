@@ -9,7 +9,7 @@ import pytest
 
 from lakesuperior.config import Config
 from lakesuperior.exceptions import ConfigError
-from tests.auth.conftest import ROOT, TTL, basic
+from tests.auth.conftest import ALICE, ROOT, TTL, basic
 from tests.conftest import store_state
 
 EVIL = "https://evil.example"
@@ -231,3 +231,29 @@ def test_allowed_origins_from_the_environment():
 def test_allowed_origins_refuses_what_is_not_an_origin(bad):
     with pytest.raises(ConfigError, match="http.allowed_origins"):
         Config.load(environ={"LSUP_HTTP_ALLOWED_ORIGINS": bad})
+
+
+def test_an_acl_origin_rule_follows_the_request_origin(make_app):
+    """A rule with ``acl:origin`` grants to a user's requests from the pages of that
+    origin only: its GET from another site's page (a script reading with the
+    user's cached credentials), or from no page at all, is refused."""
+    app = make_app(http_allowed_origins=(APP,))
+    client = app.test_client()
+    repo = app.extensions["lakesuperior"].repository
+    repo.create_or_replace("/app-data", data=BODY, media_type=TTL)
+    repo.set_acl("/app-data", data=f"""@prefix acl: <http://www.w3.org/ns/auth/acl#> .
+<#app> a acl:Authorization ; acl:agentClass acl:AuthenticatedAgent ;
+    acl:mode acl:Read, acl:Write ; acl:accessTo </rest/app-data> ;
+    acl:origin <{APP}> .
+""".encode(), media_type=TTL, base_uri="http://localhost/rest")
+    alice = basic(*ALICE)
+    r = client.get("/rest/app-data", headers={"Origin": APP, **alice})
+    assert r.status_code == 200 and r.headers["Access-Control-Allow-Origin"] == APP
+    r = client.put("/rest/app-data", data=BODY, content_type=TTL,
+                   headers={"Origin": APP, **alice})
+    assert r.status_code == 204, r.data
+    for headers in ({"Origin": EVIL}, {}):
+        r = client.get("/rest/app-data", headers={**headers, **alice})
+        assert r.status_code == 403, (headers, r.data)
+        assert b"Read access to /app-data" in r.data
+    assert client.get("/rest/app-data", headers=basic(*ROOT)).status_code == 200

@@ -11,8 +11,11 @@ may hold, which nodes grant anything, and which ACL decides for a resource.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from lakesuperior.auth.authorizations import origin_of
 from lakesuperior.exceptions import AccessDeniedError
 
 from .conftest import (
@@ -263,3 +266,54 @@ def test_sparql_sees_what_inherits_past_an_acl_without_default(tree):
     seen = {str(row["s"]) for row in rows}
     assert {f"{ROOT}/a/b", f"{ROOT}/a/b/c", f"{ROOT}/a/d"} <= seen
     assert f"{ROOT}/a" not in seen
+
+
+# --- acl:origin: a rule that names web origins grants to requests from them only --------------
+
+APP_ORIGIN = "https://app.example.org"
+
+
+def _origin_rule(tree, origins: str, agent: str = "acl:agentClass foaf:Agent") -> None:
+    pred, obj = agent.split(" ", 1)
+    body = acl_doc(authorization("app", "acl:Read, acl:Write", access_to=f"<{ROOT}/a>",
+                                 default=f"<{ROOT}/a>", **{
+                                     "agent_class" if pred == "acl:agentClass" else "agent": obj})
+                   ).rstrip(" .\n") + f" ;\n    acl:origin {origins} .\n"
+    put_acl(tree, "/a", body)
+
+
+@pytest.mark.parametrize("origin, granted", [
+    (APP_ORIGIN, True), ("https://APP.example.org:443", True), (APP_ORIGIN + "/", True),
+    ("https://evil.example", False), ("http://app.example.org", False),
+    ("https://app.example.org:8443", False), ("null", False), (None, False),
+])
+def test_an_origin_rule_grants_to_its_origins_only(tree, origin, granted):
+    """acl:origin was ignored: a rule meant for one web application's pages granted
+    to every page (a script of any site, with the user's cached credentials, could
+    write) and to every program. Now it grants to requests whose Origin it names."""
+    _origin_rule(tree, f"<{APP_ORIGIN}>")
+    agent = replace(ALICE, origin=origin_of(origin) if origin else None)
+    expected = frozenset({"Read", "Write", "Append"}) if granted else frozenset()
+    assert tree.as_agent(agent).modes("/a") == expected
+    assert tree.as_agent(agent).modes("/a/b") == expected      # inherited the same way
+
+
+def test_an_origin_rule_still_needs_its_agent(tree):
+    _origin_rule(tree, f"<{APP_ORIGIN}>, <https://other.example>", agent=f"acl:agent {BOB_ID}")
+    assert tree.as_agent(replace(BOB, origin=origin_of(APP_ORIGIN))).modes("/a")
+    assert tree.as_agent(replace(BOB, origin=origin_of("https://other.example"))).modes("/a")
+    assert not tree.as_agent(replace(ALICE, origin=origin_of(APP_ORIGIN))).modes("/a")
+
+
+def test_an_origin_that_names_no_web_origin_grants_nothing(tree):
+    _origin_rule(tree, '"not an origin", <urn:x:y>')
+    for origin in (APP_ORIGIN, None):
+        agent = replace(ALICE, origin=origin_of(origin) if origin else None)
+        assert tree.as_agent(agent).modes("/a") == frozenset()
+
+
+def test_origin_of():
+    assert origin_of("https://App.Example.org") == "https://app.example.org:443"
+    assert origin_of("<http://a.example:8080/some/path>") == "http://a.example:8080"
+    for bad in ("null", "", "ftp://a.example", "app.example.org", "http://a:port"):
+        assert origin_of(bad) is None
