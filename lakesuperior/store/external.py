@@ -7,8 +7,11 @@ like Fedora's ``allowed-external-content.txt``; empty: nothing is accepted).
 Schemes: ``http``, ``https``, ``file``. Before the check a URL is normalized:
 scheme and host lower-cased, the default port dropped, the fragment dropped;
 a URL with user information or a ``.`` / ``..`` path segment (also
-percent-encoded) is refused. The directory of a ``file:`` prefix is resolved
-when the list is read (the administrator's links are followed); below it no
+percent-encoded) is refused, and so is an ``http(s):`` URL holding a backslash
+(browsers and many servers take it for ``/``: ``/x/\\..\\y`` is ``/y`` to them)
+or whose path, decoded, has a dot segment between backslashes (``%5C..%5C``).
+The directory of a ``file:`` prefix is resolved when the list is read (the
+administrator's links are followed); below it no
 symbolic link is followed, so that neither ``..`` nor a link leads out of an
 allowed directory. A prefix matches on a boundary:
 ``http://a.org/x`` allows ``http://a.org/x``, ``http://a.org/x/y`` and
@@ -305,7 +308,12 @@ def normalize_url(url: str) -> str:
     if not host or "@" in parts.netloc:
         raise ExternalContentError(f"An external content URL has a host and no user "
                                    f"information: {url[:200]!r}")
-    _no_dot_segments(url, unquote(parts.path))
+    if "\\" in url:
+        raise ExternalContentError(f"An external content URL may not hold a backslash (a "
+                                   f"path separator to browsers and many servers): "
+                                   f"{url[:200]!r}")
+    # Decoded, a %5C is a separator to servers that take a backslash for one.
+    _no_dot_segments(url, unquote(parts.path).replace("\\", "/"))
     netloc = host if ":" not in host else f"[{host}]"
     if port is not None and port != _DEFAULT_PORTS[scheme]:
         netloc += f":{port}"

@@ -168,6 +168,11 @@ def test_empty_allow_list_refuses_and_says_how(repo, origin, state):
     (lambda o, f: o.url + "/filesystem", "not under an allowed"),           # prefix boundary
     (lambda o, f: o.url + "/files/../status/500", r"\. or \.\."),
     (lambda o, f: o.url + "/files/%2e%2e/status/500", r"\. or \.\."),
+    # a backslash is a path separator to WHATWG parsers (browsers following a
+    # redirect binary, many origin servers): \..\ climbs out of the prefix
+    (lambda o, f: o.url + "/files/\\..\\status/500", "backslash"),
+    (lambda o, f: o.url + "/files/%5C..%5Cstatus/500", r"\. or \.\."),
+    (lambda o, f: o.url + "/files/..%5cstatus/500", r"\. or \.\."),
     (lambda o, f: f.allowed.as_uri() + "/../allowed-not/secret.txt", r"\. or \.\."),
     (lambda o, f: (f.outside / "secret.txt").as_uri(), "not under an allowed"),
     (lambda o, f: f.allowed.as_uri() + "-not/secret.txt", "not under an allowed"),
