@@ -93,7 +93,7 @@ def sparql_query(source: Snapshots, query: str, *, fmt: str | None = None,
     deadline = Deadline(timeout if timeout and timeout > 0 else None,
                         max_rows if max_rows and max_rows > 0 else None)
     with source.snapshot(base_uri) as ctx:
-        parsed = parse(query, ctx.urimap.base + "/")
+        parsed = parse(query, ctx.urimap.base + "/", deadline.check)
         default, named = _dataset(parsed, default_graph_uris, named_graph_uris, ctx.urimap)
         if media_type is not None:
             _check_form(parsed, media_type)
@@ -104,17 +104,20 @@ def sparql_query(source: Snapshots, query: str, *, fmt: str | None = None,
     return serialize_result(result, media_type)
 
 
-def parse(text: str, base: str) -> Query:
+def parse(text: str, base: str, check: Callable[[], None] | None = None) -> Query:
     """Parse and translate a query; ``SparqlError`` with rdflib's message if it cannot
-    be, and a clear refusal for an update."""
+    be, and a clear refusal for an update. ``check``: the deadline's, called as a
+    long query's parse goes (``rdf.sparql_parser``): its error ends the parse."""
     if not isinstance(text, str):
         raise SparqlError(f"A SPARQL query must be a string, not {type(text).__name__}")
     if not text.strip():
         raise SparqlError("The SPARQL query is empty")
     try:
-        tree = parse_query(text)
+        tree = parse_query(text, check)
+    except LakesuperiorError:   # the deadline's, from ``check``
+        raise
     except Exception as e:   # pyparsing's ParseException, and what the parser raises
-        if _is_update(text):
+        if _is_update(text, check):
             raise SparqlError("SPARQL Update is not accepted by the query service: writes "
                               "go through the LDP API (PATCH a resource with "
                               "application/sparql-update)") from None
@@ -127,9 +130,11 @@ def parse(text: str, base: str) -> Query:
     return query
 
 
-def _is_update(text: str) -> bool:
+def _is_update(text: str, check: Callable[[], None] | None = None) -> bool:
     try:
-        parse_update(text)
+        parse_update(text, check)
+    except LakesuperiorError:   # the deadline's
+        raise
     except Exception:
         return False
     return True

@@ -21,31 +21,79 @@ SPARQL with rdflib in its own threads parses through these functions too.
 A translated ``Query`` or ``Update`` must not be evaluated by two threads at
 once either: rdflib keeps the bindings being evaluated on the expression
 objects (``Expr.eval``). Every caller here parses its own.
+
+A parse is pure Python and may take long: an expression costs about a
+millisecond per operand (``1+1+1...`` of 100,000 characters: 37 s), all of it
+holding the lock. ``parse_query`` with ``check`` (the query's deadline) calls
+``check`` as a long query's parse goes, from a profile function of the parsing
+thread every ``CHECK_CALLS`` calls of the parser's functions (``sys.setprofile``:
+this thread only, about twice the time of an unchecked parse), and lets its
+exception end the parse. The grammar is streamlined by a first, short parse
+before any parse that may be ended so.
 """
 from __future__ import annotations
 
+import sys
 import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
 
 from pyparsing import ParseResults
 from rdflib.plugins.sparql import parser
 from rdflib.plugins.sparql.parserutils import CompValue
 
-__all__ = ["parse_query", "parse_update"]
+__all__ = ["parse_query", "parse_update", "CHECKED_FROM"]
 
 _GRAMMAR_LOCK = threading.Lock()
 """Held by every parse: rdflib's grammar is one per process, so its lock is too."""
 
+#: Queries of at least this many characters are parsed under their ``check`` (a
+#: shorter one parses in well under a second, whatever it holds).
+CHECKED_FROM = 1000
+#: Function calls of the parser between two calls of ``check``.
+CHECK_CALLS = 4096
 
-def parse_query(text: str) -> ParseResults:
+
+def parse_query(text: str, check: Callable[[], None] | None = None) -> ParseResults:
     """The parse tree of a SPARQL query; pyparsing's ``ParseException`` if it
-    does not parse."""
+    does not parse. ``check`` (a query of ``CHECKED_FROM`` characters or more):
+    called as the parse goes, whatever it raises ends the parse."""
     with _GRAMMAR_LOCK:
-        return parser.parseQuery(text)
+        if check is None or len(text) < CHECKED_FROM:
+            return parser.parseQuery(text)
+        if not parser.Query.streamlined:    # the process's first parse, never cut short
+            parser.parseQuery("ASK {}")
+        return _checked(parser.parseQuery, text, check)
 
 
-def parse_update(text: str) -> CompValue:
+def _checked(parse: Callable[[str], Any], text: str, check: Callable[[], None]) -> Any:
+    """``parse(text)`` with ``check()`` called every ``CHECK_CALLS`` function calls."""
+    calls = 0
+
+    def watch(frame: FrameType, event: str, arg: Any) -> None:
+        nonlocal calls
+        if event == "call":
+            calls += 1
+            if calls >= CHECK_CALLS:
+                calls = 0
+                check()
+
+    previous = sys.getprofile()
+    sys.setprofile(watch)
+    try:
+        return parse(text)
+    finally:
+        sys.setprofile(previous)
+
+
+def parse_update(text: str, check: Callable[[], None] | None = None) -> CompValue:
     """The parse tree of a SPARQL Update; pyparsing's ``ParseException`` if it
-    does not parse."""
+    does not parse. ``check``: as for ``parse_query``."""
     with _GRAMMAR_LOCK:
-        return parser.parseUpdate(text)
+        if check is None or len(text) < CHECKED_FROM:
+            return parser.parseUpdate(text)
+        if not parser.UpdateUnit.streamlined:
+            parser.parseUpdate("CLEAR DEFAULT")
+        return _checked(parser.parseUpdate, text, check)
 

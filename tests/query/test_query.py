@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import random
+import sys
 import threading
 import time
 import warnings
@@ -849,3 +850,37 @@ def test_term_search_values_are_never_code(data, state, monkeypatch, value):
 def test_term_search_bad_terms(data, terms, message):
     with pytest.raises(SparqlError, match=message):
         data.term_search(terms)
+
+
+# --- the parse counts against the time limit ---------------------------------------------------
+
+#: An expression of 40,000 characters: some 15 s of parse (a millisecond per operand),
+#: all of it holding the process's one parser lock.
+LONG_EXPRESSION = "SELECT ?x WHERE { BIND(" + "+".join(["1"] * 20000) + " AS ?x) }"
+
+
+def test_a_long_parse_ends_at_the_time_limit(data):
+    """A query's parse was outside its deadline: an anonymous query of 100,000
+    characters of ``1+1+...`` held a worker (and every SPARQL query and PATCH of it,
+    waiting for the parser's lock) for 37 s with query_timeout at 30 s."""
+    for text in (LONG_EXPRESSION,
+                 # not a query: parsed again as an update (to say so), also checked
+                 LONG_EXPRESSION.replace("SELECT ?x WHERE", "INSERT { <a> <b> ?x } WHERE")):
+        t0 = time.monotonic()
+        with pytest.raises(QueryTimeoutError, match="time limit of 0.5 s"):
+            data.sparql_query(text, timeout=0.5)
+        assert time.monotonic() - t0 < 3
+    assert data.sparql_query("ASK { ?s ?p ?o }", timeout=0.5).askAnswer
+    short = "SELECT ?x WHERE { BIND(" + "+".join(["1"] * 100) + " AS ?x) }"
+    assert len(data.sparql_query(short, timeout=30)) == 1
+
+
+def test_a_checked_parse_gives_the_same_tree_and_restores_the_profiler():
+    from lakesuperior.rdf import sparql_parser
+    text = PREFIXES + "SELECT ?s WHERE { ?s ex:p ?o FILTER(" + " || ".join(
+        f"?o = {i}" for i in range(120)) + ") } ORDER BY ?s"
+    assert len(text) >= sparql_parser.CHECKED_FROM
+    calls = []
+    checked = sparql_parser.parse_query(text, lambda: calls.append(1))
+    assert calls and str(checked) == str(sparql_parser.parse_query(text))
+    assert sys.getprofile() is None
