@@ -127,7 +127,8 @@ def test_a_result_or_a_sort_past_query_max_rows_is_refused(tmp_path):
                       "SELECT * WHERE { ?a ?b ?c . ?d ?e ?f } ORDER BY ?c ?f LIMIT 3",
                       "CONSTRUCT { ?a ?b ?f } WHERE { ?a ?b ?c . ?d ?e ?f }"):
             path = "/query/sparql?" + urllib.parse.urlencode({"query": query})
-            status, text, took = _request(port, "GET", path, headers={"Accept": JSON + ", text/turtle"})
+            status, text, took = _request(port, "GET", path,
+                                          headers={"Accept": JSON + ", text/turtle"})
             assert status == 400, (query, status, len(text), took)
             assert b"query_max_rows" in text and len(text) < 1000
             assert took < 20, (query, took)
