@@ -31,7 +31,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import FrozenBindings, QueryContext
 from rdflib.term import BNode, Literal, Node, URIRef, Variable
 
-from lakesuperior.query.deadlines import CHECK_EVERY, checked_part
+from lakesuperior.query.deadlines import HAND_ON_EVERY, checked_part
 from lakesuperior.query.joins import Pattern, Target, solve
 from lakesuperior.query.view import QueryView
 from lakesuperior.store.rdflib_store import (
@@ -182,9 +182,9 @@ def _solutions(ctx: QueryContext, target: Target, patterns: list[Pattern],
         conv = [(graphs if k == target.graph_var else terms, c) for k, c in out]
         checkpoint = target.store.checkpoint
         for rows in chunks:
-            for start in range(0, len(rows), CHECK_EVERY):
+            for start in range(0, len(rows), HAND_ON_EVERY):
                 checkpoint()      # the consumer's work per row counts too (FILTER...)
-                for row in rows[start:start + CHECK_EVERY]:
+                for row in rows[start:start + HAND_ON_EVERY]:
                     values = zip(keys, [m[row[c]] for m, c in conv], strict=False)
                     yield FrozenBindings(ctx, {**base, **dict(values)} if base else values)
 

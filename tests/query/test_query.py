@@ -884,3 +884,16 @@ def test_a_checked_parse_gives_the_same_tree_and_restores_the_profiler():
     checked = sparql_parser.parse_query(text, lambda: calls.append(1))
     assert calls and str(checked) == str(sparql_parser.parse_query(text))
     assert sys.getprofile() is None
+
+
+def test_an_expensive_filter_is_checked_row_by_row(many):
+    """rdflib's work per row runs between two checks: at a check every 1,024 rows
+    the fast path handed on, a FILTER of 1,000 terms over 2,000 triples had run 35 s
+    with query_timeout at 30 s (16 ms a row). Now the check comes every few rows."""
+    test = "||".join(f"?o={-i}" for i in range(1, 110))
+    text = f"SELECT ?s WHERE {{ ?s ?p ?o FILTER({test}) }}"
+    assert len(text) < 1000            # parsed at once: the time is the FILTER's
+    t0 = time.monotonic()
+    with pytest.raises(QueryTimeoutError):
+        many.sparql_query(text, timeout=0.3)
+    assert time.monotonic() - t0 < 1.2
