@@ -22,6 +22,13 @@ browser page's: programs, ``curl``, other servers are not affected. Form content
 ``text/plain``: what a page can send without a CORS preflight) always come with
 ``Origin`` from current browsers, so the rules above cover them.
 
+No page of another site may frame ours: every HTML response (the LDP view, the
+staff forms, the login, search, query and error pages) is sent with
+``X-Frame-Options: DENY`` and ``Content-Security-Policy: frame-ancestors 'none'``.
+Framed in an invisible ``iframe``, a form of this server posts as this server's
+own page (its ``Origin`` is ours), with the credentials the browser holds for it:
+a click on the other site's page would be the user's click on "Delete".
+
 CORS, for the listed origins only: a preflight (``OPTIONS`` with
 ``Access-Control-Request-Method``) is answered 204 without credentials, naming
 the methods, the requested headers, credentials allowed and its lifetime
@@ -55,12 +62,26 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 EXTENSION = "lakesuperior.origins"
 
 
+#: What an HTML response is sent with, so that no other site frames it.
+NO_FRAMING = (("X-Frame-Options", "DENY"),
+              ("Content-Security-Policy", "frame-ancestors 'none'"))
+
+
 def register(app: Flask, config: Config) -> None:
     """Check the origin of every request of ``app`` before it is authenticated
-    (register before ``authn``), and add the CORS headers to its responses."""
+    (register before ``authn``), add the CORS headers to its responses, and keep
+    its pages out of other sites' frames."""
     app.extensions[EXTENSION] = frozenset(config.http_allowed_origins)
     app.before_request(_check)
     app.after_request(_cors)
+    app.after_request(_not_framed)
+
+
+def _not_framed(response: Response) -> Response:
+    if response.mimetype == "text/html":
+        for name, value in NO_FRAMING:
+            response.headers.add(name, value)
+    return response
 
 
 def normalized(origin: str) -> tuple[str, str, int] | None:

@@ -257,3 +257,24 @@ def test_an_acl_origin_rule_follows_the_request_origin(make_app):
         assert r.status_code == 403, (headers, r.data)
         assert b"Read access to /app-data" in r.data
     assert client.get("/rest/app-data", headers=basic(*ROOT)).status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/rest/", "/login", "/ui/edit?path=/", "/ui/delete?path=/x",
+                                  "/search?q=x", "/query/sparql", "/rest/missing"])
+def test_pages_are_not_framed_by_other_sites(client, admin, path):
+    """Framed in another site's invisible iframe, a form of the staff pages posts as
+    this server's own page (Origin ours, the browser's cached Basic credentials
+    with it): a click there was a click on "Delete". Every page now forbids it."""
+    client.put("/rest/x", data=BODY, content_type=TTL, headers=admin)
+    r = client.get(path, headers={"Accept": "text/html", **admin})
+    assert r.mimetype == "text/html", (path, r.status_code)
+    assert r.headers["X-Frame-Options"] == "DENY"
+    assert "frame-ancestors 'none'" in r.headers.getlist("Content-Security-Policy")
+
+
+def test_other_answers_are_not_given_frame_headers(client, admin):
+    r = client.get("/rest/", headers={"Accept": "text/turtle", **admin})
+    assert "X-Frame-Options" not in r.headers
+    client.put("/rest/page.html", data=b"<p>hi</p>", content_type="text/html", headers=admin)
+    r = client.get("/rest/page.html", headers=admin)    # a binary keeps its own protection
+    assert r.headers.getlist("Content-Security-Policy")[0] == "sandbox"
