@@ -22,12 +22,17 @@ browser page's: programs, ``curl``, other servers are not affected. Form content
 ``text/plain``: what a page can send without a CORS preflight) always come with
 ``Origin`` from current browsers, so the rules above cover them.
 
-No page of another site may frame ours: every HTML response (the LDP view, the
-staff forms, the login, search, query and error pages) is sent with
-``X-Frame-Options: DENY`` and ``Content-Security-Policy: frame-ancestors 'none'``.
+No page of another site may frame ours: every page the server renders (the LDP
+view, the staff forms, the login, search, query and error pages: a response
+whose request rendered a template) is sent with ``X-Frame-Options: DENY`` and
+``Content-Security-Policy: frame-ancestors 'none'``; binaries keep their own
+protection (``http.binary_protection``).
 Framed in an invisible ``iframe``, a form of this server posts as this server's
 own page (its ``Origin`` is ours), with the credentials the browser holds for it:
-a click on the other site's page would be the user's click on "Delete".
+a click on the other site's page would be the user's click on "Delete". And no
+response is taken for another type than it says: every one is sent with
+``X-Content-Type-Options: nosniff`` (an error body repeats the path it was asked
+for, as plain text).
 
 CORS, for the listed origins only: a preflight (``OPTIONS`` with
 ``Access-Control-Request-Method``) is answered 204 without credentials, naming
@@ -41,7 +46,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, has_request_context, request, template_rendered
 
 from lakesuperior.config import Config
 from lakesuperior.endpoints.errors import BadRequest, Forbidden
@@ -69,16 +74,27 @@ NO_FRAMING = (("X-Frame-Options", "DENY"),
 
 def register(app: Flask, config: Config) -> None:
     """Check the origin of every request of ``app`` before it is authenticated
-    (register before ``authn``), add the CORS headers to its responses, and keep
-    its pages out of other sites' frames."""
+    (register before ``authn``), add the CORS headers to its responses, keep its
+    pages out of other sites' frames and every response from content sniffing."""
     app.extensions[EXTENSION] = frozenset(config.http_allowed_origins)
     app.before_request(_check)
     app.after_request(_cors)
-    app.after_request(_not_framed)
+    app.after_request(_for_browsers)
+    template_rendered.connect(_rendered, app)
 
 
-def _not_framed(response: Response) -> Response:
-    if response.mimetype == "text/html":
+_PAGE_KEY = "lakesuperior.page"     #: environ: the request rendered a page
+
+
+def _rendered(sender: Flask, **extra: object) -> None:
+    if has_request_context():
+        request.environ[_PAGE_KEY] = True
+
+
+def _for_browsers(response: Response) -> Response:
+    """``nosniff`` on every response, ``NO_FRAMING`` on every page."""
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    if request.environ.get(_PAGE_KEY) and response.mimetype == "text/html":
         for name, value in NO_FRAMING:
             response.headers.add(name, value)
     return response

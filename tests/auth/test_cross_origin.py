@@ -275,6 +275,10 @@ def test_pages_are_not_framed_by_other_sites(client, admin, path):
 def test_other_answers_are_not_given_frame_headers(client, admin):
     r = client.get("/rest/", headers={"Accept": "text/turtle", **admin})
     assert "X-Frame-Options" not in r.headers
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    r = client.get("/rest/<script>alert(1)</script>", headers=admin)
+    assert r.status_code == 404 and r.mimetype == "text/plain"
+    assert r.headers["X-Content-Type-Options"] == "nosniff"    # the body repeats the path
     client.put("/rest/page.html", data=b"<p>hi</p>", content_type="text/html", headers=admin)
     r = client.get("/rest/page.html", headers=admin)    # a binary keeps its own protection
     assert r.headers.getlist("Content-Security-Policy")[0] == "sandbox"
