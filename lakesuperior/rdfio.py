@@ -348,10 +348,14 @@ def _ox_parse(data: bytes, fmt: pyoxigraph.RdfFormat, base: str) -> bytes:
     # pyoxigraph writes the parsed triples as canonical N-Triples in one call;
     # splitting that text is cheaper than one str() per triple. Line breaks in
     # literals are escaped, so " .\n" only ends a line; s and p hold no space.
-    written = pyoxigraph.serialize(
-        pyoxigraph.parse(data, fmt, base_iri=base, without_named_graphs=True,
-                         rename_blank_nodes=True),
-        format=pyoxigraph.RdfFormat.N_TRIPLES)
+    try:
+        written = pyoxigraph.serialize(
+            pyoxigraph.parse(data, fmt, base_iri=base, without_named_graphs=True,
+                             rename_blank_nodes=True),
+            format=pyoxigraph.RdfFormat.N_TRIPLES)
+    except MemoryError:   # pyoxigraph's buffer for one token is bounded (16 MiB)
+        raise RdfParseError("A term of the document is longer than the parser takes "
+                            "(16 MiB)") from None
     return cast(bytes, written)   # bytes: no output file given
 
 

@@ -571,3 +571,10 @@ def test_parse_rebases_iris_under_a_prefix(media_type):
         ("<http://h/r/a>", "<info:fedora/p>", '"<info:fedora/a>"'),
         ("<http://h/r/a>", "<info:fedora/p>", "<info:fedoraX>")])
     assert parsed.distinct
+
+
+@pytest.mark.parametrize("media_type", ["text/turtle", "application/n-triples"])
+def test_a_term_longer_than_the_parser_takes_is_a_parse_error(media_type):
+    data = b'<http://e/a> <http://e/p> "' + b"x" * (17 * 1024 * 1024) + b'" .\n'
+    with pytest.raises(RdfParseError, match="16 MiB"):
+        rdfio.parse(data, media_type, "http://e/")
