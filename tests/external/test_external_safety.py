@@ -174,7 +174,7 @@ def test_a_trickling_copy_stops_at_the_total_limit(repo_factory, trickle, state,
     with pytest.raises(ExternalContentError,
                        match=r"within the 1\.5 s allowed .*external_content\.total_timeout"):
         repo.create_or_replace("/t", external=trickle + path, external_handling="copy")
-    assert time.monotonic() - started < 4.0
+    assert time.monotonic() - started < 10   # the whole trickle: 100 s
     assert state(repo) == before
     assert os.listdir(os.path.join(repo.binaries.root, "tmp")) == []
 
@@ -189,7 +189,7 @@ def test_a_trickling_proxy_is_cut_at_the_total_limit(tmp_path, trickle):
         assert r.status_code == 201
         started = time.monotonic()
         r = client.get("/rest/p")
-        assert time.monotonic() - started < 4.0
+        assert time.monotonic() - started < 10   # the whole trickle: 100 s
         assert len(r.data) < 1000                     # the relayed answer ended early
 
 

@@ -869,7 +869,7 @@ def test_a_long_parse_ends_at_the_time_limit(data):
         t0 = time.monotonic()
         with pytest.raises(QueryTimeoutError, match="time limit of 0.5 s"):
             data.sparql_query(text, timeout=0.5)
-        assert time.monotonic() - t0 < 3
+        assert time.monotonic() - t0 < 10    # the whole parse: 31 s (loose: a busy machine)
     assert data.sparql_query("ASK { ?s ?p ?o }", timeout=0.5).askAnswer
     short = "SELECT ?x WHERE { BIND(" + "+".join(["1"] * 100) + " AS ?x) }"
     assert len(data.sparql_query(short, timeout=30)) == 1
@@ -896,4 +896,5 @@ def test_an_expensive_filter_is_checked_row_by_row(many):
     t0 = time.monotonic()
     with pytest.raises(QueryTimeoutError):
         many.sparql_query(text, timeout=0.3)
-    assert time.monotonic() - t0 < 1.2
+    # The whole query: 13 s; a check every 1,024 rows: 9 s (loose: a busy machine)
+    assert time.monotonic() - t0 < 5
