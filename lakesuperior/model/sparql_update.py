@@ -20,7 +20,7 @@ from typing import Any
 
 from pyparsing import ParseResults
 from rdflib import BNode, URIRef, Variable
-from rdflib.plugins.sparql.algebra import translateUpdate
+from rdflib.plugins.sparql.sparql import Update
 from rdflib.plugins.sparql.update import evalUpdate
 
 from lakesuperior.exceptions import ServerManagedTermError, SparqlError
@@ -32,6 +32,7 @@ from lakesuperior.model.namespaces import LDP_CONTAINS, bare_iri
 from lakesuperior.model.resource import RdfSource
 from lakesuperior.rdf import regex
 from lakesuperior.rdf.sparql_parser import parse_update
+from lakesuperior.rdf.update_algebra import translate_update
 from lakesuperior.rdfio import graph_to_triples, triples_to_graph
 
 _ALLOWED = ("InsertData", "DeleteData", "DeleteWhere", "Modify")
@@ -48,8 +49,10 @@ def evaluate(graph: Any, request: Any) -> None:
         raise SparqlError(f"The SPARQL update failed: {e}") from None
 
 
-def parse(text: str | bytes, base: str) -> Any:
-    """Parse and translate a SPARQL Update; ``SparqlError`` with rdflib's message."""
+def parse(text: str | bytes, base: str) -> Update:
+    """Parse and translate a SPARQL Update (``<>`` is ``base``); ``SparqlError``
+    with rdflib's message. It reads no state: ``Repository.update`` parses
+    before its write, which a long update would otherwise hold."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -66,7 +69,7 @@ def parse(text: str | bytes, base: str) -> Any:
     for op in parsed.request:
         _check_operation(op)
     try:
-        translated = translateUpdate(parsed, base=base)
+        translated = translate_update(parsed, base=base)
     except Exception as e:
         raise SparqlError(f"Invalid SPARQL update: {e}") from None
     regex.install(translated.algebra, _no_deadline)   # REGEX / REPLACE on RE2
@@ -144,12 +147,14 @@ def _refuse_containment_delete(uid: str, request: Any) -> None:
                      "the contained resource instead")
 
 
-def update(ctx: WriteContext, uid: str, text: str | bytes, handling: str = "strict") -> RdfSource:
-    """Apply a SPARQL Update to resource ``uid`` (a binary's description for a binary)."""
+def update(ctx: WriteContext, uid: str, text: str | bytes | Update,
+           handling: str = "strict") -> RdfSource:
+    """Apply a SPARQL Update to resource ``uid`` (a binary's description for a
+    binary): its text, or what ``parse`` made of it with the resource's public IRI
+    as base."""
     txn = ctx.txn
     model = require_model(txn, uid)
-    base = ctx.urimap.public_iri(uid)
-    request = parse(text, base)
+    request = text if isinstance(text, Update) else parse(text, ctx.urimap.public_iri(uid))
     if handling == "strict":
         _refuse_containment_delete(uid, request)
     old = own_triples(txn, uid)

@@ -496,7 +496,9 @@ class Repository:
         DELETE/INSERT WHERE); ``<>`` is the resource. On a binary it updates the
         description."""
         uid = normalize_uid(uid)
-        return self._write(lambda ctx: sparql_mod.update(ctx, uid, sparql_update, handling),
+        # Parsed before the write, which a long parse would hold.
+        request = sparql_mod.parse(sparql_update, self._urimap(base_uri).public_iri(uid))
+        return self._write(lambda ctx: sparql_mod.update(ctx, uid, request, handling),
                            base_uri)
 
     def update_delta(self, uid: str, remove: Iterable[Any] | None, add: Iterable[Any] | None,

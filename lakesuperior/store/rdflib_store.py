@@ -55,7 +55,7 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from rdflib.graph import DATASET_DEFAULT_GRAPH_ID, ConjunctiveGraph, Dataset, Graph, QuotedGraph
-from rdflib.plugins.sparql.algebra import translateQuery, translateUpdate
+from rdflib.plugins.sparql.algebra import translateQuery
 from rdflib.plugins.sparql.evaluate import evalQuery
 from rdflib.plugins.sparql.processor import SPARQLResult
 from rdflib.plugins.sparql.sparql import Query, Update
@@ -66,6 +66,7 @@ from rdflib.term import BNode, Identifier, Node, URIRef
 
 from lakesuperior.exceptions import StoreError, TermError
 from lakesuperior.rdf.sparql_parser import parse_query, parse_update
+from lakesuperior.rdf.update_algebra import translate_update
 from lakesuperior.rdfio import from_rdflib, to_rdflib
 from lakesuperior.store.quadstore import QuadStore, Reader, WriteTxn
 
@@ -516,7 +517,7 @@ class LmdbStore(Store):
                **kwargs: Any) -> None:
         """``Graph.update`` on this store, parsed as ``query`` is."""
         if not isinstance(update, Update):
-            update = translateUpdate(parse_update(_sparql_text(update)), initNs=initNs)
+            update = translate_update(parse_update(_sparql_text(update)), init_ns=initNs)
         evalUpdate(self._query_graph(queryGraph), update, initBindings or {})
 
     def _query_graph(self, name: Any) -> Graph:
