@@ -43,6 +43,7 @@ from typing import Any, TypeVar
 
 from lakesuperior.auth.access import Access, load_visible
 from lakesuperior.auth.agents import Agent
+from lakesuperior.auth.membership import membership_targets
 from lakesuperior.exceptions import AccessDeniedError
 from lakesuperior.model.context import Context
 from lakesuperior.model.interaction import NON_RDF_SOURCE
@@ -183,8 +184,15 @@ class AgentView:
             check(self._access(ctx))
             yield
 
-    def _writing(self, check: Callable[[Access], None], call: Callable[[], _T]) -> _T:
-        """``call()`` after ``check``, both in one write (``Repository.transact``)."""
+    def _writing(self, check: Callable[[Access], None], call: Callable[[], _T],
+                 written: tuple[str, ...] = (),
+                 made: Callable[[_T], str] | None = None) -> _T:
+        """``call()`` after ``check``, both in one write (``Repository.transact``).
+
+        ``written``: the uids the call writes, and ``made(result)`` the one it
+        creates: the resources whose membership triples that changes
+        (``membership_targets``, before and after the call) need Write too, and
+        a refusal after the call rolls it back."""
         if self.agent.admin:
             return call()
         repo = self._repo
@@ -192,7 +200,16 @@ class AgentView:
         def checked() -> _T:
             with repo.snapshot() as ctx:
                 check(self._access(ctx))
-            return call()
+                targets = set().union(*(membership_targets(ctx.txn, u) for u in written))
+            result = call()
+            if written or made is not None:
+                uids = written if made is None else (*written, made(result))
+                with repo.snapshot() as ctx:
+                    access = self._access(ctx)
+                    targets.update(*(membership_targets(ctx.txn, u) for u in uids))
+                    for target in sorted(targets):
+                        access.require(target, "Write")
+            return result
         return repo.transact(checked)
 
     def _admin_only(self, what: str) -> None:
@@ -317,17 +334,18 @@ class AgentView:
     def create(self, parent_uid: str, **kwargs: Any) -> Any:
         parent = normalize_uid(parent_uid)
         return self._writing(lambda a: _may_create(a, parent),
-                             lambda: self._repo.create(parent, **kwargs))
+                             lambda: self._repo.create(parent, **kwargs),
+                             made=lambda res: res.uid)
 
     def create_or_replace(self, uid: str, **kwargs: Any) -> tuple[str, Any]:
         uid = normalize_uid(uid)
         return self._writing(lambda a: _may_put(a, uid),
-                             lambda: self._repo.create_or_replace(uid, **kwargs))
+                             lambda: self._repo.create_or_replace(uid, **kwargs), (uid,))
 
     def update(self, uid: str, sparql_update: str | bytes, **kwargs: Any) -> Any:
         uid = normalize_uid(uid)
         return self._writing(lambda a: _may_update(a, uid, sparql_update),
-                             lambda: self._repo.update(uid, sparql_update, **kwargs))
+                             lambda: self._repo.update(uid, sparql_update, **kwargs), (uid,))
 
     def update_delta(self, uid: str, remove: Iterable[Any] | None, add: Iterable[Any] | None,
                      **kwargs: Any) -> Any:
@@ -335,20 +353,22 @@ class AgentView:
         remove = list(remove) if remove is not None else []
         modes = ("Write",) if remove else ("Write", "Append")
         return self._writing(lambda a: a.require(uid, *modes),
-                             lambda: self._repo.update_delta(uid, remove, add, **kwargs))
+                             lambda: self._repo.update_delta(uid, remove, add, **kwargs), (uid,))
 
     def delete(self, uid: str, *, soft: bool = True) -> None:
         uid = normalize_uid(uid)
         self._writing(lambda a: a.require_tree(uid, "Write"),
-                      lambda: self._repo.delete(uid, soft=soft))
+                      lambda: self._repo.delete(uid, soft=soft), (uid,))
 
     def resurrect(self, uid: str) -> Any:
         uid = normalize_uid(uid)
-        return self._writing(lambda a: a.require(uid, "Write"), lambda: self._repo.resurrect(uid))
+        return self._writing(lambda a: a.require(uid, "Write"), lambda: self._repo.resurrect(uid),
+                             (uid,))
 
     def forget(self, uid: str) -> None:
         uid = normalize_uid(uid)
-        self._writing(lambda a: a.require_tree(uid, "Write"), lambda: self._repo.forget(uid))
+        self._writing(lambda a: a.require_tree(uid, "Write"), lambda: self._repo.forget(uid),
+                      (uid,))
 
     def create_version(self, uid: str, **kwargs: Any) -> str:
         uid = normalize_uid(uid)
@@ -373,7 +393,7 @@ class AgentView:
     def revert_to_version(self, uid: str, version_id: str) -> Any:
         uid = normalize_uid(uid)
         return self._writing(lambda a: a.require(uid, "Write"),
-                             lambda: self._repo.revert_to_version(uid, version_id))
+                             lambda: self._repo.revert_to_version(uid, version_id), (uid,))
 
     # -- access control lists -------------------------------------------------------------
 
