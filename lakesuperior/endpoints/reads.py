@@ -509,9 +509,10 @@ def _wants_html() -> bool:
 
 
 def _page_number() -> int:
-    """The ``page`` query parameter (1 when absent or not a number)."""
+    """The ``page`` query parameter (1 when absent or not a number; at most
+    ``html.MAX_PAGE``, past which no container has pages)."""
     try:
-        return int(request.args.get("page", "1"))
+        return min(int(request.args.get("page", "1")), html.MAX_PAGE)
     except ValueError:
         return 1
 
