@@ -48,6 +48,7 @@ from lakesuperior.exceptions import AccessDeniedError
 from lakesuperior.model.context import Context
 from lakesuperior.model.interaction import NON_RDF_SOURCE
 from lakesuperior.model.lookup import model_at
+from lakesuperior.model.membership import has_membership
 from lakesuperior.model.uids import ROOT_UID, normalize_uid, parent_uid, res_uri
 from lakesuperior.rdf.sparql_parser import parse_update
 
@@ -278,20 +279,31 @@ class AgentView:
             return self._repo.exists(uid)
 
     def get(self, uid: str, **kwargs: Any) -> Any:
-        """``Repository.get``; embedded children and inbound references come only
-        from resources the agent may read."""
+        """``Repository.get``; embedded children, inbound references and membership
+        triples come only from resources (containers) the agent may read: such a
+        view is ``per_agent``."""
         uid = normalize_uid(uid)
         base_uri = kwargs.pop("base_uri", None)
-        if self.agent.admin or not (kwargs.get("embed_children") or kwargs.get("incl_inbound")):
-            with self._reading(lambda a: a.require(uid, "Read"), base_uri):
-                return self._repo.get(uid, base_uri=base_uri, **kwargs)
+        if self.agent.admin:
+            return self._repo.get(uid, base_uri=base_uri, **kwargs)
         with self._repo.snapshot(base_uri) as ctx:
             access = self._access(ctx)
             access.require(uid, "Read")
-            visible = access.graph_filter()
+            gathered = (kwargs.get("embed_children") or kwargs.get("incl_inbound")
+                        or (kwargs.get("incl_membership", True)
+                            and has_membership(ctx.txn, uid)))
+            visible = access.graph_filter() if gathered else None
             if visible is None:
                 return self._repo.get(uid, base_uri=base_uri, **kwargs)
             return load_visible(ctx, uid, visible, **kwargs)
+
+    def reads_everything(self) -> bool:
+        """Whether the agent may read every resource (an administrator, or only the
+        root ACL and it lets the agent read all): its views are everyone's."""
+        if self.agent.admin:
+            return True
+        with self._repo.snapshot() as ctx:
+            return self._access(ctx).everything_readable()
 
     def info(self, uid: str, *, base_uri: str | None = None, own_triples: bool = False) -> Any:
         uid = normalize_uid(uid)

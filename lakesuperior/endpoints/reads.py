@@ -17,7 +17,7 @@ from werkzeug.wsgi import wrap_file
 from lakesuperior import rdfio
 from lakesuperior.endpoints import html
 from lakesuperior.endpoints import memento as mto
-from lakesuperior.endpoints.access import require_read
+from lakesuperior.endpoints.access import reads_everything, require_read
 from lakesuperior.endpoints.body_cache import BodyCache, Kept, Key
 from lakesuperior.endpoints.call import (
     CHUNK,
@@ -89,7 +89,7 @@ def read(call: Call, head: bool) -> Response:
             if not head and not page:
                 key = _answer_key(call, ext.repository.snapshot_id(), options)
                 kept = ext.bodies.get(key)
-                if kept is not None:
+                if kept is not None and (kept.shared or reads_everything(call.repo)):
                     return _kept_answer(call, kept, applied)
             res = call.repo.get(call.uid, base_uri=call.base, **kwargs)
     call.check_described(res)
@@ -145,8 +145,9 @@ def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
         return _rdf_answer(call, headers, applied, media_type, _html(call, res, target))
     triples, lists = representation_parts(res, options)
     body = rdfio.serialize(triples, media_type, namespaces=DEFAULT_NAMESPACES, lists=lists)
-    current_app.extensions["lakesuperior"].bodies.keep(
-        key, Kept(body, dict(headers), modified_of(res)))
+    if not res.per_agent:      # filtered for this agent: not every reader's answer
+        current_app.extensions["lakesuperior"].bodies.keep(
+            key, Kept(body, dict(headers), modified_of(res), not res.has_membership))
     return _rdf_answer(call, headers, applied, media_type, body)
 
 
