@@ -7,8 +7,8 @@ snapshot or write transaction the call itself runs in, and raises the domain
 has read or written nothing. The HTTP layer serves every LDP request through
 a view, so the rules have one implementation. Modes:
 
-- Read: ``exists``, ``get`` (whose embedded children and inbound references
-  come from readable resources only), ``info``, ``versions``, ``get_version``,
+- Read: ``exists``, ``get`` (whose embedded children, inbound references and
+  membership triples come from readable resources only), ``info``, ``versions``, ``get_version``,
   ``fixity_check``; inside ``transaction()``, where a write checks its
   preconditions against it, ``info`` needs Read, Write or Append.
 - Write: ``create_or_replace``, ``update``, ``update_delta``,
@@ -20,6 +20,9 @@ a view, so the rules have one implementation. Modes:
   ``create_or_replace`` under it; an ``update`` that only inserts
   (``INSERT DATA``, ``INSERT ... WHERE`` without a ``DELETE`` template or with
   an empty one) and an ``update_delta`` that removes nothing.
+- Write on the resources a write changes through membership (``auth.membership``):
+  the membership resource of a Direct or Indirect container created, changed or
+  deleted, or of the container of a member written.
 - Control: the ACL methods (``acl``, ``effective_acl``, ``set_acl``, ``update_acl``,
   ``delete_acl``, ``has_acl``).
 - Queries (``sparql_query``, ``triple_match``, ``term_search``) answer from

@@ -35,8 +35,8 @@ def membership_targets(txn: Reader, uid: str) -> set[str]:
     itself, its children's)."""
     found: set[str] = set()
     parent = parent_uid(uid)
-    for container in (uid, parent):
-        cfg = None if container is None else read_config(txn, container)
+    for container in (uid,) if parent is None else (uid, parent):
+        cfg = read_config(txn, container)
         if cfg is None:
             continue
         if not cfg.inverse:
