@@ -48,6 +48,7 @@ from lakesuperior.auth.access import Access, load_visible
 from lakesuperior.auth.agents import Agent
 from lakesuperior.auth.membership import membership_targets
 from lakesuperior.exceptions import AccessDeniedError
+from lakesuperior.model.containment import subtree
 from lakesuperior.model.context import Context
 from lakesuperior.model.interaction import NON_RDF_SOURCE
 from lakesuperior.model.lookup import model_at
@@ -190,13 +191,13 @@ class AgentView:
 
     def _writing(self, check: Callable[[Access], None], call: Callable[[], _T],
                  written: tuple[str, ...] = (),
-                 made: Callable[[_T], str] | None = None) -> _T:
+                 made: Callable[[_T], str] | None = None, tree: bool = False) -> _T:
         """``call()`` after ``check``, both in one write (``Repository.transact``).
 
-        ``written``: the uids the call writes, and ``made(result)`` the one it
-        creates: the resources whose membership triples that changes
-        (``membership_targets``, before and after the call) need Write too, and
-        a refusal after the call rolls it back."""
+        ``written``: the uids the call writes (``tree``: with everything under
+        them, a delete), and ``made(result)`` the one it creates: the resources
+        whose membership triples that changes (``membership_targets``, before and
+        after the call) need Write too, and a refusal after the call rolls it back."""
         if self.agent.admin:
             return call()
         repo = self._repo
@@ -204,7 +205,8 @@ class AgentView:
         def checked() -> _T:
             with repo.snapshot() as ctx:
                 check(self._access(ctx))
-                targets = set().union(*(membership_targets(ctx.txn, u) for u in written))
+                before = [d for u in written for d in subtree(ctx.txn, u)] if tree else written
+                targets = set().union(*(membership_targets(ctx.txn, u) for u in before))
             result = call()
             if written or made is not None:
                 uids = written if made is None else (*written, made(result))
@@ -373,7 +375,7 @@ class AgentView:
     def delete(self, uid: str, *, soft: bool = True) -> None:
         uid = normalize_uid(uid)
         self._writing(lambda a: a.require_tree(uid, "Write"),
-                      lambda: self._repo.delete(uid, soft=soft), (uid,))
+                      lambda: self._repo.delete(uid, soft=soft), (uid,), tree=True)
 
     def resurrect(self, uid: str) -> Any:
         uid = normalize_uid(uid)

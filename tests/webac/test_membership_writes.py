@@ -96,3 +96,15 @@ def test_containers_into_writable_resources_work(client, tree, act):
     assert client.post("/rest/open/dc2", data=TITLE, content_type=TTL).status_code == 201
     assert client.delete("/rest/open/dc").status_code == 204
     assert len(_secret_triples(tree)) == 0
+
+
+def test_deleting_a_tree_holding_such_a_container_is_refused(client, tree, act):
+    """The container deep in the tree: its members' triples would leave /secret."""
+    tree.create_or_replace("/open/sub/dc", data=_direct("/secret"), media_type=TTL,
+                           base_uri=ROOT, interaction_model=f"{LDP}DirectContainer")
+    tree.create_or_replace("/open/sub/dc/m", data=TITLE, media_type=TTL, base_uri=ROOT)
+    act(BOB)
+    before = store_state(tree)
+    r = client.delete("/rest/open/sub")
+    assert r.status_code == 403 and b"Write access to /secret" in r.data
+    assert store_state(tree) == before
