@@ -27,6 +27,7 @@ from lakesuperior.endpoints.call import (
     tombstone_links,
 )
 from lakesuperior.endpoints.errors import BadGateway, MethodNotAllowed, NotAcceptable
+from lakesuperior.endpoints.origins import mark_page
 from lakesuperior.endpoints.paths import Target
 from lakesuperior.endpoints.preconditions import if_range_holds
 from lakesuperior.endpoints.representation import (
@@ -139,6 +140,8 @@ def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
     # 304 from a copy made for another agent (nor kept: ``session._not_stored``).
     if call.not_modified("GET", headers["ETag"], modified_of(res)) and not page:
         return _not_modified(headers)
+    if page:
+        mark_page()             # its HEAD too gets the page's headers (no framing)
     if head:
         return _rdf_answer(call, headers, applied, media_type, None)
     if page:
@@ -436,6 +439,8 @@ def _timemap(call: Call, head: bool) -> Response:
                               request.headers.get("Accept"))
     if call.not_modified("GET", headers["ETag"], None):
         return _not_modified(headers)
+    if media_type == HTML:
+        mark_page()
     if head:
         return Response(iter(()), headers=headers)
     if media_type == mto.LINK_FORMAT:
