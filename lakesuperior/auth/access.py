@@ -273,8 +273,9 @@ def load_visible(ctx: Context, uid: str, visible: Callable[[str], bool], *,
                  incl_membership: bool = True,
                  children_range: tuple[int, int] | None = None) -> RdfSource:
     """``resource.load`` for an agent that may not read everything: embedded
-    children and inbound references come only from the resource graphs
-    ``visible`` accepts (the resource itself is checked by the caller)."""
+    children, inbound references and membership triples come only from the
+    resource graphs (containers, for membership) ``visible`` accepts (the
+    resource itself is checked by the caller)."""
     txn = ctx.txn
     res = res_uri(uid)
     own = own_triples(txn, uid)
@@ -282,8 +283,8 @@ def load_visible(ctx: Context, uid: str, visible: Callable[[str], bool], *,
         require_model(txn, uid)
     children, total = read_children(txn, uid, children_range)
     extra: list[Triple] = []
-    if incl_membership:
-        extra.extend(triples_about(txn, uid))
+    found = triples_about(txn, uid, visible) if incl_membership else []
+    extra.extend(found)
     if incl_inbound:
         extra.extend((s, p, o) for s, p, o, g in txn.match(None, None, res, None)
                      if g != res and p != LDP_CONTAINS and g.startswith(RES_PREFIX)
@@ -297,4 +298,6 @@ def load_visible(ctx: Context, uid: str, visible: Callable[[str], bool], *,
              incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid),
              contained=children)
     v.child_count = total
+    v.per_agent = True
+    v.has_membership = bool(found)
     return v

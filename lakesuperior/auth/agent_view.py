@@ -7,8 +7,8 @@ snapshot or write transaction the call itself runs in, and raises the domain
 has read or written nothing. The HTTP layer serves every LDP request through
 a view, so the rules have one implementation. Modes:
 
-- Read: ``exists``, ``get`` (whose embedded children and inbound references
-  come from readable resources only), ``info``, ``versions``, ``get_version``,
+- Read: ``exists``, ``get`` (whose embedded children, inbound references and
+  membership triples come from readable resources only), ``info``, ``versions``, ``get_version``,
   ``fixity_check``; inside ``transaction()``, where a write checks its
   preconditions against it, ``info`` needs Read, Write or Append.
 - Write: ``create_or_replace``, ``update``, ``update_delta``,
@@ -20,6 +20,9 @@ a view, so the rules have one implementation. Modes:
   ``create_or_replace`` under it; an ``update`` that only inserts
   (``INSERT DATA``, ``INSERT ... WHERE`` without a ``DELETE`` template or with
   an empty one) and an ``update_delta`` that removes nothing.
+- Write on the resources a write changes through membership (``auth.membership``):
+  the membership resource of a Direct or Indirect container created, changed or
+  deleted, or of the container of a member written.
 - Control: the ACL methods (``acl``, ``effective_acl``, ``set_acl``, ``update_acl``,
   ``delete_acl``, ``has_acl``).
 - Queries (``sparql_query``, ``triple_match``, ``term_search``) answer from
@@ -43,10 +46,13 @@ from typing import Any, TypeVar
 
 from lakesuperior.auth.access import Access, load_visible
 from lakesuperior.auth.agents import Agent
+from lakesuperior.auth.membership import membership_targets
 from lakesuperior.exceptions import AccessDeniedError
+from lakesuperior.model.containment import subtree
 from lakesuperior.model.context import Context
 from lakesuperior.model.interaction import NON_RDF_SOURCE
 from lakesuperior.model.lookup import model_at
+from lakesuperior.model.membership import has_membership
 from lakesuperior.model.uids import ROOT_UID, normalize_uid, parent_uid, res_uri
 from lakesuperior.rdf.sparql_parser import parse_update
 
@@ -183,8 +189,15 @@ class AgentView:
             check(self._access(ctx))
             yield
 
-    def _writing(self, check: Callable[[Access], None], call: Callable[[], _T]) -> _T:
-        """``call()`` after ``check``, both in one write (``Repository.transact``)."""
+    def _writing(self, check: Callable[[Access], None], call: Callable[[], _T],
+                 written: tuple[str, ...] = (),
+                 made: Callable[[_T], str] | None = None, tree: bool = False) -> _T:
+        """``call()`` after ``check``, both in one write (``Repository.transact``).
+
+        ``written``: the uids the call writes (``tree``: with everything under
+        them, a delete), and ``made(result)`` the one it creates: the resources
+        whose membership triples that changes (``membership_targets``, before and
+        after the call) need Write too, and a refusal after the call rolls it back."""
         if self.agent.admin:
             return call()
         repo = self._repo
@@ -192,7 +205,17 @@ class AgentView:
         def checked() -> _T:
             with repo.snapshot() as ctx:
                 check(self._access(ctx))
-            return call()
+                before = [d for u in written for d in subtree(ctx.txn, u)] if tree else written
+                targets = set().union(*(membership_targets(ctx.txn, u) for u in before))
+            result = call()
+            if written or made is not None:
+                uids = written if made is None else (*written, made(result))
+                with repo.snapshot() as ctx:
+                    access = self._access(ctx)
+                    targets.update(*(membership_targets(ctx.txn, u) for u in uids))
+                    for target in sorted(targets):
+                        access.require(target, "Write")
+            return result
         return repo.transact(checked)
 
     def _admin_only(self, what: str) -> None:
@@ -261,20 +284,31 @@ class AgentView:
             return self._repo.exists(uid)
 
     def get(self, uid: str, **kwargs: Any) -> Any:
-        """``Repository.get``; embedded children and inbound references come only
-        from resources the agent may read."""
+        """``Repository.get``; embedded children, inbound references and membership
+        triples come only from resources (containers) the agent may read: such a
+        view is ``per_agent``."""
         uid = normalize_uid(uid)
         base_uri = kwargs.pop("base_uri", None)
-        if self.agent.admin or not (kwargs.get("embed_children") or kwargs.get("incl_inbound")):
-            with self._reading(lambda a: a.require(uid, "Read"), base_uri):
-                return self._repo.get(uid, base_uri=base_uri, **kwargs)
+        if self.agent.admin:
+            return self._repo.get(uid, base_uri=base_uri, **kwargs)
         with self._repo.snapshot(base_uri) as ctx:
             access = self._access(ctx)
             access.require(uid, "Read")
-            visible = access.graph_filter()
+            gathered = (kwargs.get("embed_children") or kwargs.get("incl_inbound")
+                        or (kwargs.get("incl_membership", True)
+                            and has_membership(ctx.txn, uid)))
+            visible = access.graph_filter() if gathered else None
             if visible is None:
                 return self._repo.get(uid, base_uri=base_uri, **kwargs)
             return load_visible(ctx, uid, visible, **kwargs)
+
+    def reads_everything(self) -> bool:
+        """Whether the agent may read every resource (an administrator, or only the
+        root ACL and it lets the agent read all): its views are everyone's."""
+        if self.agent.admin:
+            return True
+        with self._repo.snapshot() as ctx:
+            return self._access(ctx).everything_readable()
 
     def info(self, uid: str, *, base_uri: str | None = None, own_triples: bool = False) -> Any:
         uid = normalize_uid(uid)
@@ -317,17 +351,18 @@ class AgentView:
     def create(self, parent_uid: str, **kwargs: Any) -> Any:
         parent = normalize_uid(parent_uid)
         return self._writing(lambda a: _may_create(a, parent),
-                             lambda: self._repo.create(parent, **kwargs))
+                             lambda: self._repo.create(parent, **kwargs),
+                             made=lambda res: res.uid)
 
     def create_or_replace(self, uid: str, **kwargs: Any) -> tuple[str, Any]:
         uid = normalize_uid(uid)
         return self._writing(lambda a: _may_put(a, uid),
-                             lambda: self._repo.create_or_replace(uid, **kwargs))
+                             lambda: self._repo.create_or_replace(uid, **kwargs), (uid,))
 
     def update(self, uid: str, sparql_update: str | bytes, **kwargs: Any) -> Any:
         uid = normalize_uid(uid)
         return self._writing(lambda a: _may_update(a, uid, sparql_update),
-                             lambda: self._repo.update(uid, sparql_update, **kwargs))
+                             lambda: self._repo.update(uid, sparql_update, **kwargs), (uid,))
 
     def update_delta(self, uid: str, remove: Iterable[Any] | None, add: Iterable[Any] | None,
                      **kwargs: Any) -> Any:
@@ -335,20 +370,22 @@ class AgentView:
         remove = list(remove) if remove is not None else []
         modes = ("Write",) if remove else ("Write", "Append")
         return self._writing(lambda a: a.require(uid, *modes),
-                             lambda: self._repo.update_delta(uid, remove, add, **kwargs))
+                             lambda: self._repo.update_delta(uid, remove, add, **kwargs), (uid,))
 
     def delete(self, uid: str, *, soft: bool = True) -> None:
         uid = normalize_uid(uid)
         self._writing(lambda a: a.require_tree(uid, "Write"),
-                      lambda: self._repo.delete(uid, soft=soft))
+                      lambda: self._repo.delete(uid, soft=soft), (uid,), tree=True)
 
     def resurrect(self, uid: str) -> Any:
         uid = normalize_uid(uid)
-        return self._writing(lambda a: a.require(uid, "Write"), lambda: self._repo.resurrect(uid))
+        return self._writing(lambda a: a.require(uid, "Write"), lambda: self._repo.resurrect(uid),
+                             (uid,))
 
     def forget(self, uid: str) -> None:
         uid = normalize_uid(uid)
-        self._writing(lambda a: a.require_tree(uid, "Write"), lambda: self._repo.forget(uid))
+        self._writing(lambda a: a.require_tree(uid, "Write"), lambda: self._repo.forget(uid),
+                      (uid,))
 
     def create_version(self, uid: str, **kwargs: Any) -> str:
         uid = normalize_uid(uid)
@@ -373,7 +410,7 @@ class AgentView:
     def revert_to_version(self, uid: str, version_id: str) -> Any:
         uid = normalize_uid(uid)
         return self._writing(lambda a: a.require(uid, "Write"),
-                             lambda: self._repo.revert_to_version(uid, version_id))
+                             lambda: self._repo.revert_to_version(uid, version_id), (uid,))
 
     # -- access control lists -------------------------------------------------------------
 

@@ -29,3 +29,9 @@ def require_read(repo: Repository | AgentView, uid: str) -> None:
     view (``AccessDeniedError``); an administrator's repository reads everything."""
     if isinstance(repo, AgentView):
         repo.require(uid, "Read")
+
+
+def reads_everything(repo: Repository | AgentView) -> bool:
+    """Whether ``repo``'s agent may read every resource (then its views of a resource
+    are every such agent's: ``body_cache``)."""
+    return not isinstance(repo, AgentView) or repo.reads_everything()

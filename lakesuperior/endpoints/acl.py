@@ -6,8 +6,9 @@ ACL document, ``<#readers>``). GET / HEAD read it (404 when the resource has
 none; the root always has one: the stored one, else the configured default);
 PUT creates (201) or replaces (204) it from an RDF body; PATCH applies a SPARQL
 Update (204); DELETE removes it (204; the root's falls back to the default).
-Every method needs acl:Control on the resource (the ACL of an ACL is its
-resource's), which ``Repository.as_agent`` checks; the views only speak HTTP.
+Every method, OPTIONS included, needs acl:Control on the resource (the ACL of
+an ACL is its resource's), which ``Repository.as_agent`` checks; the views only
+speak HTTP.
 """
 from __future__ import annotations
 
@@ -60,6 +61,7 @@ def serve(call: Call) -> Response:
     if method in ("GET", "HEAD"):
         return _read(call, method == "HEAD")
     if method == "OPTIONS":
+        call.repo.effective_acl(call.uid)    # Control, on a live resource (as a GET)
         response = Response(b"", headers=_headers(call))
         del response.headers["Content-Type"]
         return response

@@ -10,7 +10,9 @@ snapshot, looks the key up and, when an answer is kept, reads nothing of the
 resource: its headers (``resource_headers``), its last modification and its
 body come from the entry. Only views read outside a write transaction and the
 same for every agent who may read the resource are kept (not embedded children
-nor inbound references, which ``AgentView`` filters per agent); the access
+nor inbound references, which ``AgentView`` filters per agent); an answer with
+membership triples, which it filters too, is kept from, and given to, only
+agents who may read everything (``Kept.shared``); the access
 check, the preconditions and the per-request headers (``Content-Type``,
 ``Preference-Applied``) are worked out for each request. At most
 ``http.body_cache`` bytes per worker (0: none kept), the least recently used
@@ -37,6 +39,10 @@ class Kept:
     body: bytes
     headers: Mapping[str, str]
     modified: datetime | None
+    #: the same for every agent who may read the resource: no membership triples,
+    #: which an agent who may not read everything sees only from the containers it
+    #: may read (``RdfSource.per_agent``, ``has_membership``)
+    shared: bool = True
 
     @property
     def size(self) -> int:

@@ -12,7 +12,8 @@ which needs acl:Read) and answers RDF about the binary::
 
 Only a binary has one: any other resource is 404 (Fedora's answer), a binary
 whose content is external (``redirect`` or ``proxy``: nothing stored to check)
-409. OPTIONS lists the methods; every other method is 405.
+409. OPTIONS lists the methods, with the checks of a GET (acl:Read, a binary);
+every other method is 405.
 """
 from __future__ import annotations
 
@@ -66,6 +67,8 @@ def serve(call: Call) -> Response:
     """Answer any method on ``<resource>/fcr:fixity``."""
     method = request.method
     if method == "OPTIONS":
+        if not call.repo.info(call.uid, base_uri=call.base).is_binary:   # Read, as a GET
+            raise NotFound(f"{call.url()} is not a binary: it has no fcr:fixity")
         response = Response(b"", headers=_headers(call))
         del response.headers["Content-Type"]
         return response

@@ -12,6 +12,9 @@ from lakesuperior.rdfio import Triple
 from lakesuperior.store.terms import literal_parts
 
 PAGE_SIZE = 100  #: children shown per page
+#: the highest page number read (a larger one is the last page): its children's
+#: range stays an index Python can slice with
+MAX_PAGE = 10**9
 _LINK_SCHEMES = frozenset({"http", "https"})   #: IRIs shown as links; others as text
 
 def compact(iri: str, namespaces: Mapping[str, str] = DEFAULT_NAMESPACES) -> str:

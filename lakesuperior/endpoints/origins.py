@@ -88,7 +88,13 @@ _PAGE_KEY = "lakesuperior.page"     #: environ: the request rendered a page
 
 def _rendered(sender: Flask, **extra: object) -> None:
     if has_request_context():
-        request.environ[_PAGE_KEY] = True
+        mark_page()
+
+
+def mark_page() -> None:
+    """The current request answers a page, rendered or not (a HEAD of the HTML view
+    renders nothing and gets the headers of its GET)."""
+    request.environ[_PAGE_KEY] = True
 
 
 def _for_browsers(response: Response) -> Response:

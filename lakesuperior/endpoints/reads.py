@@ -17,7 +17,7 @@ from werkzeug.wsgi import wrap_file
 from lakesuperior import rdfio
 from lakesuperior.endpoints import html
 from lakesuperior.endpoints import memento as mto
-from lakesuperior.endpoints.access import require_read
+from lakesuperior.endpoints.access import reads_everything, require_read
 from lakesuperior.endpoints.body_cache import BodyCache, Kept, Key
 from lakesuperior.endpoints.call import (
     CHUNK,
@@ -27,6 +27,7 @@ from lakesuperior.endpoints.call import (
     tombstone_links,
 )
 from lakesuperior.endpoints.errors import BadGateway, MethodNotAllowed, NotAcceptable
+from lakesuperior.endpoints.origins import mark_page
 from lakesuperior.endpoints.paths import Target
 from lakesuperior.endpoints.preconditions import if_range_holds
 from lakesuperior.endpoints.representation import (
@@ -89,7 +90,7 @@ def read(call: Call, head: bool) -> Response:
             if not head and not page:
                 key = _answer_key(call, ext.repository.snapshot_id(), options)
                 kept = ext.bodies.get(key)
-                if kept is not None:
+                if kept is not None and (kept.shared or reads_everything(call.repo)):
                     return _kept_answer(call, kept, applied)
             res = call.repo.get(call.uid, base_uri=call.base, **kwargs)
     call.check_described(res)
@@ -139,14 +140,17 @@ def _rdf(call: Call, res: Any, target: Target, head: bool, applied: bool,
     # 304 from a copy made for another agent (nor kept: ``session._not_stored``).
     if call.not_modified("GET", headers["ETag"], modified_of(res)) and not page:
         return _not_modified(headers)
+    if page:
+        mark_page()             # its HEAD too gets the page's headers (no framing)
     if head:
         return _rdf_answer(call, headers, applied, media_type, None)
     if page:
         return _rdf_answer(call, headers, applied, media_type, _html(call, res, target))
     triples, lists = representation_parts(res, options)
     body = rdfio.serialize(triples, media_type, namespaces=DEFAULT_NAMESPACES, lists=lists)
-    current_app.extensions["lakesuperior"].bodies.keep(
-        key, Kept(body, dict(headers), modified_of(res)))
+    if not res.per_agent:      # filtered for this agent: not every reader's answer
+        current_app.extensions["lakesuperior"].bodies.keep(
+            key, Kept(body, dict(headers), modified_of(res), not res.has_membership))
     return _rdf_answer(call, headers, applied, media_type, body)
 
 
@@ -435,6 +439,8 @@ def _timemap(call: Call, head: bool) -> Response:
                               request.headers.get("Accept"))
     if call.not_modified("GET", headers["ETag"], None):
         return _not_modified(headers)
+    if media_type == HTML:
+        mark_page()
     if head:
         return Response(iter(()), headers=headers)
     if media_type == mto.LINK_FORMAT:
@@ -509,9 +515,10 @@ def _wants_html() -> bool:
 
 
 def _page_number() -> int:
-    """The ``page`` query parameter (1 when absent or not a number)."""
+    """The ``page`` query parameter (1 when absent or not a number; at most
+    ``html.MAX_PAGE``, past which no container has pages)."""
     try:
-        return int(request.args.get("page", "1"))
+        return min(int(request.args.get("page", "1")), html.MAX_PAGE)
     except ValueError:
         return 1
 

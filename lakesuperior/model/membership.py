@@ -21,7 +21,7 @@ ETag and Last-Modified follow.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from lakesuperior.exceptions import InvalidTripleError
@@ -294,17 +294,26 @@ def rebuild(ctx: WriteContext, container: str, cfg: MembershipConfig | None) -> 
 
 # --- reading --------------------------------------------------------------------------
 
-def triples_about(txn: Reader, uid: str) -> list[Triple]:
-    """Membership triples whose subject is ``uid`` or one of its hash URIs."""
+def triples_about(txn: Reader, uid: str,
+                  containers: Callable[[str], bool] | None = None) -> list[Triple]:
+    """Membership triples whose subject is ``uid`` or one of its hash URIs (only those
+    of the containers, internal URIs, that ``containers`` accepts, if given)."""
     pointers = txn.triples(graph("midx", uid))
     if not pointers:
         return []
     out: list[Triple] = []
     seen: set[Triple] = set()
     for s, _, c in pointers:
+        if containers is not None and not containers(c):
+            continue
         for q in txn.match(s, None, None, graph("mbr", uid_of(c))):
             t = q[:3]
             if t not in seen:
                 seen.add(t)
                 out.append(t)
     return out
+
+
+def has_membership(txn: Reader, uid: str) -> bool:
+    """Whether containers give ``uid`` (or its hash URIs) membership triples."""
+    return txn.has_graph(graph("midx", uid))

@@ -67,6 +67,12 @@ class RdfSource:
     #: integrity dropped from the input (links to repository resources that do not
     #: exist); empty otherwise.
     dropped: list[Triple] | tuple[()] = ()
+    #: True for a view read for one agent (``AgentView``) whose membership triples,
+    #: embedded children or inbound references come only from resources it may
+    #: read: another agent may be shown other triples.
+    per_agent = False
+    #: Whether the view holds membership triples (``load``).
+    has_membership = False
 
     def __init__(self, uid: str, own: list[Triple], *, urimap: UriMap,
                  extra: list[Triple] | None = None, incl_children: bool = True,
@@ -349,8 +355,8 @@ def load(ctx: Context, uid: str, *, incl_children: bool = True, incl_inbound: bo
         require_model(txn, uid)  # raises the right error
     children, total = read_children(txn, uid, children_range)
     extra: list[Triple] = []
-    if incl_membership:
-        extra.extend(membership.triples_about(txn, uid))
+    found = membership.triples_about(txn, uid) if incl_membership else []
+    extra.extend(found)
     if incl_inbound:
         extra.extend(inbound(txn, uid))
     if embed_children:
@@ -361,6 +367,7 @@ def load(ctx: Context, uid: str, *, incl_children: bool = True, incl_inbound: bo
              incl_srv_mgd=incl_srv_mgd, versions=list_versions(ctx, uid),
              contained=children)
     v.child_count = total
+    v.has_membership = bool(found)
     return v
 
 

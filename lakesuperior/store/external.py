@@ -57,6 +57,9 @@ from lakesuperior.version import __version__
 SCHEMES = ("http", "https", "file")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _UNSAFE = re.compile(r"[\x00-\x20\x7f]")
+#: how many times an http(s) path is percent-decoded to look for dot segments (a
+#: server may decode what a proxy in front of it decoded already)
+_DECODINGS = 3
 #: An allow-list entry that is a scheme alone: every URL of it is allowed.
 _WHOLE_SCHEME = re.compile(r"(https?)://", re.IGNORECASE)
 _HOW_TO_ALLOW = ("add a prefix of it to external_content.allowed (LSUP_EXTERNAL_CONTENT_ALLOWED) "
@@ -312,16 +315,29 @@ def normalize_url(url: str) -> str:
         raise ExternalContentError(f"An external content URL may not hold a backslash (a "
                                    f"path separator to browsers and many servers): "
                                    f"{url[:200]!r}")
-    # Decoded, a %5C is a separator to servers that take a backslash for one.
-    _no_dot_segments(url, unquote(parts.path).replace("\\", "/"))
+    # Decoded, a %5C is a separator to servers that take a backslash for one; a
+    # server that decodes again reads %252e%252e as ..; a Java servlet container
+    # (Tomcat, Jetty) drops a segment's ;parameters, so ..;/ is .. to it.
+    path = parts.path
+    for _ in range(_DECODINGS):
+        decoded = unquote(path)
+        _no_dot_segments(url, decoded.replace("\\", "/"), params=True)
+        if decoded == path:
+            break
+        path = decoded
     netloc = host if ":" not in host else f"[{host}]"
     if port is not None and port != _DEFAULT_PORTS[scheme]:
         netloc += f":{port}"
     return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
 
 
-def _no_dot_segments(url: str, path: str) -> None:
-    if any(seg in (".", "..") for seg in path.split("/")):
+def _no_dot_segments(url: str, path: str, params: bool = False) -> None:
+    """``ExternalContentError`` if ``path`` has a ``.`` or ``..`` segment (with
+    ``params``, also one followed by ``;parameters``)."""
+    segments = path.split("/")
+    if params:
+        segments = [seg.split(";", 1)[0] for seg in segments]
+    if any(seg in (".", "..") for seg in segments):
         raise ExternalContentError(f"An external content URL may not hold . or .. path "
                                    f"segments: {url[:200]!r}")
 

@@ -272,6 +272,17 @@ def test_pages_are_not_framed_by_other_sites(client, admin, path):
     assert "frame-ancestors 'none'" in r.headers.getlist("Content-Security-Policy")
 
 
+@pytest.mark.parametrize("path", ["/rest/", "/rest/x", "/rest/x/fcr:versions"])
+def test_the_head_of_a_page_has_the_headers_of_its_get(client, admin, path):
+    """A HEAD of the HTML view renders nothing; it answered without them."""
+    client.put("/rest/x", data=BODY, content_type=TTL, headers=admin)
+    get = client.get(path, headers={"Accept": "text/html", **admin})
+    head = client.head(path, headers={"Accept": "text/html", **admin})
+    assert head.status_code == get.status_code == 200 and head.data == b""
+    for name in ("X-Frame-Options", "Content-Security-Policy", "Cache-Control"):
+        assert head.headers.getlist(name) == get.headers.getlist(name), name
+
+
 def test_other_answers_are_not_given_frame_headers(client, admin):
     r = client.get("/rest/", headers={"Accept": "text/turtle", **admin})
     assert "X-Frame-Options" not in r.headers

@@ -173,6 +173,13 @@ def test_empty_allow_list_refuses_and_says_how(repo, origin, state):
     (lambda o, f: o.url + "/files/\\..\\status/500", "backslash"),
     (lambda o, f: o.url + "/files/%5C..%5Cstatus/500", r"\. or \.\."),
     (lambda o, f: o.url + "/files/..%5cstatus/500", r"\. or \.\."),
+    # ..;/ is .. to a Java servlet container, which drops a segment's ;parameters;
+    # %252e%252e is .. to a server that decodes what its proxy decoded already
+    (lambda o, f: o.url + "/files/..;/status/500", r"\. or \.\."),
+    (lambda o, f: o.url + "/files/..;x=1/status/500", r"\. or \.\."),
+    (lambda o, f: o.url + "/files/.%3B/status/500", r"\. or \.\."),
+    (lambda o, f: o.url + "/files/%252e%252e/status/500", r"\. or \.\."),
+    (lambda o, f: o.url + "/files/%25252e%25252e%25255c/status/500", r"\. or \.\."),
     (lambda o, f: f.allowed.as_uri() + "/../allowed-not/secret.txt", r"\. or \.\."),
     (lambda o, f: (f.outside / "secret.txt").as_uri(), "not under an allowed"),
     (lambda o, f: f.allowed.as_uri() + "-not/secret.txt", "not under an allowed"),
@@ -242,6 +249,9 @@ def test_normalize_url():
         normalize_url("file://otherhost/etc/passwd")
     with pytest.raises(ExternalContentError):
         normalize_url("file:relative/path")
+    # ;parameters and encoded percent signs are kept where no dot segment hides
+    assert normalize_url("http://h/a;v=1/b%2520c/..x") == "http://h/a;v=1/b%2520c/..x"
+    assert normalize_url("file:///tmp/..;x") == "file:///tmp/..%3Bx"    # a file name
 
 
 def test_allow_list_whole_scheme():

@@ -64,6 +64,15 @@ def test_a_small_container_is_sorted_across_pages(browser, repo):
     assert re.findall(r'rest/s/(n\d)">', page) == ["n1", "n3", "n5", "n9"]
 
 
+@pytest.mark.parametrize("number", ["99999999999999999999", str(10**18), "-5", "x", "9" * 5000])
+def test_a_page_number_past_any_container_is_its_last_page(browser, repo, number):
+    """Before, a number past ``sys.maxsize`` was a 500 (the slice of the children)."""
+    repo.create_or_replace("/s")
+    repo.create_or_replace("/s/n1")
+    page = browser("root").page(f"/rest/s?page={number}")
+    assert re.findall(r'rest/s/(n\d)">', page) == ["n1"]
+
+
 def test_children_range_reads_only_those(big):
     res = big.get("/big", children_range=(10, 20))
     assert len(res.children) == 10 and res.child_count == N

@@ -8,7 +8,19 @@ import pytest
 from lakesuperior import rdfio
 from lakesuperior.http import headers as hdr
 
-from .conftest import ACL, ROOT, SPARQL_UPDATE, TTL, acl_doc, authorization, grant, put_acl
+from .conftest import (
+    ACL,
+    ALICE,
+    ANONYMOUS,
+    BOB,
+    ROOT,
+    SPARQL_UPDATE,
+    TTL,
+    acl_doc,
+    authorization,
+    grant,
+    put_acl,
+)
 
 CONSTRAINED_BY = "http://www.w3.org/ns/ldp#constrainedBy"
 READERS = acl_doc(authorization("readers", "acl:Read", agent_class="foaf:Agent",
@@ -145,6 +157,24 @@ def test_fedora_5_acl_options_and_post(client):
     r = client.post("/rest/a/fcr:acl", data=b"", content_type=TTL)
     assert r.status_code == 405
     assert "POST" not in r.headers["Allow"]
+
+
+def test_acl_options_needs_control_on_a_live_resource(client, repo, act):
+    """As a GET of the ACL: before, OPTIONS answered 200 to anyone, for any path."""
+    put(client, "/rest/a")
+    put_acl(repo, "/a", grant("/a", "acl:Read, acl:Control", who=f"acl:agent <{ALICE.webid}>"))
+    assert client.options("/rest/nothing/fcr:acl").status_code == 404
+    client.put("/rest/gone")
+    client.delete("/rest/gone")
+    assert client.options("/rest/gone/fcr:acl").status_code == 410
+    act(ALICE)
+    assert client.options("/rest/a/fcr:acl").status_code == 200
+    act(BOB)
+    r = client.options("/rest/a/fcr:acl")
+    assert r.status_code == 403 and "Allow" not in r.headers
+    assert b"Control access to /a" in r.data
+    act(ANONYMOUS)
+    assert client.options("/rest/a/fcr:acl").status_code == 401
 
 
 def test_fedora_5_acl_conditional_get(client):
