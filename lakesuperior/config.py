@@ -86,6 +86,7 @@ class Config:
     referential_integrity: str = _DEFAULT
     allow_foreign_subjects: bool = _DEFAULT
     max_body_size: int = _DEFAULT
+    max_rdf_body_size: int = _DEFAULT
     http_require_if_match: bool = _DEFAULT
     http_base_path: str = _DEFAULT
     http_allowed_origins: tuple[str, ...] = _DEFAULT
@@ -212,7 +213,7 @@ class Config:
             raise ConfigError(f"referential_integrity must be one of {REFINT_MODES}, "
                               f"not {self.referential_integrity!r}")
         for name in ("map_size", "index_batch", "iri_cache", "max_body_size",
-                     "server_workers", "server_threads"):
+                     "max_rdf_body_size", "server_workers", "server_threads"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive")
         if self.http_body_cache < 0:

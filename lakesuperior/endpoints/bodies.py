@@ -119,10 +119,34 @@ def _limit() -> int | None:
     return current_app.config["MAX_CONTENT_LENGTH"]
 
 
-def _too_large(limit: int | None, length: int | None = None) -> PayloadTooLargeError:
+def _whole_limit() -> tuple[int, str]:
+    """The most bytes of a body read whole into memory (RDF, SPARQL Update), and
+    the setting that says so: ``max_rdf_body_size``, or ``max_body_size`` if smaller."""
+    rdf = int(current_app.extensions["lakesuperior"].config.max_rdf_body_size)
+    limit = _limit()
+    return (limit, "max_body_size") if limit is not None and limit < rdf else \
+        (rdf, "max_rdf_body_size")
+
+
+def _too_large(limit: int | None, length: int | None = None,
+               setting: str = "max_body_size") -> PayloadTooLargeError:
     size = f" ({length} bytes)" if length is not None else ""
+    if setting == "max_rdf_body_size":
+        return PayloadTooLargeError(
+            f"The request body{size} is larger than the limit of {limit} bytes for RDF and "
+            f"SPARQL Update ({setting}), which are read whole: a binary's content may be "
+            "larger (send it as a binary)")
     return PayloadTooLargeError(f"The request body{size} is larger than the limit of "
-                                f"{limit} bytes (max_body_size)")
+                                f"{limit} bytes ({setting})")
+
+
+def whole_too_large() -> PayloadTooLargeError | None:
+    """The 413 of a body whose ``Content-Length`` passes the limit of bodies read
+    whole (``read``), or None."""
+    length = request.content_length
+    limit, setting = _whole_limit()
+    return _too_large(limit, length, setting) if length is not None and length > limit \
+        else None
 
 
 def check_size() -> None:
@@ -161,21 +185,22 @@ class LimitedBody:
     one whose chunked coding the server cannot parse is malformed; both are a 400
     ``BadRequest`` when they are read, so nothing is written from them."""
 
-    __slots__ = ("_stream", "_limit", "_count", "_length")
+    __slots__ = ("_stream", "_limit", "_setting", "_count", "_length")
 
-    def __init__(self) -> None:
-        self._limit = _limit()
+    def __init__(self, whole: bool = False) -> None:
+        """``whole``: the body is read whole into memory, up to ``_whole_limit``."""
+        self._limit, self._setting = _whole_limit() if whole else (_limit(), "max_body_size")
         chunked = request.content_length is None and has_body()
         if chunked and not request.environ.get("wsgi.input_terminated"):
             declared = _server_length()
             if declared is not None and self._limit is not None and declared > self._limit:
-                raise _too_large(self._limit, declared)
+                raise _too_large(self._limit, declared, self._setting)
             # Werkzeug would give an empty body: the write would lose its content.
             raise BadRequest("This server cannot read a chunked request body (its WSGI "
                              "server does not end the input): send a Content-Length")
         self._length = request.content_length
         if self._length is not None and self._limit is not None and self._length > self._limit:
-            raise _too_large(self._limit, self._length)
+            raise _too_large(self._limit, self._length, self._setting)
         # The server's own input, never read past the Content-Length (or, chunked, to
         # the end the server sets): Werkzeug's stream over it copies each byte twice more.
         self._stream = (request.input_stream if chunked or self._length is not None
@@ -193,14 +218,14 @@ class LimitedBody:
         try:
             chunk = self._stream.read(size)
         except RequestEntityTooLarge:
-            raise _too_large(self._limit) from None
+            raise _too_large(self._limit, setting=self._setting) from None
         except Exception as e:
             if not any(c.__module__ in _SERVER_PARSE_ERRORS for c in type(e).__mro__):
                 raise
             raise _malformed(e) from None
         self._count += len(chunk)
         if self._limit is not None and self._count > self._limit:
-            raise _too_large(self._limit)
+            raise _too_large(self._limit, setting=self._setting)
         if not chunk and size and self._length is not None and self._count < self._length:
             raise BadRequest(f"The request body is incomplete: {self._count} of its "
                              f"{self._length} bytes (Content-Length) were received")
@@ -220,11 +245,12 @@ _BODY_KEY = "lakesuperior.body"
 
 
 def read() -> bytes:
-    """The whole request body (``LimitedBody``: 413 past the limit), read once: a
-    second call gives the same bytes (the permission check of a PATCH reads it first)."""
+    """The whole request body, an RDF or SPARQL Update body held in memory
+    (``LimitedBody``: 413 past ``max_rdf_body_size``), read once: a second call
+    gives the same bytes (the permission check of a PATCH reads it first)."""
     data = request.environ.get(_BODY_KEY)
     if data is None:
-        data = request.environ[_BODY_KEY] = LimitedBody().read()
+        data = request.environ[_BODY_KEY] = LimitedBody(whole=True).read()
     return data
 
 

@@ -211,14 +211,20 @@ def put(call: Call) -> Response:
     spool = None
     data = b""
     body = None
+    too_large = None
     if not rdf_body and (bodies.has_body() or model == interaction.NON_RDF_SOURCE):
         spool = bodies.receive()   # binary, or a body we will refuse
     elif bodies.has_body():
-        data = bodies.read()
-        if model != interaction.NON_RDF_SOURCE and data.strip() and media_type is not None:
-            body = bodies.put_body(data, media_type, call.url())
+        too_large = bodies.whole_too_large()
+        if too_large is not None:
+            spool = bodies.receive()   # a binary's new content, else refused (413)
+        else:
+            data = bodies.read()
+            if model != interaction.NON_RDF_SOURCE and data.strip() and media_type is not None:
+                body = bodies.put_body(data, media_type, call.url())
     try:
-        action, res = _put_resource(call, model, media_type, spool, data, body, group)
+        action, res = _put_resource(call, model, media_type, spool, data, body, group,
+                                    too_large)
     finally:
         if spool is not None:
             spool.close()
@@ -267,12 +273,17 @@ def _write_external(call: Call, link: Link, model: str | None, *, post: bool = F
 
 
 def _put_resource(call: Call, model: str | None, media_type: str | None, spool: Upload | None,
-             data: bytes, body: RdfBody | None, group: bool = False) -> tuple[str, Any]:
+                  data: bytes, body: RdfBody | None, group: bool = False,
+                  too_large: Exception | None = None) -> tuple[str, Any]:
     """The write of a PUT on a resource, on its current state read once. A binary
     keeps its model (an RDF body is its new content); an RDF source cannot take
-    a non-RDF body."""
+    a non-RDF body. ``too_large``: an RDF body past ``max_rdf_body_size``
+    (spooled), raised unless it is a binary's content."""
 
     def write(current: Any) -> tuple[str, Any]:
+        if too_large is not None and model != interaction.NON_RDF_SOURCE and not (
+                current is not None and current.is_binary):
+            raise too_large
         im = model
         if current is not None:
             interaction.check_change(call.uid, current.interaction_model, im, name=call.url())
