@@ -16,6 +16,8 @@ resource.
 """
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from pyparsing import ParseResults
@@ -23,7 +25,7 @@ from rdflib import BNode, URIRef, Variable
 from rdflib.plugins.sparql.sparql import Update
 from rdflib.plugins.sparql.update import evalUpdate
 
-from lakesuperior.exceptions import ServerManagedTermError, SparqlError
+from lakesuperior.exceptions import QueryTimeoutError, ServerManagedTermError, SparqlError
 from lakesuperior.model.containment import own_triples
 from lakesuperior.model.context import WriteContext
 from lakesuperior.model.lifecycle import apply_delta
@@ -31,28 +33,52 @@ from lakesuperior.model.lookup import require_model
 from lakesuperior.model.namespaces import LDP_CONTAINS, bare_iri
 from lakesuperior.model.resource import RdfSource
 from lakesuperior.rdf import regex
-from lakesuperior.rdf.sparql_parser import parse_update
+from lakesuperior.rdf.sparql_parser import checked_call, parse_update
 from lakesuperior.rdf.update_algebra import translate_update
 from lakesuperior.rdfio import graph_to_triples, triples_to_graph
 
 _ALLOWED = ("InsertData", "DeleteData", "DeleteWhere", "Modify")
+#: The operations that evaluate a pattern (``evaluate`` checks their time).
+_PATTERNS = ("DeleteWhere", "Modify")
 
 
-def evaluate(graph: Any, request: Any) -> None:
+def time_limit(seconds: float | None) -> Callable[[], None] | None:
+    """A check that raises ``QueryTimeoutError`` once ``seconds`` have passed from
+    now (``query_timeout``); None for no limit (None or 0)."""
+    if not seconds or seconds <= 0:
+        return None
+    end = time.monotonic() + seconds
+
+    def check() -> None:
+        if time.monotonic() > end:
+            raise QueryTimeoutError(f"The update ran over the time limit of {seconds:g} s "
+                                    "(query_timeout) and was stopped: nothing was changed")
+    return check
+
+
+def evaluate(graph: Any, request: Any, timeout: float | None = None) -> None:
     """Run a parsed SPARQL Update on an rdflib ``graph``; any failure of the
-    evaluation is a ``SparqlError``."""
+    evaluation is a ``SparqlError``. ``timeout``: the seconds a ``WHERE`` (of
+    ``DELETE/INSERT ... WHERE``, ``DELETE WHERE``) may take, checked as it goes
+    (the data forms need none)."""
+    check = time_limit(timeout) if any(op.name in _PATTERNS for op in request.algebra) \
+        else None
     try:
-        evalUpdate(graph, request)
+        if check is None:
+            evalUpdate(graph, request)
+        else:
+            checked_call(lambda: evalUpdate(graph, request), check)
     except SparqlError:
         raise
     except Exception as e:
         raise SparqlError(f"The SPARQL update failed: {e}") from None
 
 
-def parse(text: str | bytes, base: str) -> Update:
+def parse(text: str | bytes, base: str, timeout: float | None = None) -> Update:
     """Parse and translate a SPARQL Update (``<>`` is ``base``); ``SparqlError``
     with rdflib's message. It reads no state: ``Repository.update`` parses
-    before its write, which a long update would otherwise hold."""
+    before its write, which a long update would otherwise hold. ``timeout``: the
+    seconds its parse may take (``QueryTimeoutError`` past them)."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -61,7 +87,9 @@ def parse(text: str | bytes, base: str) -> Update:
     if not isinstance(text, str):
         raise SparqlError(f"A SPARQL update must be a string, not {type(text).__name__}")
     try:
-        parsed = parse_update(text)
+        parsed = parse_update(text, time_limit(timeout))
+    except QueryTimeoutError:
+        raise
     except Exception as e:  # pyparsing.ParseException and friends
         raise SparqlError(f"SPARQL Update syntax error: {e}") from None
     if not parsed.request:
@@ -148,10 +176,10 @@ def _refuse_containment_delete(uid: str, request: Any) -> None:
 
 
 def update(ctx: WriteContext, uid: str, text: str | bytes | Update,
-           handling: str = "strict") -> RdfSource:
+           handling: str = "strict", timeout: float | None = None) -> RdfSource:
     """Apply a SPARQL Update to resource ``uid`` (a binary's description for a
     binary): its text, or what ``parse`` made of it with the resource's public IRI
-    as base."""
+    as base. ``timeout``: as for ``evaluate``."""
     txn = ctx.txn
     model = require_model(txn, uid)
     request = text if isinstance(text, Update) else parse(text, ctx.urimap.public_iri(uid))
@@ -160,7 +188,7 @@ def update(ctx: WriteContext, uid: str, text: str | bytes | Update,
     old = own_triples(txn, uid)
     before = ctx.urimap.triples_to_public(old)
     graph = triples_to_graph(before)
-    evaluate(graph, request)
+    evaluate(graph, request, timeout)
     after = graph_to_triples(graph)
     before_set = set(before)
     after_set = set(after)

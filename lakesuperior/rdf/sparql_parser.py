@@ -37,13 +37,15 @@ import sys
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 from pyparsing import ParseResults
 from rdflib.plugins.sparql import parser
 from rdflib.plugins.sparql.parserutils import CompValue
 
-__all__ = ["parse_query", "parse_update", "CHECKED_FROM"]
+__all__ = ["parse_query", "parse_update", "checked_call", "CHECKED_FROM"]
+
+_T = TypeVar("_T")
 
 _GRAMMAR_LOCK = threading.Lock()
 """Held by every parse: rdflib's grammar is one per process, so its lock is too."""
@@ -69,6 +71,13 @@ def parse_query(text: str, check: Callable[[], None] | None = None) -> ParseResu
 
 def _checked(parse: Callable[[str], Any], text: str, check: Callable[[], None]) -> Any:
     """``parse(text)`` with ``check()`` called every ``CHECK_CALLS`` function calls."""
+    return checked_call(lambda: parse(text), check)
+
+
+def checked_call(fn: Callable[[], _T], check: Callable[[], None]) -> _T:
+    """``fn()`` with ``check()`` called every ``CHECK_CALLS`` Python function calls
+    of this thread (its exception ends ``fn``): a time limit for pure-Python work,
+    such as rdflib's evaluation of an update, at about twice its cost."""
     calls = 0
 
     def watch(frame: FrameType, event: str, arg: Any) -> None:
@@ -82,7 +91,7 @@ def _checked(parse: Callable[[str], Any], text: str, check: Callable[[], None]) 
     previous = sys.getprofile()
     sys.setprofile(watch)
     try:
-        return parse(text)
+        return fn()
     finally:
         sys.setprofile(previous)
 

@@ -494,11 +494,15 @@ class Repository:
                base_uri: str | None = None) -> RdfSource:
         """PATCH with SPARQL Update (INSERT DATA, DELETE DATA, DELETE WHERE,
         DELETE/INSERT WHERE); ``<>`` is the resource. On a binary it updates the
-        description."""
+        description. Its parse and its ``WHERE`` each stop at ``query_timeout``
+        (``QueryTimeoutError``, nothing changed)."""
         uid = normalize_uid(uid)
-        # Parsed before the write, which a long parse would hold.
-        request = sparql_mod.parse(sparql_update, self._urimap(base_uri).public_iri(uid))
-        return self._write(lambda ctx: sparql_mod.update(ctx, uid, request, handling),
+        # Parsed before the write, which a long parse would hold; the parse and the
+        # evaluation each have query_timeout.
+        timeout = self.config.query_timeout
+        request = sparql_mod.parse(sparql_update, self._urimap(base_uri).public_iri(uid),
+                                   timeout)
+        return self._write(lambda ctx: sparql_mod.update(ctx, uid, request, handling, timeout),
                            base_uri)
 
     def update_delta(self, uid: str, remove: Iterable[Any] | None, add: Iterable[Any] | None,

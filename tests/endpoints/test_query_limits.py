@@ -137,3 +137,18 @@ def test_a_result_or_a_sort_past_query_max_rows_is_refused(tmp_path):
         status, text, _ = _request(port, "GET", path, headers={"Accept": JSON})
         assert status == 200 and text.count(b'"a":') == 10
         assert _request(port, "GET", "/rest/")[0] == 200
+
+
+def test_a_patch_past_query_timeout_is_503_and_changes_nothing(tmp_path):
+    for app in serving(Config(data_dir=str(tmp_path / "data"), sync=False,
+                              auth_enabled=False, query_timeout=0.5)):
+        client = app.test_client()
+        body = "".join(f'<> <http://ex.org/p{i}> "v{i}" .\n' for i in range(200))
+        assert client.put("/rest/x", data=body, content_type="text/turtle").status_code == 201
+        before = client.get("/rest/x", headers={"Accept": "application/n-triples"}).data
+        r = client.patch("/rest/x", content_type="application/sparql-update",
+                         data="INSERT { <> <http://ex.org/q> ?c } "
+                              "WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }")
+        assert r.status_code == 503, r.get_data(as_text=True)
+        assert "query_timeout" in r.get_data(as_text=True)
+        assert client.get("/rest/x", headers={"Accept": "application/n-triples"}).data == before

@@ -200,3 +200,41 @@ def test_a_large_update_is_parsed_before_its_write(doc, monkeypatch):
     assert in_write == [False]
     values = {t[2] for t in doc.get("/d").user_data if t[1].startswith("<http://ex.org/v")}
     assert values == {f'"v{i}"' for i in range(2000)}
+
+
+CROSS = ("INSERT { <> <http://ex.org/q> ?c } "
+         "WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }")
+
+
+def test_an_expensive_where_stops_at_the_time_limit(repo_factory):
+    """A WHERE joining four open patterns over 200 triples (1.6 billion rows) held
+    the repository's write, every writer waiting, for hours: it stops at
+    ``query_timeout`` and changes nothing; an ordinary one runs."""
+    from lakesuperior.exceptions import QueryTimeoutError
+    repo = repo_factory(query_timeout=0.5)
+    repo.create_or_replace("/x", media_type=TTL, data="".join(
+        f'<> <http://ex.org/p{i}> "v{i}" .\n' for i in range(200)).encode())
+    before = user(repo, "/x")
+    t0 = time.monotonic()
+    with pytest.raises(QueryTimeoutError, match="time limit of 0.5 s"):
+        repo.update("/x", CROSS)
+    assert time.monotonic() - t0 < 10                     # loose: a busy machine
+    assert user(repo, "/x") == before
+    repo.update("/x", 'DELETE { <> <http://ex.org/p1> ?v } INSERT { <> <http://ex.org/q> ?v } '
+                      'WHERE { <> <http://ex.org/p1> ?v }')
+    assert (pub("/x"), "<http://ex.org/q>", '"v1"') in user(repo, "/x")
+
+
+def test_a_long_update_parse_stops_at_the_time_limit(repo_factory):
+    """An update's parse counts against ``query_timeout`` too, as a query's (``1+1+...``
+    of 100,000 characters: 37 s of parse, holding the parser every query needs)."""
+    from lakesuperior.exceptions import QueryTimeoutError
+    repo = repo_factory(query_timeout=0.5)
+    repo.create_or_replace("/x", data=b"", media_type=TTL)
+    long = ("INSERT { <> <http://ex.org/n> ?x } WHERE { BIND(" + "+".join(["1"] * 20000)
+            + " AS ?x) }")
+    t0 = time.monotonic()
+    with pytest.raises(QueryTimeoutError, match="time limit"):
+        repo.update("/x", long)
+    assert time.monotonic() - t0 < 10                     # the whole parse: 31 s
+    assert user(repo, "/x") == []
