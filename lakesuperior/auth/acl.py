@@ -152,12 +152,14 @@ def purge_tree(ctx: WriteContext, uid: str) -> None:
             _drop(ctx, u)
 
 
-def update(ctx: WriteContext, uid: str, text: str | bytes, current: list[Triple]) -> bool:
+def update(ctx: WriteContext, uid: str, text: str | bytes, current: list[Triple],
+           timeout: float | None = None) -> bool:
     """Apply a SPARQL Update to the ACL of ``uid`` whose stored triples are
     ``current`` (``<>`` is the ACL document); the result is checked like a new
-    ACL. Returns what ``write`` returns."""
+    ACL. Returns what ``write`` returns. ``timeout``: the seconds its parse, and
+    its ``WHERE``, may each take (``query_timeout``)."""
     base = ctx.urimap.public_iri(uid).rstrip("/") + "/fcr:acl"
-    request = parse_update(text, base)
+    request = parse_update(text, base, timeout)
     g = triples_to_graph(ctx.urimap.triples_to_public(current))
-    evaluate_update(g, request)
+    evaluate_update(g, request, timeout)
     return write(ctx, uid, graph_to_triples(g))

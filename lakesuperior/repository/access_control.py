@@ -96,7 +96,7 @@ def update_acl(repo: Repository, uid: str, sparql_update: str | bytes, *,
 
     def update(ctx: WriteContext) -> bool:
         current = acls.current(ctx, uid, repo.acl_state.default_root)
-        return acls.update(ctx, uid, sparql_update, current)
+        return acls.update(ctx, uid, sparql_update, current, repo.config.query_timeout)
     return repo._write(update, base_uri)
 
 

@@ -238,3 +238,18 @@ def test_a_long_update_parse_stops_at_the_time_limit(repo_factory):
         repo.update("/x", long)
     assert time.monotonic() - t0 < 10                     # the whole parse: 31 s
     assert user(repo, "/x") == []
+
+
+def test_an_acl_update_stops_at_the_time_limit(repo_factory):
+    from lakesuperior.exceptions import QueryTimeoutError
+    repo = repo_factory(query_timeout=0.5)
+    repo.create_or_replace("/x", data=b"", media_type=TTL)
+    acl = ("@prefix acl: <http://www.w3.org/ns/auth/acl#> .\n"
+           + "".join(f"<#r{i}> a acl:Authorization ; acl:agent \"u{i}\" ; acl:mode acl:Read ; "
+                     f"acl:accessTo <{BASE}/x> .\n" for i in range(30)))
+    repo.set_acl("/x", data=acl.encode(), media_type=TTL)
+    before = sorted(repo.acl("/x"))
+    with pytest.raises(QueryTimeoutError):
+        repo.update_acl("/x", "INSERT { <#r0> <http://ex.org/q> ?c } "
+                              "WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }")
+    assert sorted(repo.acl("/x")) == before
