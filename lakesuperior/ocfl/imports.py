@@ -5,13 +5,12 @@ Objects are imported parents first, each in one write transaction: a broken
 object (a damaged inventory, a digest that does not match, a missing file, an
 unknown extension, a header that fails Fedora's checks, an id outside
 ``info:fedora``) is reported with its file and writes nothing, and the objects
-below it are not imported. The objects are read (checked, their RDF parsed) ahead
-of the writes by a child process (``ocfl.readahead``), on another core. Every
-resource gets its current state (containment
+below it are not imported. Every resource gets its current state (containment
 from its path, dates and agents from its headers), then every Memento at its
 datetime, then its ACL; deletions come last, at their dates. An object whose
 resource exists already is skipped, so an interrupted import resumes where it
-stopped. See docs/ocfl.md.
+stopped. A child process reads the objects (checked, their RDF parsed) ahead of
+the writes, on another core (``ocfl.readahead``). See docs/ocfl.md.
 """
 from __future__ import annotations
 
