@@ -44,6 +44,7 @@ __all__ = [
     "MAX_NESTING", "PARSEABLE", "SERIALIZABLE", "Triple", "ObjectList",
     "TURTLE", "N_TRIPLES", "JSON_LD", "RDF_XML", "N3",
     "check_input", "normalize_media_type", "parse", "parse_rdflib", "serialize", "serialize_rdflib",
+    "canonical_ntriples", "split_canonical",
     "to_rdflib", "from_rdflib", "graph_to_triples", "triples_to_graph",
 ]
 
@@ -291,14 +292,30 @@ def parse(data: bytes, media_type: str, base: str, *,
         data = data[3:]
     if not data or data.isspace():
         return Parsed()
-    check_input(data, mtype)
-    try:
-        written = _ox_parse(data, fmt, base)
-    except SyntaxError as e:
-        error = _ox_parse_error(e)
-        if mtype != TURTLE:
-            raise error from None
-        written = _forgiven(data, fmt, base, e.msg or "", error)
+    return split_canonical(_canonical(data, mtype, fmt, base), rebase=rebase)
+
+
+def canonical_ntriples(data: bytes, media_type: str, base: str) -> bytes:
+    """The first half of ``parse`` for a format pyoxigraph reads (``N_TRIPLES``,
+    ``TURTLE``, ...): the document's triples as canonical N-Triples text, checked
+    as ``parse`` checks them; ``split_canonical`` makes them what ``parse``
+    returns. (The OCFL import parses in one process, ahead, and splits in the one
+    that writes.) ``ValueError`` for a format pyoxigraph does not read."""
+    mtype = normalize_media_type(media_type)
+    fmt = _OX_FORMATS.get(mtype)
+    if fmt is None:
+        raise ValueError(f"{media_type} is not read by pyoxigraph")
+    if data.startswith(_UTF8_BOM):
+        data = data[3:]
+    if not data or data.isspace():
+        return b""
+    return _canonical(data, mtype, fmt, base)
+
+
+def split_canonical(written: bytes, *, rebase: tuple[str, str] | None = None) -> Parsed:
+    """The second half of ``parse``: the triples of canonical N-Triples text
+    (``canonical_ntriples``), ``rebase`` as ``parse`` takes it; ``RdfParseError``
+    for RDF 1.2 triple terms and directional literals."""
     found, rdf12 = terms.split_ntriples(written, *(rebase or ()))
     if rdf12:
         for _, _, o in found:
@@ -306,6 +323,17 @@ def parse(data: bytes, media_type: str, base: str, *,
                 raise RdfParseError(f"RDF 1.2 triple terms and directional literals "
                                     f"are not supported: {o}")
     return Parsed(found, distinct=True)
+
+
+def _canonical(data: bytes, mtype: str, fmt: pyoxigraph.RdfFormat, base: str) -> bytes:
+    check_input(data, mtype)
+    try:
+        return _ox_parse(data, fmt, base)
+    except SyntaxError as e:
+        error = _ox_parse_error(e)
+        if mtype != TURTLE:
+            raise error from None
+        return _forgiven(data, fmt, base, e.msg or "", error)
 
 
 #: What pyoxigraph says of Turtle whose last statement has no closing ".".

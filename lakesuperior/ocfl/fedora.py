@@ -129,9 +129,19 @@ def from_fedora(data: bytes, urimap: UriMap) -> rdfio.Parsed:
     """Fedora's N-Triples ``data`` parsed, its ``info:fedora`` IRIs (hash IRIs too)
     as this repository's public ones (``info:fedora`` the root, ``base_uri/``) as
     they are read: canonical terms, each triple once. ``RdfParseError`` if it is
-    not N-Triples."""
-    return rdfio.parse(data, rdfio.N_TRIPLES, INFO_FEDORA + "/",
-                       rebase=(_FEDORA_TERM, urimap.pub_prefix))
+    not N-Triples. In two halves: ``fedora_ntriples``, then ``from_canonical``."""
+    return from_canonical(fedora_ntriples(data), urimap)
+
+
+def fedora_ntriples(data: bytes) -> bytes:
+    """Fedora's N-Triples ``data`` checked and parsed, as canonical N-Triples text
+    (``rdfio.canonical_ntriples``); ``RdfParseError`` if it is not N-Triples."""
+    return rdfio.canonical_ntriples(data, rdfio.N_TRIPLES, INFO_FEDORA + "/")
+
+
+def from_canonical(written: bytes, urimap: UriMap) -> rdfio.Parsed:
+    """The triples of ``fedora_ntriples``'s text, mapped as ``from_fedora`` maps them."""
+    return rdfio.split_canonical(written, rebase=(_FEDORA_TERM, urimap.pub_prefix))
 
 
 # --- paths (PersistencePaths) --------------------------------------------------------

@@ -9,7 +9,8 @@ below it are not imported. Every resource gets its current state (containment
 from its path, dates and agents from its headers), then every Memento at its
 datetime, then its ACL; deletions come last, at their dates. An object whose
 resource exists already is skipped, so an interrupted import resumes where it
-stopped. See docs/ocfl.md.
+stopped. A child process reads the objects (checked, their RDF parsed) ahead of
+the writes, on another core (``ocfl.readahead``). See docs/ocfl.md.
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from lakesuperior.http.digests import URN_NAMES
 from lakesuperior.model.interaction import NON_RDF_SOURCE
 from lakesuperior.model.uids import ROOT_UID, is_descendant
 from lakesuperior.ocfl import fedora
+from lakesuperior.ocfl.readahead import Prepared, ReadAhead
 from lakesuperior.ocfl.reading import Entry, FedoraObject, VersionView
 from lakesuperior.ocfl.storage import (
     hash_file,
@@ -45,11 +47,16 @@ from lakesuperior.ocfl.storage import (
 from lakesuperior.repository import Repository
 from lakesuperior.store.binaries import normalize_digest
 
-__all__ = ["ImportReport", "import_ocfl", "import_config", "IMPORT_IRI_CACHE"]
+__all__ = ["ImportReport", "import_ocfl", "import_config", "IMPORT_IRI_CACHE",
+           "READ_AHEAD_MIN"]
 
 _URN_ALGOS = {v: k for k, v in URN_NAMES.items()} | {k: k for k in URN_NAMES}
 #: The most IRIs the import's repository keeps in its IRI cache (``import_config``).
 IMPORT_IRI_CACHE = 8192
+#: A storage root of at least this many objects is read ahead by a child process
+#: (``ocfl.readahead``; ``import_ocfl(read_ahead=None)``): below, starting it
+#: costs more than it saves.
+READ_AHEAD_MIN = 32
 
 
 @dataclass
@@ -64,6 +71,7 @@ class ImportReport:
     versions: int = 0
     tombstones: int = 0
     skipped: int = 0
+    read_ahead: int = 0         #: objects the reader process read (``ocfl.readahead``)
     seconds: float = 0.0
     failed: list[tuple[str, str]] = field(default_factory=list)   #: (object, why)
 
@@ -75,20 +83,30 @@ class ImportReport:
         return asdict(self)
 
 
-def import_ocfl(src: str, config: Config, *, progress: Progress = QUIET) -> ImportReport:
+def import_ocfl(src: str, config: Config, *, progress: Progress = QUIET,
+                read_ahead: bool | None = None) -> ImportReport:
     """Import the Fedora 6 storage root ``src`` into the repository of ``config``
     (created if there is none). ``OcflError`` for a root this cannot read (nothing
-    is written); a broken object is listed in ``failed``."""
+    is written); a broken object is listed in ``failed``. ``read_ahead``: read the
+    objects ahead in a child process (None: if there are at least
+    ``READ_AHEAD_MIN``)."""
     t0 = time.perf_counter()
     root = open_root(os.path.abspath(src))
     report = ImportReport(root.path)
     listing = _list_objects(root.path, root.objects(), report)
-    with Repository(config=import_config(config)) as repo:
+    if read_ahead is None:
+        read_ahead = len(listing) >= READ_AHEAD_MIN
+    with ExitStack() as stack:
+        repo = stack.enter_context(Repository(config=import_config(config)))
+        ahead = stack.enter_context(ReadAhead([(oid, d) for _, oid, d in listing])
+                                    ) if read_ahead else None
         deletions: list[tuple[str, datetime]] = []
         failed_roots: list[str] = []
         progress.start("Importing from OCFL", len(listing))
         try:
             for _depth, oid, obj_dir in listing:
+                prepared = ahead.next(oid) if ahead is not None else None
+                report.read_ahead += prepared is not None
                 try:
                     uid = fedora.uid_of_id(oid, oid)
                 except OcflError as e:
@@ -102,13 +120,16 @@ def import_ocfl(src: str, config: Config, *, progress: Progress = QUIET) -> Impo
                     progress.advance()
                     continue
                 try:
-                    _import_object(repo, obj_dir, oid, uid, report, deletions)
+                    _import_object(repo, prepared or _read(obj_dir, oid), uid, report,
+                                   deletions)
                 except (OcflError, LakesuperiorError) as e:
                     failed_roots.append(uid)
                     report.failed.append((oid, _message(e, oid)))
                 progress.advance()
         finally:
             progress.finish()
+        if ahead is not None:
+            ahead.close()
         _bury(repo, deletions, report)
         repo.index()
     report.seconds = time.perf_counter() - t0
@@ -166,11 +187,16 @@ def _exists(repo: Repository, uid: str) -> bool:
         return True
 
 
-def _import_object(repo: Repository, obj_dir: str, oid: str, uid: str, report: ImportReport,
-                   deletions: list[tuple[str, datetime]]) -> None:
-    """Import the object ``oid`` (of the resource ``uid``) in ``obj_dir``."""
+def _read(obj_dir: str, oid: str) -> Prepared:
+    """The object ``oid`` in ``obj_dir`` and its versions, read now."""
     obj = FedoraObject(obj_dir, oid)
-    versions = obj.versions()
+    return obj, obj.versions()
+
+
+def _import_object(repo: Repository, prepared: Prepared, uid: str, report: ImportReport,
+                   deletions: list[tuple[str, datetime]]) -> None:
+    """Import the object ``prepared`` (of the resource ``uid``)."""
+    obj, versions = prepared
     head = versions[-1]
     with repo.snapshot():       # one read snapshot for what is looked up before the write
         if _done(repo, obj, uid, head, report, deletions):
@@ -360,12 +386,7 @@ class _ObjectImport:
         return True
 
     def _rdf(self, view: VersionView, path: str) -> rdfio.Parsed:
-        data = self.obj.read(view.state, path, view.name)
-        try:
-            return fedora.from_fedora(data, self.repo.urimap)
-        except LakesuperiorError as e:
-            raise OcflError(f"{self.obj.where}: {self.obj.file_name(view.state, path)} "
-                            f"({path}, {view.name}) is not valid N-Triples: {e}") from None
+        return self.obj.rdf(view, path, self.repo.urimap)
 
     def _write_state(self, repo: Repository, uid: str, view: VersionView, entry: Entry,
                      created: tuple[datetime, str]) -> None:

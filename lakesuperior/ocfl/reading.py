@@ -5,17 +5,26 @@ bytes checked against the inventory's digest.
 ``FedoraObject`` gives, per version, the resources it holds (``Entry``: headers,
 content path, description and ACL). Anything it does not understand is an
 ``OcflError`` naming the object and the file; nothing is written here.
+
+``FedoraObject.read_ahead`` parses its RDF files (the first half,
+``fedora.fedora_ntriples``) and reads its small binaries in advance (in the
+import's reader process, ``ocfl.readahead``): ``rdf`` and ``open`` then hand
+over what was read, once each; what failed, or was not read ahead, they read
+then, and fail as they would have.
 """
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, BinaryIO
 
-from lakesuperior.exceptions import OcflError
+from lakesuperior import rdfio
+from lakesuperior.exceptions import LakesuperiorError, OcflError
+from lakesuperior.model.uids import UriMap
 from lakesuperior.ocfl import fedora
 from lakesuperior.ocfl.objects import CURRENT_STATE
 from lakesuperior.ocfl.storage import (
@@ -23,6 +32,7 @@ from lakesuperior.ocfl.storage import (
     Inventory,
     check_object_declaration,
     object_extensions,
+    read_at_most,
     read_file,
     read_inventory,
 )
@@ -105,6 +115,10 @@ class FedoraObject:
         self.root_headers: dict[str, Any] | None = None
         self._uids: dict[str, str] = {}      # the object's ids read, and their uids
         self._valid_ids: set[str] = set()    # ids (and parents) that passed Fedora's checks
+        # What ``read_ahead`` read, by digest: RDF files parsed (canonical N-Triples
+        # text), binaries' bytes.
+        self._parsed: dict[str, bytes] = {}
+        self._bytes: dict[str, bytes] = {}
 
     def uid_of(self, rid: Any, where: str) -> str:
         """``fedora.uid_of_id(rid, where)``, each id of the object worked out once."""
@@ -146,7 +160,72 @@ class FedoraObject:
 
     def open(self, state: dict[str, str], logical: str, version: str) -> BinaryIO:
         """A stream of a content file (the caller checks its digest as it reads)."""
+        data = self._bytes.pop(state[logical], None)
+        if data is not None:
+            return io.BytesIO(data)
         return self._open(state[logical], logical, version)
+
+    def rdf(self, view: VersionView, logical: str, urimap: UriMap) -> rdfio.Parsed:
+        """The N-Triples file ``logical`` of ``view`` checked against its digest and
+        parsed (``fedora.from_fedora``); ``OcflError`` naming the file if it is not
+        N-Triples."""
+        written = self._parsed.pop(view.state[logical], None)
+        try:
+            if written is None:
+                written = fedora.fedora_ntriples(self.read(view.state, logical, view.name))
+            return fedora.from_canonical(written, urimap)
+        except LakesuperiorError as e:
+            raise self._not_rdf(view, logical, e) from None
+
+    def _not_rdf(self, view: VersionView, logical: str, e: Exception) -> OcflError:
+        return OcflError(f"{self.where}: {self.file_name(view.state, logical)} "
+                         f"({logical}, {view.name}) is not valid N-Triples: {e}")
+
+    def read_ahead(self, versions: list[VersionView], *, budget: int, inline: int) -> None:
+        """Parse the RDF files of ``versions`` (the first half,
+        ``fedora.fedora_ntriples``) and read the binaries of at most ``inline``
+        bytes, each content once, until ``budget`` bytes are read: what ``rdf`` and
+        ``open`` hand over later, once each. A file that cannot be read or parsed
+        is left for them (they fail as they would have)."""
+        spent = 0
+        for view in versions:
+            for entry in view.entries.values():
+                h = entry.headers
+                if entry.deleted or h.get("externalHandling") is not None:
+                    continue
+                rdf = [] if entry.binary else [h.get("contentPath")]
+                rdf += [part.get("contentPath") for part in (entry.description, entry.acl)
+                        if part is not None]
+                for path in rdf:
+                    spent += self._parse_ahead(view, path)
+                if entry.binary:
+                    spent += self._read_ahead(view, h.get("contentPath"), inline)
+                if spent >= budget:
+                    return
+
+    def _parse_ahead(self, view: VersionView, path: Any) -> int:
+        """Parse the RDF file ``path`` of ``view`` into ``_parsed``; the bytes read."""
+        digest = view.state.get(path) if isinstance(path, str) else None
+        if digest is None or digest in self._parsed:
+            return 0
+        try:
+            data = self.read(view.state, path, view.name)
+            self._parsed[digest] = fedora.fedora_ntriples(data)
+        except LakesuperiorError:       # OcflError, RdfParseError: left for ``rdf``
+            return 0
+        return len(data)
+
+    def _read_ahead(self, view: VersionView, path: Any, inline: int) -> int:
+        """Read the binary ``path`` of ``view`` into ``_bytes`` if it holds at most
+        ``inline`` bytes; the bytes read."""
+        digest = view.state.get(path) if isinstance(path, str) else None
+        if digest is None or digest in self._bytes:
+            return 0
+        data = read_at_most(os.path.join(self.dir, self.inv.manifest[digest][0]), inline)
+        if data is None:
+            return 0
+        self._bytes[digest] = data
+        return len(data)
 
     def file_name(self, state: dict[str, str], logical: str) -> str:
         return self.inv.manifest[state[logical]][0]

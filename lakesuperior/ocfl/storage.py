@@ -24,8 +24,8 @@ from lakesuperior.ocfl.filesink import FileSink, put_file
 
 __all__ = ["OCFL_VERSIONS", "DIGESTS", "LAYOUT", "MUTABLE_HEAD", "StorageRoot",
            "Inventory", "Version", "object_path", "content_path", "create_root",
-           "open_root", "json_bytes", "read_inventory", "read_file", "hash_file",
-           "iso_instant"]
+           "open_root", "json_bytes", "read_inventory", "read_file", "read_at_most",
+           "hash_file", "iso_instant"]
 
 OCFL_VERSIONS = ("1.1", "1.0")
 #: Inventory digest algorithms this code writes and reads (hashlib names): the two
@@ -177,6 +177,25 @@ def read_file(path: str) -> bytes:
     finally:
         os.close(fd)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def read_at_most(path: str, limit: int) -> bytes | None:
+    """The bytes of the file ``path`` if it holds at most ``limit`` bytes (None if
+    it holds more, or cannot be read): at most ``limit + 1`` bytes are read."""
+    try:
+        fd = os.open(path, _READ)
+    except OSError:
+        return None
+    try:
+        chunks, size = [], 0
+        while size <= limit and (chunk := os.read(fd, limit + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return None if size > limit else b"".join(chunks)
 
 
 # --- the storage root -----------------------------------------------------------------

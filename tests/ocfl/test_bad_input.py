@@ -17,7 +17,7 @@ from lakesuperior.ocfl.export import export_ocfl
 from lakesuperior.ocfl.imports import import_ocfl
 from lakesuperior.ocfl.storage import object_path
 
-from .conftest import config
+from .conftest import config, summary
 
 DOC = "info:fedora/coll/doc"
 
@@ -100,8 +100,8 @@ def set_header(d: Path, path: str, change) -> None:
     rewrite_inventory(d, fix)
 
 
-def imported(tmp_path: Path, root: Path):
-    report = import_ocfl(str(root), config(tmp_path / "dest"))
+def imported(tmp_path: Path, root: Path, read_ahead: bool | None = None):
+    report = import_ocfl(str(root), config(tmp_path / "dest"), read_ahead=read_ahead)
     with Repository(config=config(tmp_path / "dest")) as dest:
         present = {u for u in ("/coll", "/coll/doc", "/coll/doc/child", "/coll/bin", "/other")
                    if _exists(dest, u)}
@@ -172,6 +172,23 @@ def test_a_broken_object_is_refused_and_nothing_of_it_written(export, tmp_path, 
     assert {"/coll", "/coll/bin", "/other"} <= present
 
 
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_broken_object_read_ahead_fails_as_without(export, tmp_path, case):
+    """Read ahead (``ocfl.readahead``), the child cannot read the object (or one of
+    its files): the import reads it itself and fails with the same message, in the
+    same order, and leaves out what is below it."""
+    damage, message = CASES[case]
+    damage(obj(export, DOC))
+    without, _ = imported(tmp_path / "plain", export)
+    ahead = import_ocfl(str(export), config(tmp_path / "ahead"), read_ahead=True)
+    assert ahead.failed == without.failed
+    assert message in dict(ahead.failed)[DOC]
+    assert ahead.objects == without.objects and ahead.resources == without.resources
+    with Repository(config=config(tmp_path / "plain" / "dest")) as plain, \
+            Repository(config=config(tmp_path / "ahead")) as dest:
+        assert summary(dest) == summary(plain)
+
+
 def test_an_inventory_that_is_not_json(export, tmp_path):
     """Its id cannot be read: the failure names the object's directory and file, and
     the objects below it are refused, their parent being missing."""
@@ -186,10 +203,12 @@ def test_an_inventory_that_is_not_json(export, tmp_path):
     assert {"/coll", "/coll/bin", "/other"} <= present
 
 
-def test_a_binary_whose_bytes_do_not_match(export, tmp_path):
+@pytest.mark.parametrize("read_ahead", [False, True])
+def test_a_binary_whose_bytes_do_not_match(export, tmp_path, read_ahead):
+    """Read ahead, the bytes are checked as they are stored, as when read then."""
     d = obj(export, "info:fedora/coll/bin")
     content(d, "bin").write_bytes(b"other bytes")
-    report, present = imported(tmp_path, export)
+    report, present = imported(tmp_path, export, read_ahead=read_ahead)
     why = dict(report.failed)["info:fedora/coll/bin"]
     assert "info:fedora/coll/bin" in why and "v1/content/bin" in why and "digest" in why
     assert "/coll/bin" not in present and "/other" in present
@@ -246,8 +265,10 @@ def test_not_a_storage_root(tmp_path):
     assert not (tmp_path / "dest").exists()
 
 
+@pytest.mark.parametrize("read_ahead", [False, True])
 @pytest.mark.parametrize("damaged", ["v1", "v2"])
-def test_an_older_version_of_a_binary_whose_bytes_do_not_match(tmp_path, damaged):
+def test_an_older_version_of_a_binary_whose_bytes_do_not_match(tmp_path, damaged,
+                                                                read_ahead):
     """The Mementos of a binary are imported in one write: the failure still names
     the file and the version whose bytes are wrong, and nothing of the object is
     written."""
@@ -263,7 +284,8 @@ def test_an_older_version_of_a_binary_whose_bytes_do_not_match(tmp_path, damaged
         export_ocfl(repo, tmp_path / "ocfl")
     d = obj(tmp_path / "ocfl", "info:fedora/b")
     (d / damaged / "content" / "b").write_bytes(b"tampered")
-    report = import_ocfl(str(tmp_path / "ocfl"), config(tmp_path / "dest"))
+    report = import_ocfl(str(tmp_path / "ocfl"), config(tmp_path / "dest"),
+                         read_ahead=read_ahead)
     why = dict(report.failed)["info:fedora/b"]
     assert f"{damaged}/content/b (b, {damaged}) does not match its digest" in why, why
     with Repository(config=config(tmp_path / "dest")) as dest:

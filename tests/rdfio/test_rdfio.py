@@ -573,6 +573,33 @@ def test_parse_rebases_iris_under_a_prefix(media_type):
     assert parsed.distinct
 
 
+@pytest.mark.parametrize("data", [
+    b'<info:fedora/a> <http://x/p> "v"@en , <info:fedora#h> .\n_:b <http://x/q> 1 .',
+    b"<> <http://x/p> <a>",                      # forgiven: the last "." missing
+    b"\xef\xbb\xbf  \n", b""])
+def test_parse_in_two_halves_is_parse(data):
+    """``canonical_ntriples`` then ``split_canonical`` (the OCFL import parses in
+    its reader process and splits in the writer) give what ``parse`` gives."""
+    rebase = ("<info:fedora", "<http://h/r")
+    whole = rdfio.parse(data, "text/turtle", BASE, rebase=rebase)
+    halves = rdfio.split_canonical(rdfio.canonical_ntriples(data, "text/turtle", BASE),
+                                   rebase=rebase)
+    blank = [t for t in whole if t[0].startswith("_:")]    # fresh labels each parse
+    assert sorted(t for t in halves if not t[0].startswith("_:")) == \
+        sorted(t for t in whole if not t[0].startswith("_:"))
+    assert len(halves) == len(whole) and len(blank) == (1 if data.startswith(b"<info") else 0)
+
+
+def test_parse_in_two_halves_fails_as_parse():
+    with pytest.raises(RdfParseError, match="line 1"):
+        rdfio.canonical_ntriples(b"<a> <b> .", rdfio.N_TRIPLES, BASE)
+    with pytest.raises(RdfParseError, match="RDF 1.2"):
+        rdfio.split_canonical(rdfio.canonical_ntriples(
+            b'<http://x/s> <http://x/p> "v"@en--ltr .', rdfio.N_TRIPLES, BASE))
+    with pytest.raises(ValueError, match="not read by pyoxigraph"):
+        rdfio.canonical_ntriples(b"{}", "application/x-unknown", BASE)
+
+
 @pytest.mark.parametrize("media_type", ["text/turtle", "application/n-triples"])
 def test_a_term_longer_than_the_parser_takes_is_a_parse_error(media_type):
     data = b'<http://e/a> <http://e/p> "' + b"x" * (17 * 1024 * 1024) + b'" .\n'
