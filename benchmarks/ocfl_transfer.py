@@ -32,7 +32,9 @@ the child's CPU time (``cpu_user_s``, ``cpu_system_s``, and per resource in
 samples of both along the run (flat memory: the last sample near the first), and
 the peak of the store's indexer process (``indexer_peak_rss_bytes``). Build and
 export write into a temporary directory in the current one (removed after),
-or ``--dir``.
+or ``--dir`` (kept). On ext4 without a journal, files made within minutes of a
+mass deletion are slow (docs/performance.md, "Why the disk's time moves"): to
+alternate runs, give each a new ``--dir`` and delete them all at the end.
 
 Prints one line and writes every figure as JSON (``--json``)::
 
