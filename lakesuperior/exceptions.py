@@ -165,6 +165,11 @@ class UnsupportedMediaTypeError(LakesuperiorError):
     """A media type we cannot read (or write)."""
 
 
+class UnwritableError(UnsupportedMediaTypeError):
+    """Data that the media type asked for cannot carry (RDF/XML: a predicate with
+    no XML name form, a character XML 1.0 forbids)."""
+
+
 class RdfParseError(LakesuperiorError):
     """Malformed RDF; ``line`` and ``column`` say where, when known."""
 

@@ -34,7 +34,12 @@ from rdflib.plugins.parsers.notation3 import BadSyntax
 from rdflib.term import BNode, Literal, Node, URIRef
 
 from lakesuperior import jsonld
-from lakesuperior.exceptions import RdfParseError, TermError, UnsupportedMediaTypeError
+from lakesuperior.exceptions import (
+    RdfParseError,
+    TermError,
+    UnsupportedMediaTypeError,
+    UnwritableError,
+)
 from lakesuperior.http.mediatypes import parameter
 from lakesuperior.rdf import turtle
 from lakesuperior.store import terms
@@ -96,6 +101,9 @@ _IRI = re.compile(r'[A-Za-z][A-Za-z0-9+.\-]*:[^\x00-\x20<>"{}|^`\\]*')
 _BNODE_LABEL = re.compile(r"\w(?:[\w.\-]*[\w\-])?")
 _PREFIX = re.compile(r"(?:[^\W\d_](?:[\w.\-]*[\w\-])?)?")
 _XML_LOCAL_NAME = re.compile(r"[^\W\d][\w.\-\u00b7]*\Z")
+#: What XML 1.0 cannot carry, in UTF-8: C0 controls but tab, newline and return,
+#: U+FFFE and U+FFFF (surrogates never reach UTF-8 output).
+_XML_FORBIDDEN = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]")
 
 
 # --- media types -------------------------------------------------------------
@@ -523,8 +531,9 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
     ``lists``: more triples, as object lists (``ObjectList``), whose terms are
     trusted to be canonical (a store's output): Turtle and N-Triples write them
     joined, without a tuple per object or a parse.
-    Raises ``UnsupportedMediaTypeError`` for a type not in ``SERIALIZABLE`` or, for
-    RDF/XML, a predicate with no XML name form; ``TermError`` for an invalid term
+    Raises ``UnsupportedMediaTypeError`` for a type not in ``SERIALIZABLE``;
+    ``UnwritableError`` (one) for RDF/XML of a predicate with no XML name form or a
+    character XML 1.0 forbids; ``TermError`` for an invalid term
     in the formats written through pyoxigraph (RDF/XML, Turtle with ``base``).
     """
     mtype = normalize_media_type(media_type)
@@ -563,7 +572,7 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
     if lists:   # Turtle: pyoxigraph wrote the prefixes first; the lists follow
         short = turtle.Shortener(prefixes)
         out += "".join([turtle.object_list(*ol, short) for ol in lists]).encode()
-    return out
+    return _checked_xml(out) if mtype == RDF_XML else out
 
 
 def _nt_list(ol: ObjectList) -> str:
@@ -589,7 +598,8 @@ def serialize_rdflib(triples: Iterable[Triple], media_type: str, *,
         graph.bind(prefix, iri, override=True, replace=True)
     # rdflib's JSON-LD writer relativizes IRIs without saying @base; N-Triples has none.
     base = base if mtype in (TURTLE, RDF_XML) else None
-    return graph.serialize(format=serializer, base=base, encoding="utf-8")
+    out = graph.serialize(format=serializer, base=base, encoding="utf-8")
+    return _checked_xml(out) if mtype == RDF_XML else out
 
 
 def _prefixes(namespaces: Mapping[str, str] | None) -> dict[str, str]:
@@ -605,8 +615,21 @@ def _check_xml_predicates(predicates: Iterable[str]) -> None:
     """RDF/XML writes a predicate as an XML element name: it must end in an NCName."""
     for predicate in predicates:
         if not _XML_LOCAL_NAME.search(predicate[1:-1]):
-            raise UnsupportedMediaTypeError(
-                f"Cannot write RDF/XML: predicate {predicate} does not end in an XML name")
+            raise UnwritableError(
+                f"Cannot write RDF/XML: predicate {predicate} does not end in an XML name; "
+                "ask for Turtle, N-Triples or JSON-LD")
+
+
+def _checked_xml(out: bytes) -> bytes:
+    """RDF/XML output, unless it holds a character XML 1.0 forbids (a literal's
+    control character): no XML parser would read it."""
+    bad = _XML_FORBIDDEN.search(out)
+    if bad is not None:
+        raise UnwritableError(
+            f"Cannot write RDF/XML: the data hold a character XML 1.0 forbids "
+            f"(U+{ord(bad.group().decode('utf-8')):04X}); ask for Turtle, N-Triples or "
+            "JSON-LD")
+    return out
 
 
 # --- rdflib terms ------------------------------------------------------------

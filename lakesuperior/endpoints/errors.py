@@ -166,6 +166,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.TooManyFailuresError: 429,
     exc.VerificationBusyError: 503,
     exc.InvalidDigestError: 400,
+    exc.UnwritableError: 406,
     exc.UnsupportedMediaTypeError: 415,
     exc.RdfParseError: 400,
     exc.QueryTimeoutError: 503,

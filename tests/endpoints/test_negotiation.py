@@ -294,3 +294,19 @@ def test_json_ld_with_a_profile_asked_names_the_one_served(client, seeded, path)
     r = _get(client, path, f'{JSONLD}; profile="{EXPANDED}"')
     assert r.status_code == 200, r.data
     assert r.headers["Content-Type"] == f'{JSONLD}; profile="{EXPANDED}"'
+
+
+@pytest.mark.parametrize("turtle, says", [
+    ('<> <http://ex.org/p> "nul\\u0000 and bell\\u0007" .', "U+0000"),
+    ('<> <http://ex.org/p/> "x" .', "XML name"),
+])
+def test_data_rdf_xml_cannot_carry_is_406(client, turtle, says):
+    """A literal with a character XML 1.0 forbids was written raw into RDF/XML, which
+    no XML parser reads; a predicate with no XML name was a 415 (a request body's
+    status). Both are 406 for RDF/XML; the other formats carry them."""
+    assert client.put("/rest/x", data=turtle, content_type="text/turtle").status_code == 201
+    r = client.get("/rest/x", headers={"Accept": "application/rdf+xml"})
+    assert r.status_code == 406, r.get_data(as_text=True)
+    assert says in r.get_data(as_text=True)
+    r = client.get("/rest/x", headers={"Accept": "application/n-triples"})
+    assert r.status_code == 200 and b"http://ex.org/p" in r.data
