@@ -38,10 +38,9 @@ from lakesuperior.exceptions import (
     RdfParseError,
     TermError,
     UnsupportedMediaTypeError,
-    UnwritableError,
 )
 from lakesuperior.http.mediatypes import parameter
-from lakesuperior.rdf import turtle
+from lakesuperior.rdf import rdfxml, turtle
 from lakesuperior.store import terms
 from lakesuperior.store.reads import Triple
 
@@ -100,10 +99,6 @@ _LINE = re.compile(r"\bline:? (\d+)", re.I)
 _IRI = re.compile(r'[A-Za-z][A-Za-z0-9+.\-]*:[^\x00-\x20<>"{}|^`\\]*')
 _BNODE_LABEL = re.compile(r"\w(?:[\w.\-]*[\w\-])?")
 _PREFIX = re.compile(r"(?:[^\W\d_](?:[\w.\-]*[\w\-])?)?")
-_XML_LOCAL_NAME = re.compile(r"[^\W\d][\w.\-\u00b7]*\Z")
-#: What XML 1.0 cannot carry, in UTF-8: C0 controls but tab, newline and return,
-#: U+FFFE and U+FFFF (surrogates never reach UTF-8 output).
-_XML_FORBIDDEN = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f]|\xef\xbf[\xbe\xbf]")
 
 
 # --- media types -------------------------------------------------------------
@@ -557,7 +552,7 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
         raise _unsupported(media_type, SERIALIZABLE)
     if mtype == RDF_XML:
         triples = list(triples)
-        _check_xml_predicates({p for _, p, _ in triples})
+        rdfxml.check_predicates({p for _, p, _ in triples})
     prefixes = _prefixes(namespaces)
     # Re-parsing the terms as one N-Triples document is the cheapest way to hand them
     # to pyoxigraph (faster than building NamedNode/Literal objects one by one). The
@@ -572,7 +567,7 @@ def serialize(triples: Iterable[Triple], media_type: str, *,
     if lists:   # Turtle: pyoxigraph wrote the prefixes first; the lists follow
         short = turtle.Shortener(prefixes)
         out += "".join([turtle.object_list(*ol, short) for ol in lists]).encode()
-    return _checked_xml(out) if mtype == RDF_XML else out
+    return rdfxml.checked(out) if mtype == RDF_XML else out
 
 
 def _nt_list(ol: ObjectList) -> str:
@@ -593,13 +588,13 @@ def serialize_rdflib(triples: Iterable[Triple], media_type: str, *,
         raise _unsupported(media_type, SERIALIZABLE)
     graph = triples_to_graph(triples)
     if mtype == RDF_XML:
-        _check_xml_predicates({f"<{p}>" for p in graph.predicates(unique=True)})
+        rdfxml.check_predicates({f"<{p}>" for p in graph.predicates(unique=True)})
     for prefix, iri in _prefixes(namespaces).items():
         graph.bind(prefix, iri, override=True, replace=True)
     # rdflib's JSON-LD writer relativizes IRIs without saying @base; N-Triples has none.
     base = base if mtype in (TURTLE, RDF_XML) else None
     out = graph.serialize(format=serializer, base=base, encoding="utf-8")
-    return _checked_xml(out) if mtype == RDF_XML else out
+    return rdfxml.checked(out) if mtype == RDF_XML else out
 
 
 def _prefixes(namespaces: Mapping[str, str] | None) -> dict[str, str]:
@@ -609,27 +604,6 @@ def _prefixes(namespaces: Mapping[str, str] | None) -> dict[str, str]:
         if not _PREFIX.fullmatch(prefix):
             raise ValueError(f"Invalid namespace prefix {prefix!r}")
     return prefixes
-
-
-def _check_xml_predicates(predicates: Iterable[str]) -> None:
-    """RDF/XML writes a predicate as an XML element name: it must end in an NCName."""
-    for predicate in predicates:
-        if not _XML_LOCAL_NAME.search(predicate[1:-1]):
-            raise UnwritableError(
-                f"Cannot write RDF/XML: predicate {predicate} does not end in an XML name; "
-                "ask for Turtle, N-Triples or JSON-LD")
-
-
-def _checked_xml(out: bytes) -> bytes:
-    """RDF/XML output, unless it holds a character XML 1.0 forbids (a literal's
-    control character): no XML parser would read it."""
-    bad = _XML_FORBIDDEN.search(out)
-    if bad is not None:
-        raise UnwritableError(
-            f"Cannot write RDF/XML: the data hold a character XML 1.0 forbids "
-            f"(U+{ord(bad.group().decode('utf-8')):04X}); ask for Turtle, N-Triples or "
-            "JSON-LD")
-    return out
 
 
 # --- rdflib terms ------------------------------------------------------------
