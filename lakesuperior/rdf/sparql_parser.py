@@ -66,12 +66,7 @@ def parse_query(text: str, check: Callable[[], None] | None = None) -> ParseResu
             return parser.parseQuery(text)
         if not parser.Query.streamlined:    # the process's first parse, never cut short
             parser.parseQuery("ASK {}")
-        return _checked(parser.parseQuery, text, check)
-
-
-def _checked(parse: Callable[[str], Any], text: str, check: Callable[[], None]) -> Any:
-    """``parse(text)`` with ``check()`` called every ``CHECK_CALLS`` function calls."""
-    return checked_call(lambda: parse(text), check)
+        return checked_call(lambda: parser.parseQuery(text), check)
 
 
 def checked_call(fn: Callable[[], _T], check: Callable[[], None]) -> _T:
@@ -104,5 +99,5 @@ def parse_update(text: str, check: Callable[[], None] | None = None) -> CompValu
             return parser.parseUpdate(text)
         if not parser.UpdateUnit.streamlined:
             parser.parseUpdate("CLEAR DEFAULT")
-        return _checked(parser.parseUpdate, text, check)
+        return checked_call(lambda: parser.parseUpdate(text), check)
 
